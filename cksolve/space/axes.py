@@ -1,0 +1,40 @@
+"""The axes of the configuration space and their finite domains.
+
+The domains live in ``axes.toml`` so that widening one (a new tile size, a new
+pipeline) is a data change that every backend, the docs and ``check`` pick up.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from importlib import resources
+
+__all__ = ["Axis", "AXES", "GEMM_AXES", "DEPTHWISE_AXES", "SELECTION_AXES"]
+
+
+@dataclass(frozen=True)
+class Axis:
+    name: str
+    kind: str  # "common", "gemm" or "depthwise"
+    domain: tuple
+    doc: str
+
+
+def _load() -> dict[str, Axis]:
+    text = resources.files(__package__).joinpath("axes.toml").read_text(encoding="utf-8")
+    raw = tomllib.loads(text)
+    return {
+        name: Axis(name, spec["kind"], tuple(spec["domain"]), spec["doc"])
+        for name, spec in raw.items()
+    }
+
+
+AXES: dict[str, Axis] = _load()
+
+#: Axes that select a (variant, dtype, ndim) combination; every rule set is
+#: solved once per combination and per arch.
+SELECTION_AXES = ("variant", "dtype", "ndim")
+
+GEMM_AXES = tuple(n for n, a in AXES.items() if a.kind in ("common", "gemm"))
+DEPTHWISE_AXES = tuple(n for n, a in AXES.items() if a.kind in ("common", "depthwise"))

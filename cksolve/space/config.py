@@ -1,0 +1,140 @@
+"""Kernel configurations: one point of the space each.
+
+A config is a frozen value: two configs with equal fields are the same kernel
+and have the same name. ``KernelConfig`` covers the implicit-GEMM kernels
+(forward, bwd_data, bwd_weight); ``DepthwiseConfig`` the direct depthwise
+forward kernel, which has its own parameters and its own naming scheme.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields, replace
+from typing import Union
+
+__all__ = [
+    "KernelConfig",
+    "DepthwiseConfig",
+    "AnyConfig",
+    "block_per_cu",
+    "config_fields",
+]
+
+# Pipelines whose LDS buffering is fixed by the pipeline itself (CK's
+# ``deduce_block_per_cu``): double-buffered ones get one block per CU so the
+# compiler may use every register; single-buffered ones the CK Tile default 2.
+_ALWAYS_DOUBLE_LDS = frozenset({"compv4", "comp_async"})
+_ALWAYS_SINGLE_LDS = frozenset({"compv1", "compv2", "basic_v1", "basic_v2", "basic_async_v1", "wavelet"})
+
+
+def block_per_cu(pipeline: str, double_smem_buffer: bool) -> int:
+    """Minimum blocks per CU, derived from the pipeline's LDS buffering as CK derives it."""
+    if pipeline in _ALWAYS_DOUBLE_LDS:
+        return 1
+    if pipeline in _ALWAYS_SINGLE_LDS:
+        return 2
+    return 1 if double_smem_buffer else 2
+
+
+@dataclass(frozen=True, slots=True)
+class KernelConfig:
+    """An implicit-GEMM grouped-convolution kernel (forward, bwd_data, bwd_weight)."""
+
+    variant: str
+    dtype: str
+    ndim: int
+    tile_m: int
+    tile_n: int
+    tile_k: int
+    wave_m: int
+    wave_n: int
+    wave_k: int
+    warp_tile_m: int
+    warp_tile_n: int
+    warp_tile_k: int
+    pipeline: str
+    epilogue: str
+    scheduler: str
+    layout: str = "nhwgc"
+    vector_a: int = 4
+    vector_b: int = 8
+    vector_c: int = 8
+    pad_m: bool = True
+    pad_n: bool = True
+    pad_k: bool = True
+    double_smem_buffer: bool = False
+    groups_to_merge: int = 1
+    wave_groups: int = 1
+    split_image: bool = False
+    explicit_gemm: bool = False
+    two_stage: bool = False
+    specialization: str = "default"
+    streamk: bool = False
+    streamk_strategy: str = "tree"
+    streamk_persistent: bool = False
+
+    kind = "gemm"
+
+    @property
+    def block_per_cu(self) -> int:
+        return block_per_cu(self.pipeline, self.double_smem_buffer)
+
+    def threads_per_block(self, warp_size: int) -> int:
+        return warp_size * self.wave_m * self.wave_n * self.wave_k
+
+    def name(self) -> str:
+        from .naming import gemm_name
+
+        return gemm_name(self)
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+    def replace(self, **changes) -> "KernelConfig":
+        return replace(self, **changes)
+
+
+@dataclass(frozen=True, slots=True)
+class DepthwiseConfig:
+    """A direct depthwise forward kernel (CK's ``DepthwiseConvKernelConfig``)."""
+
+    dtype: str
+    ndim: int
+    tile_h: int
+    tile_w: int
+    filt: int
+    str_h: int
+    str_w: int
+    pad_h: int
+    pad_w: int
+    nbatch: int
+    sub_h: int
+    sub_w: int
+    in_vec: int
+    out_vec: int
+    layout: str = "ngchw"
+    variant: str = "forward_depthwise"
+
+    kind = "depthwise"
+    # Fixed by the kernel, not choices: CK always emits these values.
+    block_size = 64
+    dil_h = 1
+    dil_w = 1
+
+    def name(self) -> str:
+        from .naming import depthwise_name
+
+        return depthwise_name(self)
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+    def replace(self, **changes) -> "DepthwiseConfig":
+        return replace(self, **changes)
+
+
+AnyConfig = Union[KernelConfig, DepthwiseConfig]
+
+
+def config_fields(cls) -> tuple[str, ...]:
+    """Field names of a config class, in declaration order."""
+    return tuple(f.name for f in fields(cls))

@@ -1,0 +1,139 @@
+"""Kernel names: CK's exact spelling, and the way back.
+
+Names are the identity of a kernel and the contract with CK's build, so the
+format follows ``GroupedConvKernelConfig.name`` / ``DepthwiseConvKernelConfig.name``
+to the letter: optional parts appear only when they differ from CK's default,
+in CK's order. ``parse_name`` is the inverse; ``parse_name(c.name()) == c`` for
+every config (a property test holds us to it).
+"""
+
+from __future__ import annotations
+
+import re
+
+from .axes import AXES
+from .config import DepthwiseConfig, KernelConfig
+
+__all__ = ["gemm_name", "depthwise_name", "parse_name", "NameError_", "VARIANT_TAG"]
+
+#: Variant as it appears in a kernel name (depthwise has its own prefix).
+VARIANT_TAG = {"forward": "fwd", "bwd_data": "bwd_data", "bwd_weight": "bwd_weight"}
+_TAG_VARIANT = {v: k for k, v in VARIANT_TAG.items()}
+
+_DEFAULT_VECTORS = (4, 8, 8)
+
+
+class NameError_(ValueError):
+    """A string that is not a cksolve/CK kernel name."""
+
+
+def gemm_name(c: KernelConfig) -> str:
+    parts = [
+        f"grouped_conv_{VARIANT_TAG[c.variant]}_{c.dtype}_{c.layout}_{c.ndim}d",
+        f"_{c.pipeline}_{c.epilogue}_{c.scheduler}",
+        f"_{c.tile_m}x{c.tile_n}x{c.tile_k}",
+        f"_{c.wave_m}x{c.wave_n}x{c.wave_k}",
+        f"_{c.warp_tile_m}x{c.warp_tile_n}x{c.warp_tile_k}",
+    ]
+    if (c.vector_a, c.vector_b, c.vector_c) != _DEFAULT_VECTORS:
+        parts.append(f"_vec{c.vector_a}_{c.vector_b}_{c.vector_c}")
+    if c.wave_groups != 1:
+        parts.append(f"_wg{c.wave_groups}")
+    if c.groups_to_merge != 1:
+        parts.append(f"_gm{c.groups_to_merge}")
+    if c.double_smem_buffer:
+        parts.append("_dsb")
+    if c.two_stage:
+        parts.append("_2stage")
+    if c.specialization != "default":
+        parts.append(f"_{c.specialization}")
+    if c.explicit_gemm:
+        parts.append("_explicit_gemm")
+    if c.streamk:
+        parts.append(f"_streamk_{c.streamk_strategy}")
+        if c.streamk_persistent:
+            parts.append("_persistent")
+    if c.split_image:
+        parts.append("_large_tensor")
+    if not (c.pad_m and c.pad_n and c.pad_k):
+        parts.append(f"_pad{int(c.pad_m)}{int(c.pad_n)}{int(c.pad_k)}")
+    return "".join(parts)
+
+
+def depthwise_name(c: DepthwiseConfig) -> str:
+    return (
+        f"grouped_conv_fwd_depthwise_{c.dtype}_{c.layout}_{c.ndim}d"
+        f"_{c.tile_h}x{c.tile_w}_f{c.filt}_s{c.str_h}x{c.str_w}_p{c.pad_h}x{c.pad_w}"
+        f"_nb{c.nbatch}_sub{c.sub_h}x{c.sub_w}_vec{c.in_vec}_{c.out_vec}"
+    )
+
+
+def _alternatives(axis: str) -> str:
+    # Longest first, so that e.g. "basic_async_v1" wins over "basic_v1" prefixes.
+    values = sorted((str(v) for v in AXES[axis].domain), key=len, reverse=True)
+    return "|".join(re.escape(v) for v in values)
+
+
+_N = r"(\d+)"
+_GEMM_RE = re.compile(
+    rf"grouped_conv_(?P<variant>fwd|bwd_data|bwd_weight)_(?P<dtype>[a-z0-9]+)_(?P<layout>[a-z]+)_(?P<ndim>\d+)d"
+    rf"_(?P<pipeline>{_alternatives('pipeline')})_(?P<epilogue>{_alternatives('epilogue')})"
+    rf"_(?P<scheduler>{_alternatives('scheduler')})"
+    rf"_{_N}x{_N}x{_N}_{_N}x{_N}x{_N}_{_N}x{_N}x{_N}"
+    rf"(?:_vec{_N}_{_N}_{_N})?"
+    rf"(?:_wg(?P<wg>\d+))?"
+    rf"(?:_gm(?P<gm>\d+))?"
+    rf"(?P<dsb>_dsb)?"
+    rf"(?P<two_stage>_2stage)?"
+    rf"(?:_(?P<spec>filter1x1_stride1_pad0|filter1x1_pad0|filter3x3))?"
+    rf"(?P<explicit>_explicit_gemm)?"
+    rf"(?:_streamk_(?P<sk>tree|linear)(?P<persistent>_persistent)?)?"
+    rf"(?P<split>_large_tensor)?"
+    rf"(?:_pad(?P<pad>[01]{{3}}))?"
+)
+_DEPTHWISE_RE = re.compile(
+    r"grouped_conv_fwd_depthwise_(?P<dtype>[a-z0-9]+)_(?P<layout>[a-z]+)_(?P<ndim>\d+)d"
+    r"_(\d+)x(\d+)_f(\d+)_s(\d+)x(\d+)_p(\d+)x(\d+)_nb(\d+)_sub(\d+)x(\d+)_vec(\d+)_(\d+)"
+)
+
+
+def parse_name(name: str) -> KernelConfig | DepthwiseConfig:
+    """Turn a kernel name back into its config; raise ``NameError_`` if it is not one.
+
+    Parsing is syntactic: a well-formed name with, say, an unsupported tile
+    parses fine and is then judged by the constraints.
+    """
+    name = name.strip()
+    m = _DEPTHWISE_RE.fullmatch(name)
+    if m:
+        nums = [int(x) for x in m.groups()[3:]]
+        return DepthwiseConfig(
+            dtype=m["dtype"], ndim=int(m["ndim"]), layout=m["layout"],
+            tile_h=nums[0], tile_w=nums[1], filt=nums[2], str_h=nums[3], str_w=nums[4],
+            pad_h=nums[5], pad_w=nums[6], nbatch=nums[7], sub_h=nums[8], sub_w=nums[9],
+            in_vec=nums[10], out_vec=nums[11],
+        )
+    m = _GEMM_RE.fullmatch(name)
+    if not m:
+        raise NameError_(f"not a grouped-conv kernel name: {name!r}")
+    g = m.groups()
+    # Positional groups 7..15 are the three triples, 16..18 the vector sizes.
+    triples = [int(x) for x in g[7:16]]
+    vec = g[16:19]
+    vectors = tuple(int(x) for x in vec) if vec[0] is not None else _DEFAULT_VECTORS
+    pad = m["pad"] or "111"
+    return KernelConfig(
+        variant=_TAG_VARIANT[m["variant"]], dtype=m["dtype"], ndim=int(m["ndim"]),
+        layout=m["layout"], pipeline=m["pipeline"], epilogue=m["epilogue"],
+        scheduler=m["scheduler"],
+        tile_m=triples[0], tile_n=triples[1], tile_k=triples[2],
+        wave_m=triples[3], wave_n=triples[4], wave_k=triples[5],
+        warp_tile_m=triples[6], warp_tile_n=triples[7], warp_tile_k=triples[8],
+        vector_a=vectors[0], vector_b=vectors[1], vector_c=vectors[2],
+        wave_groups=int(m["wg"] or 1), groups_to_merge=int(m["gm"] or 1),
+        double_smem_buffer=bool(m["dsb"]), two_stage=bool(m["two_stage"]),
+        specialization=m["spec"] or "default", explicit_gemm=bool(m["explicit"]),
+        streamk=m["sk"] is not None, streamk_strategy=m["sk"] or "tree",
+        streamk_persistent=bool(m["persistent"]), split_image=bool(m["split"]),
+        pad_m=pad[0] == "1", pad_n=pad[1] == "1", pad_k=pad[2] == "1",
+    )
