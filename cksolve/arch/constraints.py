@@ -1,0 +1,306 @@
+"""Architecture constraints, built from the facts.
+
+CK checks a grouped-conv config in two layers and cksolve applies both:
+
+* ``GroupedConvKernelConfig.is_valid_for_arch`` (unified_grouped_conv_codegen.py),
+  whose rules live in grouped_config_rules_default.py / _full.py;
+* ``ArchFilter.validate_kernel`` (arch_filter.py) as the codegen's
+  ``is_config_valid`` calls it: non-strict, with the wave split's K forced to 1
+  and the operator chosen by variant.
+
+Each rule is one named constraint. The order of ``gemm_constraints`` is CK's
+order (layer 1, then layer 2 in ``validate_kernel`` order), so the first
+violation cksolve reports is the one CK would report first.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from ..space.constraints import Check, Constraint, Table
+from .facts import arch_facts, common_facts
+
+__all__ = ["gemm_constraints", "depthwise_constraints", "wmma_k_constraint", "constraints_for", "OPERATOR_TILE_RULES"]
+
+_UNIFIED = "unified_grouped_conv_codegen.py GroupedConvKernelConfig.is_valid_for_arch"
+_FILTER = "arch_filter.py ArchFilter.validate_kernel"
+
+# TraitConfigBase._UNSUPPORTED (codegen_common.py): compute pipelines and the
+# async basic pipeline are intrawave-only. Not arch-specific, so it lives here.
+_TRAIT_BASE_UNSUPPORTED = frozenset(
+    (p, e, "interwave")
+    for p in ("compv3", "compv4", "compv5", "compv6", "comp_async", "basic_async_v1")
+    for e in ("cshuffle", "default")
+)
+
+# OPERATOR_TILE_CONSTRAINTS (arch_filter.py): (min_m, min_n, min_k, align_m, align_n, align_k).
+OPERATOR_TILE_RULES = {
+    "forward": (1, 16, 16, 1, 16, 16),
+    "bwd_data": (1, 16, 16, 1, 16, 16),
+    "bwd_weight": (16, 16, 1, 16, 16, 1),
+}
+_OPERATOR_NAME = {"forward": "conv_fwd", "bwd_data": "conv_bwd_data", "bwd_weight": "conv_bwd_weight"}
+
+_BWD_PIPELINES = frozenset({"compv3", "mem"})
+
+
+# --- tests: module-level functions so constraints stay inspectable values ----------
+
+
+def _vector_ok(a, b, c):
+    return all(v == 1 or v % 2 == 0 for v in (a, b, c))
+
+
+def _wmma_ok(wave_k, tile_k, warp_tile_k, warp_tile_m, warp_size):
+    if warp_size != 32:
+        return True
+    return wave_k * warp_tile_k <= tile_k and warp_tile_m != 32
+
+
+def _wmma_k_ok(warp_tile_k, warp_size):
+    return warp_size != 32 or warp_tile_k >= 32
+
+
+def _coverage_ok(pipeline, tile_m, tile_n, tile_k, wave_m, wave_n, wave_k, vector_a, vector_b, warp_size):
+    if pipeline != "compv6":
+        return True
+    block = warp_size * wave_m * wave_n * wave_k
+    return (tile_m * tile_k) // (block * vector_a) >= 1 and (tile_n * tile_k) // (block * vector_b) >= 1
+
+
+def _coverage_details(pipeline, tile_m, tile_n, tile_k, wave_m, wave_n, wave_k, vector_a, vector_b, warp_size):
+    return {"block_size": warp_size * wave_m * wave_n * wave_k}
+
+
+def _operator_tile_ok(variant, tile_m, tile_n, tile_k):
+    min_m, min_n, min_k, al_m, al_n, al_k = OPERATOR_TILE_RULES[variant]
+    return (
+        tile_m >= min_m and tile_n >= min_n and tile_k >= min_k
+        and tile_m % al_m == 0 and tile_n % al_n == 0 and tile_k % al_k == 0
+    )
+
+
+def _operator_details(variant, tile_m, tile_n, tile_k):
+    min_m, min_n, min_k, al_m, al_n, al_k = OPERATOR_TILE_RULES[variant]
+    return {"operator": _OPERATOR_NAME[variant], "min_m": min_m, "min_n": min_n, "min_k": min_k,
+            "align_m": al_m, "align_n": al_n, "align_k": al_k}
+
+
+def _fits(waves, warp_tile, tile):
+    return waves * warp_tile <= tile
+
+
+def _divides(waves, warp_tile, tile):
+    return tile % (waves * warp_tile) == 0
+
+
+def _lds_bytes(dtype, tile_m, tile_n, tile_k):
+    size = common_facts().element_size[dtype]
+    return tile_m * tile_k * size + tile_n * tile_k * size
+
+
+def _lds_ok(dtype, pipeline, tile_m, tile_n, tile_k):
+    return _lds_bytes(dtype, tile_m, tile_n, tile_k) <= common_facts().lds_limit(pipeline)
+
+
+def _lds_details(dtype, pipeline, tile_m, tile_n, tile_k):
+    return {"bytes": _lds_bytes(dtype, tile_m, tile_n, tile_k), "limit": common_facts().lds_limit(pipeline),
+            "elem": common_facts().element_size[dtype]}
+
+
+def _warp_tile_ok(dtype, warp_tile_m, warp_tile_n, warp_tile_k, tiles_by_key):
+    allowed = dict(tiles_by_key).get(common_facts().dtype_key(dtype))
+    # CK's filter only warns when the arch lists no warp tiles for a dtype key.
+    return allowed is None or (warp_tile_m, warp_tile_n, warp_tile_k) in allowed
+
+
+# --- the constraints -----------------------------------------------------------------
+
+
+@lru_cache(maxsize=None)
+def gemm_constraints(arch: str) -> tuple[Constraint, ...]:
+    """Every arch rule for implicit-GEMM kernels on ``arch``, in CK's order."""
+    facts = arch_facts(arch)
+    common = common_facts()
+    ws = facts.warp_size
+    splits = frozenset(facts.wave_splits)
+    splits_text = str([list(s) for s in facts.wave_splits])
+    tiles_by_key = tuple(sorted(facts.warp_tiles.items()))
+    return (
+        # ---- layer 1: is_valid_for_arch --------------------------------------------
+        Table(
+            "arch.trait_combo", ("pipeline", "epilogue", "scheduler"), _TRAIT_BASE_UNSUPPORTED,
+            "pipeline {pipeline} with epilogue {epilogue} supports only the intrawave scheduler, not {scheduler}",
+            f"codegen_common.py TraitConfigBase.is_valid via {_UNIFIED}", forbid=True,
+            doc="Compute pipelines (compv3-6, comp_async) and basic_async_v1 are intrawave-only.",
+        ),
+        Table(
+            "arch.streamk_variant", ("variant", "streamk"),
+            frozenset((v, True) for v in ("forward", "bwd_data", "forward_depthwise")),
+            "stream-K is supported only for bwd_weight, not {variant}",
+            f"grouped_config_rules_full.py is_streamk_valid_for_variant via {_UNIFIED}", forbid=True,
+            doc="Stream-K exists only for backward-weight kernels.",
+        ),
+        Table(
+            "arch.pipeline_variant", ("variant", "pipeline"),
+            frozenset({("bwd_weight", "compv5"), ("bwd_data", "compv5")}),
+            "pipeline compv5 is not supported for {variant}",
+            f"grouped_config_rules_full.py is_valid_pipeline_for_variant via {_UNIFIED}", forbid=True,
+            doc="Backward kernels reject compv5 (transpose_tile2d / get_length issues).",
+        ),
+        Check(
+            "arch.vector_size", ("vector_a", "vector_b", "vector_c"), _vector_ok,
+            "vector sizes {vector_a}/{vector_b}/{vector_c}: each must be 1 or even",
+            f"grouped_config_rules_default.py check_vectors via {_UNIFIED}",
+            doc="AMD GPUs load and store vectors of width 1, 2, 4, 8 or 16 only.",
+        ),
+        Table(
+            "arch.wave_split", ("wave_m", "wave_n", "wave_k"), splits,
+            f"wave split [{{wave_m}}, {{wave_n}}, {{wave_k}}] is not supported on {arch}; supported: {splits_text}",
+            f"arch_specs WARP_SUPPORTED_COMBINATIONS via {_UNIFIED}",
+            doc="The wave split must be one the arch supports.",
+        ),
+        Check(
+            "arch.wmma_shape", ("wave_k", "tile_k", "warp_tile_k", "warp_tile_m"), _wmma_ok,
+            f"WMMA on wave32 {arch}: needs wave_k*warp_tile_k <= tile_k "
+            "({wave_k}*{warp_tile_k} vs {tile_k}) and warp_tile_m != 32 (got {warp_tile_m})",
+            f"grouped_config_rules_default.py check_wmma_instance via {_UNIFIED}", params=(ws,),
+            doc="On wave32 parts (WMMA) the K warp tiles must fit the block's K and 32-row warp tiles do not exist.",
+        ),
+        Check(
+            "arch.tile_coverage",
+            ("pipeline", "tile_m", "tile_n", "tile_k", "wave_m", "wave_n", "wave_k", "vector_a", "vector_b"),
+            _coverage_ok,
+            "compv6 needs at least one load instruction per thread: tile {tile_m}x{tile_n}x{tile_k} with "
+            "vectors {vector_a}/{vector_b} leaves threads idle in a block of {block_size}",
+            f"grouped_config_rules_default.py check_tile_coverage via {_UNIFIED}", params=(ws,),
+            details=_coverage_details,
+            doc="compv6 divides by the per-thread load count; it must be at least 1 for A and B.",
+        ),
+        Table(
+            "arch.streamk_wave32", ("streamk",), frozenset({(True,)}) if facts.is_wave32 else frozenset(),
+            f"stream-K is not supported on wave32 {arch}",
+            f"grouped_config_rules_default.py check_wmma_native_warp_tile via {_UNIFIED}", forbid=True,
+            doc="Wave32 parts have no stream-K kernels.",
+        ),
+        # ---- layer 2: ArchFilter.validate_kernel -----------------------------------
+        Check(
+            "arch.operator_tile", ("variant", "tile_m", "tile_n", "tile_k"), _operator_tile_ok,
+            "operator {operator}: tile {tile_m}x{tile_n}x{tile_k} below minimum "
+            "{min_m}x{min_n}x{min_k} or not aligned to {align_m}/{align_n}/{align_k}",
+            f"arch_filter.py OPERATOR_TILE_CONSTRAINTS via {_FILTER}", details=_operator_details,
+            doc="Per-operator tile minimums and alignments.",
+        ),
+        Check(
+            "arch.warp_fit_m", ("wave_m", "warp_tile_m", "tile_m"), _fits,
+            "wave_m * warp_tile_m ({wave_m}*{warp_tile_m}) exceeds tile_m ({tile_m})",
+            f"{_FILTER} _validate_dimensions",
+            doc="The waves' warp tiles must fit in the block tile along M.",
+        ),
+        Check(
+            "arch.warp_fit_n", ("wave_n", "warp_tile_n", "tile_n"), _fits,
+            "wave_n * warp_tile_n ({wave_n}*{warp_tile_n}) exceeds tile_n ({tile_n})",
+            f"{_FILTER} _validate_dimensions",
+            doc="The waves' warp tiles must fit in the block tile along N.",
+        ),
+        Check(
+            "arch.warp_fit_k", ("warp_tile_k", "tile_k"), _fits_k,
+            "warp_tile_k ({warp_tile_k}) exceeds tile_k ({tile_k})",
+            f"{_FILTER} _validate_dimensions (wave_k forced to 1)",
+            doc="The warp tile must fit in the block tile along K.",
+        ),
+        Table(
+            "arch.wave_split_filter", ("wave_m", "wave_n"), frozenset((m, n) for m, n, _ in splits if _ == 1),
+            f"wave split [{{wave_m}}, {{wave_n}}, 1] is not supported on {arch}; supported: {splits_text}",
+            f"arch_specs WARP_SUPPORTED_COMBINATIONS via {_FILTER} _validate_warp_config (wave_k forced to 1)",
+            doc="The filter checks the wave split with K=1, whatever the config's wave_k.",
+        ),
+        Check(
+            "arch.warp_tile", ("dtype", "warp_tile_m", "warp_tile_n", "warp_tile_k"), _warp_tile_ok,
+            f"warp tile [{{warp_tile_m}}, {{warp_tile_n}}, {{warp_tile_k}}] is not supported for {{dtype}} on {arch}",
+            f"arch_specs WARP_TILE_SUPPORTED_COMBINATIONS via {_FILTER} _validate_warp_tile_combo",
+            params=(tiles_by_key,),
+            doc="The MFMA/WMMA warp tile must be one the arch has for the dtype (no list for the dtype: allowed).",
+        ),
+        Table(
+            "arch.backward_pipeline", ("variant", "pipeline"),
+            frozenset((v, p) for v in ("bwd_data", "bwd_weight") for p in _all_pipelines() if p not in _BWD_PIPELINES),
+            "conv backward kernels need pipeline compv3 or mem, not {pipeline}",
+            f"{_FILTER} _validate_trait_combo", forbid=True,
+            doc="The arch filter allows only compv3 and mem for backward variants.",
+        ),
+        Table(
+            "arch.trait_unsupported", ("pipeline", "epilogue", "scheduler"), common.unsupported_traits,
+            "unsupported trait combination: pipeline={pipeline}, epilogue={epilogue}, scheduler={scheduler}",
+            f"arch_specs TRAIT_UNSUPPORTED_COMBINATIONS via {_FILTER} _validate_trait_combo", forbid=True,
+            doc="Trait triples the arch specs list as unsupported.",
+        ),
+        Check(
+            "arch.lds_capacity", ("dtype", "pipeline", "tile_m", "tile_n", "tile_k"), _lds_ok,
+            "LDS capacity exceeded: {bytes} bytes > {limit} bytes limit "
+            "(A {tile_m}x{tile_k}x{elem}, B {tile_n}x{tile_k}x{elem})",
+            f"arch_specs LDS_CAPACITY_LIMITS via {_FILTER} _validate_lds_capacity", details=_lds_details,
+            doc="A and B tiles must fit the pipeline's LDS budget.",
+        ),
+        Check(
+            "arch.tile_divisible_m", ("wave_m", "warp_tile_m", "tile_m"), _divides,
+            "tile_m ({tile_m}) is not divisible by wave_m*warp_tile_m ({wave_m}*{warp_tile_m})",
+            f"{_FILTER} _validate_dimension_alignment",
+            doc="M must split evenly over waves and warp tiles.",
+        ),
+        Check(
+            "arch.tile_divisible_n", ("wave_n", "warp_tile_n", "tile_n"), _divides,
+            "tile_n ({tile_n}) is not divisible by wave_n*warp_tile_n ({wave_n}*{warp_tile_n})",
+            f"{_FILTER} _validate_dimension_alignment",
+            doc="N must split evenly over waves and warp tiles.",
+        ),
+        Check(
+            "arch.tile_divisible_k", ("warp_tile_k", "tile_k"), _divides_k,
+            "tile_k ({tile_k}) is not divisible by warp_tile_k ({warp_tile_k})",
+            f"{_FILTER} _validate_dimension_alignment (wave_k forced to 1)",
+            doc="K must split evenly over warp tiles.",
+        ),
+    )
+
+
+def _fits_k(warp_tile_k, tile_k):
+    return warp_tile_k <= tile_k
+
+
+def _divides_k(warp_tile_k, tile_k):
+    return tile_k % warp_tile_k == 0
+
+
+def _all_pipelines():
+    from ..space.axes import AXES
+
+    return AXES["pipeline"].domain
+
+
+@lru_cache(maxsize=None)
+def wmma_k_constraint(arch: str) -> Constraint:
+    """CK's WMMA K rule, which only bites when a config carries a dtype tag.
+
+    ``check_wmma_instance`` rejects warp_tile_k < 32 on wave32 unless the dtype
+    it is given is the string "float" -- which is what it gets when a config
+    has no dtype tag (``default`` configs). Rule sets whose CK configs carry a
+    dtype (``full`` and its subsets) add this constraint; the arch layer alone
+    does not.
+    """
+    ws = arch_facts(arch).warp_size
+    return Check(
+        "arch.wmma_k", ("warp_tile_k",), _wmma_k_ok,
+        f"WMMA on wave32 {arch}: warp_tile_k must be at least 32 for a dtype-tagged config, got {{warp_tile_k}}",
+        f"grouped_config_rules_default.py check_wmma_instance (dtype != 'float') via {_UNIFIED}", params=(ws,),
+        doc="Wave32 WMMA needs K warp tiles of 32 or more when CK knows the config's dtype.",
+    )
+
+
+def depthwise_constraints(arch: str) -> tuple[Constraint, ...]:
+    """CK applies no arch rule to depthwise kernels; the arch must still be known."""
+    arch_facts(arch)
+    return ()
+
+
+def constraints_for(arch: str, kind: str) -> tuple[Constraint, ...]:
+    return gemm_constraints(arch) if kind == "gemm" else depthwise_constraints(arch)

@@ -1,0 +1,298 @@
+"""Config -> C++ text. Pure: no file system access except loading the templates.
+
+Every CK spelling the templates need (type names, enum values, which launch
+path a config takes) is decided here, in small tables; the ``.j2`` files in
+``templates/`` only lay the text out. What the compiler and the dispatcher see
+follows CK's generator (``CKTileGroupedConvKernelGenerator``,
+``CKTileDepthwiseConvKernelGenerator``, ``GroupedConvDispatcherWrapperGenerator``
+in ``dispatcher/codegen/unified_grouped_conv_codegen.py``); the recorded facts
+in ``shared/ck/instance-facts`` hold us to it.
+
+Files of one kernel ``N`` (paths relative to the output directory)::
+
+    N.hpp                                   kernel instance + launcher
+    N.cpp                                   compilation unit
+    dispatcher_wrappers/dispatcher_wrapper_N.hpp   registry factory make_N
+
+and, once per output directory, the ``include_all_grouped_conv_*_kernels.hpp``
+headers and ``dispatcher_wrappers/register_all_grouped_conv_kernels.hpp``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from functools import lru_cache
+from pathlib import Path
+from typing import Iterable, Sequence
+
+import jinja2
+
+from ..space.config import DepthwiseConfig, KernelConfig
+
+__all__ = [
+    "TEMPLATE_DIR",
+    "WRAPPER_DIR",
+    "REGISTER_HEADER",
+    "INCLUDE_ALL",
+    "DEFAULT_REGISTRY_ARCH",
+    "kernel_files",
+    "kernel_paths",
+    "global_files",
+    "render_kernel",
+    "templates_digest",
+    "gemm_context",
+    "depthwise_context",
+]
+
+TEMPLATE_DIR = Path(__file__).with_name("templates")
+WRAPPER_DIR = "dispatcher_wrappers"
+REGISTER_HEADER = f"{WRAPPER_DIR}/register_all_grouped_conv_kernels.hpp"
+#: include_all header per kernel-name prefix: (file, label, launcher alias, prefix)
+INCLUDE_ALL = (
+    ("include_all_grouped_conv_fwd_kernels.hpp", "forward", "SelectedConvKernelLauncher", "grouped_conv_fwd_"),
+    ("include_all_grouped_conv_bwd_data_kernels.hpp", "backward data", "SelectedConvBwdDataLauncher",
+     "grouped_conv_bwd_data_"),
+    ("include_all_grouped_conv_bwd_weight_kernels.hpp", "backward weight", "SelectedConvBwdWeightLauncher",
+     "grouped_conv_bwd_weight_"),
+)
+#: CK's factories and register functions default their ``gfx_arch`` argument to
+#: this value whatever the target; the dispatcher passes the real arch at run time.
+DEFAULT_REGISTRY_ARCH = "gfx942"
+
+# ---------------------------------------------------------------- CK spellings
+_CK_DTYPE = {"fp16": "half_t", "bf16": "bf16_t", "fp32": "float"}
+_DISPATCH_DTYPE = {"fp16": "FP16", "bf16": "BF16", "fp32": "FP32"}
+
+#: input / weight / output tensor layouts by spatial rank (CK: by ndim only)
+_LAYOUTS = {1: ("NWGC", "GKXC", "NWGK"), 2: ("NHWGC", "GKYXC", "NHWGK"), 3: ("NDHWGC", "GKZYXC", "NDHWGK")}
+
+#: pipeline -> (GemmPipeline enum, pipeline class, base class for tail handling)
+_PIPELINES = {
+    "basic_v1": ("BASIC_V1", "GemmPipelineAGmemBGmemCRegV1", "BaseGemmPipelineAGmemBGmemCRegV1"),
+    "basic_v2": ("BASIC_V2", "GemmPipelineAGmemBGmemCRegV2", "BaseGemmPipelineAGmemBGmemCRegV2"),
+    "compv1": ("BASIC_V1", "GemmPipelineAGmemBGmemCRegV1", "BaseGemmPipelineAGmemBGmemCRegV1"),
+    "compv2": ("BASIC_V2", "GemmPipelineAGmemBGmemCRegV2", "BaseGemmPipelineAGmemBGmemCRegV2"),
+    "mem": ("MEMORY", "GemmPipelineAgBgCrMem", "BaseGemmPipelineAgBgCrMem"),
+    "compv3": ("COMPUTE_V3", "GemmPipelineAgBgCrCompV3", "BaseGemmPipelineAgBgCrCompV3"),
+    "compv4": ("COMPUTE_V4", "GemmPipelineAgBgCrCompV4", "BaseGemmPipelineAgBgCrCompV4"),
+    "compv5": ("COMPUTE_V5", "GemmPipelineAgBgCrCompV5", "BaseGemmPipelineAgBgCrCompV5"),
+    "compv6": ("COMPUTE_V6", "GemmPipelineAgBgCrCompV6", "BaseGemmPipelineAgBgCrCompV6"),
+    "comp_async": ("COMPUTE_ASYNC", "GemmPipelineAgBgCrCompAsync", "BaseGemmPipelineAgBgCrCompAsync"),
+    # the async V1 pipeline shares the V1 base class
+    "basic_async_v1": ("BASIC_ASYNC_V1", "GemmPipelineAGmemBGmemCRegAsyncV1", "BaseGemmPipelineAGmemBGmemCRegV1"),
+    # no base class: the pipeline itself answers the hot-loop / tail questions
+    "wavelet": ("WAVELET", "GemmPipelineAgBgCrWavelet", "GemmPipelineAgBgCrWavelet"),
+}
+#: pipelines that take the grouped-conv LDS policy as second template argument
+_CONV_POLICY = frozenset({"basic_v1", "basic_v2", "compv1", "compv2", "mem", "compv3"})
+#: pipelines whose TailHandler takes (run, has_hot_loop) and calls run with one argument
+_V1_TAIL = frozenset({"compv1", "basic_v1", "basic_async_v1"})
+_WAVELET_LOAD_WAVES = 4
+
+_SCHEDULER = {"intrawave": "Intrawave", "interwave": "Interwave"}
+_SPECIALIZATION = {
+    "default": "Default",
+    "filter1x1_pad0": "Filter1x1Pad0",
+    "filter1x1_stride1_pad0": "Filter1x1Stride1Pad0",
+    "filter3x3": "Filter3x3",
+}
+#: dispatcher key enums (kernel_key.hpp); other values: CK capitalises the name
+_KEY_PIPELINE = {
+    "mem": "Mem", "compv1": "CompV1", "compv2": "CompV2", "basic_v1": "CompV1", "basic_v2": "CompV2",
+    "compv3": "CompV3", "compv4": "CompV4", "compv5": "CompV5", "compv6": "CompV6",
+    "preshufflev1": "PreShuffleV1", "preshufflev2": "PreShuffleV2", "wavelet": "Wavelet",
+}
+_KEY_SCHEDULER = {"default": "Default", "intrawave": "Intrawave", "interwave": "Interwave"}
+
+#: per direction: GEMM operands, host arguments, kernel class, names
+_DIRECTIONS = {
+    "forward": dict(
+        kernel_header="grouped_convolution_forward_kernel.hpp",
+        host_args="GroupedConvFwdHostArgs<>", kernel_type="GroupedConvolutionForwardKernel",
+        gemm_traits="GroupedConvImplicitGemmTraitsFwd", lsuf="Fwd",
+        a_t="InDataType", b_t="WeiDataType", c_t="OutDataType",
+        gemm_k_dim="C_", gemm_k_lengths="filter_spatial_lengths_",
+        dir="FWD", selected_kernel="SelectedConvFwdKernel", launcher_alias="SelectedConvKernelLauncher",
+        zeroing="none", zero_lengths="", zero_ptr="", zero_type="", conv_type="forward"),
+    "bwd_data": dict(
+        kernel_header="grouped_convolution_backward_data_kernel.hpp",
+        host_args="GroupedConvBwdDataHostArgs", kernel_type="GroupedConvolutionBackwardDataKernel",
+        gemm_traits="GroupedConvImplicitGemmTraitsBwdData", lsuf="BwdData",
+        a_t="OutDataType", b_t="WeiDataType", c_t="InDataType",
+        gemm_k_dim="K_", gemm_k_lengths="filter_spatial_lengths_",
+        dir="BWD_DATA", selected_kernel="SelectedConvBwd_DataKernel", launcher_alias="SelectedConvBwdDataLauncher",
+        zeroing="bwd_data", zero_lengths="in_g_n_c_wis_lengths", zero_ptr="in_ptr", zero_type="InDataType",
+        conv_type="bwd_data"),
+    "bwd_weight": dict(
+        kernel_header="grouped_convolution_backward_weight_kernel.hpp",
+        host_args="GroupedConvBwdWeightHostArgs", kernel_type="GroupedConvolutionBackwardWeightKernel",
+        gemm_traits="GroupedConvImplicitGemmTraitsBwdWeight", lsuf="BwdWeight",
+        a_t="OutDataType", b_t="InDataType", c_t="WeiDataType",
+        gemm_k_dim="N_", gemm_k_lengths="output_spatial_lengths_",
+        dir="BWD_WEIGHT", selected_kernel="SelectedConvBwd_WeightKernel",
+        launcher_alias="SelectedConvBwdWeightLauncher",
+        zeroing="bwd_weight", zero_lengths="wei_g_k_c_xs_lengths", zero_ptr="wei_ptr", zero_type="WeiDataType",
+        conv_type="bwd_weight"),
+}
+
+_ELEMENTWISE_INCLUDE = "ck_tile/ops/elementwise.hpp"
+_STREAMK_INCLUDE = "ck_tile/ops/gemm/kernel/streamk_gemm/streamk_gemm_tile_partitioner.hpp"
+
+
+def _b(x: bool) -> str:
+    return "true" if x else "false"
+
+
+# ------------------------------------------------------------------ templates
+@lru_cache(maxsize=None)
+def _env() -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(TEMPLATE_DIR)),
+        undefined=jinja2.StrictUndefined,
+        autoescape=False,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        auto_reload=False,  # templates are fixed for the life of the process
+    )
+
+
+@lru_cache(maxsize=None)
+def _template(name: str) -> jinja2.Template:
+    return _env().get_template(name)
+
+
+@lru_cache(maxsize=None)
+def templates_digest() -> str:
+    """Hash of every template and of this module: a change makes all output stale."""
+    h = hashlib.sha256()
+    for p in sorted(TEMPLATE_DIR.glob("*.j2")) + [Path(__file__)]:
+        h.update(p.name.encode())
+        h.update(p.read_bytes())
+    return h.hexdigest()[:16]
+
+
+# ------------------------------------------------------------------- contexts
+def gemm_context(c: KernelConfig, arch: str) -> dict:
+    """Template context of an implicit-GEMM kernel."""
+    name = c.name()
+    d = _DIRECTIONS[c.variant]
+    enum, cls, base = _PIPELINES[c.pipeline]
+    if c.pipeline == "wavelet":
+        pipeline_type = f"{cls}<UniversalGemmProblem, GroupedConvUniversalPipelineAgBgCrPolicy, {_WAVELET_LOAD_WAVES}>"
+    elif c.pipeline in _CONV_POLICY:
+        pipeline_type = f"{cls}<UniversalGemmProblem, GroupedConvUniversalPipelineAgBgCrPolicy>"
+    else:
+        pipeline_type = f"{cls}<UniversalGemmProblem>"
+    # CK takes the two-stage and stream-K paths for bwd_weight only (stream-K first)
+    if c.variant == "bwd_weight" and c.streamk:
+        path, path_note = "streamk", f"stream-K ({c.streamk_strategy} reduction)"
+    elif c.variant == "bwd_weight" and c.two_stage:
+        path, path_note = "two_stage", "two-stage (fp32 workspace + convert)"
+    else:
+        path, path_note = "plain", "single stage"
+    includes = ([_ELEMENTWISE_INCLUDE] if c.two_stage else []) + ([_STREAMK_INCLUDE] if c.streamk else [])
+    lay_in, lay_wei, lay_out = _LAYOUTS[c.ndim]
+    ctx = dict(d)
+    ctx.update(
+        name=name, ns="ns_" + name.replace("-", "_"), arch=arch, variant=c.variant, c=c,
+        path=path, path_note=path_note, extra_includes=includes,
+        dt=_CK_DTYPE[c.dtype], lay_in=lay_in, lay_wei=lay_wei, lay_out=lay_out,
+        pad_m=_b(c.pad_m), pad_n=_b(c.pad_n), pad_k=_b(c.pad_k),
+        pipeline_enum=enum, scheduler_enum=_SCHEDULER[c.scheduler],
+        dsb=_b(c.double_smem_buffer), cshuffle=_b(c.epilogue == "cshuffle"),
+        split_image=_b(c.split_image), explicit_gemm=_b(c.explicit_gemm),
+        conv_spec=_SPECIALIZATION[c.specialization],
+        pipeline_type=pipeline_type, base_pipeline=base,
+        tail="wavelet" if c.pipeline == "wavelet" else "v1" if c.pipeline in _V1_TAIL else "std",
+        # the epilogue of the two-stage GEMM writes the fp32 workspace
+        c_out="WorkspaceDataType" if path == "two_stage" else d["c_t"],
+        sk_strategy=c.streamk_strategy.capitalize(), sk_persistent=_b(c.streamk_persistent),
+        # stream-K spells the selected-kernel alias with one more underscore
+        selected_kernel="SelectedConvBwd_Weight_Kernel" if path == "streamk" else d["selected_kernel"],
+    )
+    return ctx
+
+
+def depthwise_context(c: DepthwiseConfig, arch: str) -> dict:
+    name = c.name()
+    return dict(name=name, ns="ns_" + name, arch=arch, c=c, dt=_CK_DTYPE[c.dtype])
+
+
+def _wrapper_context(c, arch: str) -> dict:
+    name = c.name()
+    ctx = dict(name=name, arch=arch, c=c, default_arch=DEFAULT_REGISTRY_ARCH,
+               dtype_enum=_DISPATCH_DTYPE[c.dtype], ndim=c.ndim)
+    if isinstance(c, DepthwiseConfig):
+        ctx.update(depthwise=True, key_layout=c.layout, conv_type="forward",
+                   host_args="GroupedConvFwdHostArgs<>", launcher_alias="SelectedConvKernelLauncher")
+        return ctx
+    d = _DIRECTIONS[c.variant]
+    ctx.update(
+        depthwise=False,
+        key_layout="nhwgc",  # CK keys every implicit-GEMM kernel as nhwgc
+        conv_type=d["conv_type"], host_args=d["host_args"], launcher_alias=d["launcher_alias"],
+        tile_shape=f"{{{c.tile_m}, {c.tile_n}, {c.tile_k}}}",
+        wave_shape=f"{{{c.wave_m}, {c.wave_n}, 1}}",
+        warp_tile_shape=f"{{{c.warp_tile_m}, {c.warp_tile_n}, {c.warp_tile_k}}}",
+        key_pipeline=_KEY_PIPELINE.get(c.pipeline, c.pipeline.capitalize()),
+        key_scheduler=_KEY_SCHEDULER.get(c.scheduler, c.scheduler.capitalize()),
+    )
+    return ctx
+
+
+# ---------------------------------------------------------------------- files
+def kernel_paths(name: str) -> tuple[str, str, str]:
+    """Relative paths of a kernel's header, compilation unit and dispatcher wrapper."""
+    return f"{name}.hpp", f"{name}.cpp", f"{WRAPPER_DIR}/dispatcher_wrapper_{name}.hpp"
+
+
+def render_kernel(arch: str, c: KernelConfig | DepthwiseConfig) -> tuple[str, str, str]:
+    """Texts of (header, compilation unit, dispatcher wrapper) of one kernel."""
+    if isinstance(c, DepthwiseConfig):
+        header = _template("kernel_depthwise.hpp.j2").render(depthwise_context(c, arch))
+    elif isinstance(c, KernelConfig):
+        header = _template("kernel_gemm.hpp.j2").render(gemm_context(c, arch))
+    else:
+        raise TypeError(f"not a kernel config: {c!r}")
+    name = c.name()
+    unit = _template("unit.cpp.j2").render(name=name, ident=name.replace("-", "_"))
+    wrapper = _template("dispatcher_wrapper.hpp.j2").render(_wrapper_context(c, arch))
+    return header, unit, wrapper
+
+
+def kernel_files(arch: str, c: KernelConfig | DepthwiseConfig) -> dict[str, str]:
+    """Relative path -> text of one kernel's three files."""
+    return dict(zip(kernel_paths(c.name()), render_kernel(arch, c)))
+
+
+def global_files(names: Iterable[str]) -> dict[str, str]:
+    """Relative path -> text of the include_all headers and the registration header.
+
+    ``names`` are all kernels of the output directory; the headers depend only
+    on them, so they are rendered once per emit.
+    """
+    names = sorted(set(names))
+    out: dict[str, str] = {}
+    groups = []
+    for fname, label, alias, prefix in INCLUDE_ALL:
+        mine = [n for n in names if n.startswith(prefix)]
+        headers = sorted(f"{n}.hpp" for n in mine)
+        out[fname] = _template("include_all.hpp.j2").render(headers=headers, label=label, launcher_alias=alias)
+        tag = prefix[len("grouped_conv_"):-1]
+        groups.append(dict(tag=tag, label=label, kernels=mine))
+    wrappers = sorted(kernel_paths(n)[2].split("/", 1)[1] for n in names
+                      if any(n.startswith(p) for *_, p in INCLUDE_ALL))
+    out[REGISTER_HEADER] = _template("register_all.hpp.j2").render(
+        wrappers=wrappers, groups=groups, total=sum(len(g["kernels"]) for g in groups),
+        default_arch=DEFAULT_REGISTRY_ARCH)
+    return out
+
+
+def render_all(items: Sequence[tuple[str, KernelConfig | DepthwiseConfig]]) -> dict[str, str]:
+    """Every file of an emit, in memory (for tests and small sets)."""
+    out: dict[str, str] = {}
+    for arch, c in items:
+        out.update(kernel_files(arch, c))
+    out.update(global_files(c.name() for _, c in items))
+    return out

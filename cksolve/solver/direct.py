@@ -1,0 +1,247 @@
+"""The direct backend: propagate, factorise, join.
+
+1. Selection axes are fixed; unary constraints prune domains until nothing
+   changes; a constraint whose scope is fully fixed is decided once.
+2. The remaining constraints link the free axes into independent components
+   (connected by shared scope). Each component is solved by a hash join of its
+   allowed tables, with every filter (forbidden tables, checks) applied as soon
+   as its axes are bound; an axis no table covers is expanded from its domain.
+3. The solution set is the Cartesian product of the components: counting
+   multiplies their sizes and never materialises a config.
+
+This is what makes ``full`` over all combinations fast: the space factorises
+(feature axes do not interact with tile axes), and each arch check is
+memoised on the values of its own scope.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import product
+from math import prod
+from operator import itemgetter
+from typing import Iterator, Sequence
+
+from ..space.constraints import Check, Constraint, Table
+from .model import Model
+
+__all__ = ["Component", "SolutionSet", "solve"]
+
+
+@dataclass(frozen=True)
+class Component:
+    axes: tuple[str, ...]
+    rows: tuple[tuple, ...]
+
+
+@dataclass(frozen=True)
+class SolutionSet:
+    """The solutions of one model, as a product of independent components."""
+
+    model: Model
+    fixed: dict
+    components: tuple[Component, ...]
+    empty: bool = False
+
+    def count(self) -> int:
+        if self.empty:
+            return 0
+        return prod(len(c.rows) for c in self.components)
+
+    def __len__(self) -> int:
+        return self.count()
+
+    def assignments(self) -> Iterator[dict]:
+        if self.empty:
+            return
+        for parts in product(*(c.rows for c in self.components)):
+            values = dict(self.fixed)
+            for comp, row in zip(self.components, parts):
+                values.update(zip(comp.axes, row))
+            yield values
+
+    def configs(self) -> list:
+        make = self.model.make_config
+        return [make(v) for v in self.assignments()]
+
+
+class _Rel:
+    """A constraint reduced by the fixed axes: free scope + how to test or generate."""
+
+    __slots__ = ("constraint", "free", "is_table", "rows", "getter_spec")
+
+    def __init__(self, constraint: Constraint, fixed: dict):
+        self.constraint = constraint
+        scope = constraint.scope
+        self.free = tuple(dict.fromkeys(a for a in scope if a not in fixed))
+        self.is_table = isinstance(constraint, Table) and not constraint.forbid
+        # For each scope position: the fixed value, or the free axis to read.
+        self.getter_spec = tuple((a in fixed, fixed.get(a), a) for a in scope)
+        self.rows = None
+        if self.is_table:
+            free_idx = [i for i, a in enumerate(scope) if a not in fixed]
+            fixed_idx = [(i, fixed[a]) for i, a in enumerate(scope) if a in fixed]
+            self.rows = {
+                tuple(r[i] for i in free_idx)
+                for r in constraint.rows
+                if all(r[i] == v for i, v in fixed_idx)
+            }
+
+    def full_values(self, assignment: dict) -> tuple:
+        return tuple(v if is_fixed else assignment[a] for is_fixed, v, a in self.getter_spec)
+
+    def holds_free(self, free_values: tuple) -> bool:
+        """Verdict for values of ``self.free`` (in that order)."""
+        if self.is_table:
+            return free_values in self.rows
+        assignment = dict(zip(self.free, free_values))
+        return self.constraint.holds(self.full_values(assignment))
+
+
+def _decide_fixed(rel: _Rel) -> bool:
+    return rel.constraint.holds(rel.full_values({}))
+
+
+def solve(model: Model) -> SolutionSet:
+    domains = {a: tuple(d) for a, d in model.domains.items()}
+    constraints = list(model.constraints)
+
+    # 1. propagate: fix singleton axes, prune with unary constraints, decide fixed ones
+    while True:
+        fixed = {a: d[0] for a, d in domains.items() if len(d) == 1}
+        if any(len(d) == 0 for d in domains.values()):
+            return SolutionSet(model, fixed, (), empty=True)
+        changed = False
+        remaining = []
+        for c in constraints:
+            rel = _Rel(c, fixed)
+            if not rel.free:
+                if not _decide_fixed(rel):
+                    return SolutionSet(model, fixed, (), empty=True)
+                continue
+            if len(rel.free) == 1:
+                axis = rel.free[0]
+                kept = tuple(v for v in domains[axis] if rel.holds_free((v,)))
+                if kept != domains[axis]:
+                    domains[axis] = kept
+                    changed = True
+                continue
+            remaining.append(c)
+        constraints = remaining
+        if not changed:
+            break
+
+    fixed = {a: d[0] for a, d in domains.items() if len(d) == 1}
+    rels = [_Rel(c, fixed) for c in constraints]
+    free_axes = [a for a in model.axes if a not in fixed]
+
+    # 2. components of the free axes
+    parent = {a: a for a in free_axes}
+
+    def find(a):
+        while parent[a] != a:
+            parent[a] = parent[parent[a]]
+            a = parent[a]
+        return a
+
+    for rel in rels:
+        first = find(rel.free[0])
+        for a in rel.free[1:]:
+            parent[find(a)] = first
+    groups: dict[str, list[str]] = {}
+    for a in free_axes:
+        groups.setdefault(find(a), []).append(a)
+
+    components = []
+    for root, axes in groups.items():
+        members = [r for r in rels if find(r.free[0]) == root]
+        comp = _join(axes, members, domains)
+        if not comp.rows:
+            return SolutionSet(model, fixed, (), empty=True)
+        components.append(comp)
+    return SolutionSet(model, fixed, tuple(components))
+
+
+def _join(axes: Sequence[str], rels: list[_Rel], domains: dict) -> Component:
+    if not rels:
+        (axis,) = axes
+        return Component((axis,), tuple((v,) for v in domains[axis]))
+    bound: list[str] = []
+    pos: dict[str, int] = {}
+    rows: list[tuple] = [()]
+    pending = list(rels)
+    # Largest generator first is wrong for joins; start from the most selective
+    # (smallest) allowed table, then prefer relations that share bound axes.
+    while pending:
+        ready = [r for r in pending if all(a in pos for a in r.free)]
+        if ready:
+            for r in ready:
+                rows = _filter(rows, r, pos)
+                pending.remove(r)
+            continue
+        tables = [r for r in pending if r.is_table]
+        if tables:
+            best = min(tables, key=lambda r: (-sum(a in pos for a in r.free), len(r.rows)))
+            rows = _join_table(rows, best, pos, bound)
+            pending.remove(best)
+            continue
+        # No table left: expand the unbound axes of the narrowest filter from their domains.
+        best = min(pending, key=lambda r: sum(a not in pos for a in r.free))
+        for a in best.free:
+            if a not in pos:
+                pos[a] = len(bound)
+                bound.append(a)
+                rows = [row + (v,) for row in rows for v in domains[a]]
+    for a in axes:  # axes only reached through tables already joined are bound; others expand
+        if a not in pos:
+            pos[a] = len(bound)
+            bound.append(a)
+            rows = [row + (v,) for row in rows for v in domains[a]]
+    return Component(tuple(bound), tuple(rows))
+
+
+def _join_table(rows: list[tuple], rel: _Rel, pos: dict, bound: list) -> list[tuple]:
+    shared = [i for i, a in enumerate(rel.free) if a in pos]
+    new = [i for i, a in enumerate(rel.free) if a not in pos]
+    index: dict[tuple, list[tuple]] = {}
+    for r in rel.rows:
+        index.setdefault(tuple(r[i] for i in shared), []).append(tuple(r[i] for i in new))
+    for i in new:
+        pos[rel.free[i]] = len(bound)
+        bound.append(rel.free[i])
+    if not shared:
+        ext = sorted(index.get((), []), key=repr)
+        return [row + e for row in rows for e in ext]
+    key_of = _getter([pos[rel.free[i]] for i in shared])
+    for k in index:
+        index[k].sort(key=repr)
+    out = []
+    for row in rows:
+        ext = index.get(key_of(row))
+        if ext:
+            out.extend(row + e for e in ext)
+    return out
+
+
+def _filter(rows: list[tuple], rel: _Rel, pos: dict) -> list[tuple]:
+    key_of = _getter([pos[a] for a in rel.free])
+    if rel.is_table:
+        allowed = rel.rows
+        return [row for row in rows if key_of(row) in allowed]
+    memo: dict[tuple, bool] = {}
+    out = []
+    for row in rows:
+        key = key_of(row)
+        verdict = memo.get(key)
+        if verdict is None:
+            verdict = memo[key] = rel.holds_free(key)
+        if verdict:
+            out.append(row)
+    return out
+
+
+def _getter(positions: list[int]):
+    if len(positions) == 1:
+        (p,) = positions
+        return lambda row: (row[p],)
+    return itemgetter(*positions)

@@ -1,0 +1,116 @@
+"""The constraint vocabulary.
+
+Constraints are values, not code paths: each has a stable ``name``, the axes it
+touches (``scope``), a message template, the CK rule it encodes (``source``)
+and a *form* that every backend can compile:
+
+``Table``
+    allowed (or, with ``forbid=True``, forbidden) tuples over the scope. Rule
+    sets are mostly tables; CP-SAT gets ``AddAllowedAssignments`` /
+    ``AddForbiddenAssignments``, python-constraint a membership test.
+``Check``
+    a named, parameterised test from :mod:`cksolve.space.checks` (a module-level
+    function, never a lambda) over the scope values. It is the ground truth for
+    the direct evaluator; the solvers compile it into a table over the
+    (finite) domains of its scope, so arithmetic such as LDS bytes never becomes
+    a multiplication constraint.
+
+Both forms carry ``applies_to``: the config kind ("gemm" or "depthwise") they
+constrain. Messages are ``str.format`` templates over the scope values plus
+whatever a check's ``details`` adds (e.g. the LDS byte count).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+__all__ = ["Constraint", "Table", "Check", "Violation", "scope_values"]
+
+
+@dataclass(frozen=True)
+class Violation:
+    constraint: str
+    message: str
+
+
+def scope_values(config: Any, scope: Sequence[str]) -> tuple:
+    return tuple(getattr(config, axis) for axis in scope)
+
+
+def _safe_format(template: str, values: Mapping[str, Any]) -> str:
+    try:
+        return template.format(**values)
+    except (KeyError, IndexError, ValueError):
+        return template
+
+
+@dataclass(frozen=True)
+class Table:
+    name: str
+    scope: tuple[str, ...]
+    rows: frozenset
+    message: str
+    source: str = ""
+    forbid: bool = False
+    applies_to: str = "gemm"
+    doc: str = ""
+
+    form = "table"
+
+    def holds(self, values: tuple) -> bool:
+        return (values in self.rows) != self.forbid
+
+    def explain(self, values: tuple) -> str:
+        return _safe_format(self.message, dict(zip(self.scope, values)))
+
+    def allowed_rows(self, domains: Mapping[str, Sequence]) -> list[tuple]:
+        """Allowed tuples within ``domains`` (only needs enumeration for forbid tables)."""
+        if not self.forbid:
+            return [r for r in self.rows if all(v in domains[a] for a, v in zip(self.scope, r))]
+        return [r for r in _product(domains, self.scope) if r not in self.rows]
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    scope: tuple[str, ...]
+    test: Callable[..., bool]
+    message: str
+    source: str = ""
+    params: tuple = ()
+    details: Callable[..., Mapping[str, Any]] | None = None
+    applies_to: str = "gemm"
+    doc: str = ""
+    _cache: dict = field(default_factory=dict, compare=False, hash=False, repr=False)
+
+    form = "check"
+
+    def holds(self, values: tuple) -> bool:
+        cache = self._cache
+        try:
+            return cache[values]
+        except KeyError:
+            verdict = bool(self.test(*values, *self.params))
+            cache[values] = verdict
+            return verdict
+        except TypeError:  # unhashable values: evaluate without memo
+            return bool(self.test(*values, *self.params))
+
+    def explain(self, values: tuple) -> str:
+        context = dict(zip(self.scope, values))
+        if self.details is not None:
+            context.update(self.details(*values, *self.params))
+        return _safe_format(self.message, context)
+
+    def allowed_rows(self, domains: Mapping[str, Sequence]) -> list[tuple]:
+        return [r for r in _product(domains, self.scope) if self.holds(r)]
+
+
+Constraint = Table | Check
+
+
+def _product(domains: Mapping[str, Sequence], scope: Iterable[str]) -> Iterable[tuple]:
+    from itertools import product
+
+    return product(*(domains[a] for a in scope))

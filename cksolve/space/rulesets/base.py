@@ -1,0 +1,104 @@
+"""What a rule set is: a name, a description and extra constraints per combination.
+
+A rule set never filters or prints anything itself. For one
+(arch, variant, dtype, ndim) it returns constraints -- mostly tables -- which
+the solver intersects with the arch constraints. Axes a rule set does not pin
+are free over their whole domain, so every rule set pins all of them
+(``pin_defaults`` helps with the ones it leaves at CK's defaults).
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Mapping, NamedTuple, Sequence
+
+from ..axes import AXES
+from ..constraints import Constraint, Table
+
+__all__ = ["Combo", "RuleSet", "RuleSetError", "pin", "pin_defaults", "nothing", "table", "GEMM_DEFAULTS", "kind_of"]
+
+
+class RuleSetError(ValueError):
+    """A rule set cannot be loaded (missing or malformed data)."""
+
+
+class Combo(NamedTuple):
+    arch: str
+    variant: str
+    dtype: str
+    ndim: int
+
+    @property
+    def key(self) -> str:
+        return f"{self.arch}/{self.variant}/{self.dtype}/{self.ndim}d"
+
+
+def kind_of(variant: str) -> str:
+    return "depthwise" if variant == "forward_depthwise" else "gemm"
+
+
+class RuleSet:
+    """Base class; subclasses implement :meth:`constraints`."""
+
+    name: str = ""
+    description: str = ""
+
+    def constraints(self, combo: Combo) -> Sequence[Constraint]:  # pragma: no cover - interface
+        raise NotImplementedError
+
+
+#: CK's defaults for the axes most rule sets do not vary.
+GEMM_DEFAULTS: Mapping[str, object] = {
+    "layout": "nhwgc",
+    "scheduler": "intrawave",
+    "vector_a": 4,
+    "vector_b": 8,
+    "vector_c": 8,
+    "pad_m": True,
+    "pad_n": True,
+    "pad_k": True,
+    "double_smem_buffer": False,
+    "groups_to_merge": 1,
+    "wave_groups": 1,
+    "split_image": False,
+    "explicit_gemm": False,
+    "two_stage": False,
+    "specialization": "default",
+    "streamk": False,
+    "streamk_strategy": "tree",
+    "streamk_persistent": False,
+}
+
+
+def table(name: str, scope: Sequence[str], rows: Iterable[tuple], message: str, source: str,
+          applies_to: str = "gemm", doc: str = "") -> Table:
+    return Table(name, tuple(scope), frozenset(tuple(r) for r in rows), message, source,
+                 applies_to=applies_to, doc=doc)
+
+
+def pin(rule_set: str, axis: str, values: Iterable, source: str, applies_to: str = "gemm") -> Table:
+    """A unary table: ``axis`` takes one of ``values`` in this rule set."""
+    values = tuple(values)
+    return table(
+        f"rules.{rule_set}.{axis}", (axis,), ((v,) for v in values),
+        f"{rule_set}: {axis}={{{axis}}} is not one of {list(values)}", source, applies_to,
+    )
+
+
+def nothing(rule_set: str, kind: str, source: str) -> Table:
+    """An empty table: the rule set has no kernels of this kind for the combination."""
+    return table(f"rules.{rule_set}.no_{kind}", ("variant",), (), f"{rule_set} has no {kind} kernels for {{variant}}",
+                 source, applies_to=kind)
+
+
+def pin_defaults(rule_set: str, source: str, skip: Iterable[str] = ()) -> list[Table]:
+    skip = set(skip)
+    return [pin(rule_set, axis, (value,), source) for axis, value in GEMM_DEFAULTS.items() if axis not in skip]
+
+
+def _check_axes() -> None:
+    missing = set(GEMM_DEFAULTS) - set(AXES)
+    if missing:  # pragma: no cover - guards the data files
+        raise RuleSetError(f"defaults name unknown axes: {sorted(missing)}")
+
+
+_check_axes()
