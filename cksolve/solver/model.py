@@ -16,7 +16,7 @@ from ..space.config import DepthwiseConfig, KernelConfig
 from ..space.constraints import Constraint
 from ..space.rulesets import Combo, RuleSet, kind_of
 
-__all__ = ["Model", "build_model", "config_class", "kind_axes"]
+__all__ = ["Model", "build_model", "config_class", "kind_axes", "prune_domains"]
 
 
 def kind_axes(kind: str) -> tuple[str, ...]:
@@ -53,3 +53,41 @@ def build_model(combo: Combo, rule_set: RuleSet | None = None, extra: Iterable[C
     constraints.extend(extra)
     constraints = tuple(c for c in constraints if c.applies_to == kind)
     return Model(combo, kind, axes, domains, constraints)
+
+
+def prune_domains(constraints, domains: dict) -> dict:
+    """Shrink domains to a fixpoint: unary tests, and projections of allowed tables.
+
+    Backends that tabulate checks over domain products (CP-SAT, python-constraint)
+    need this so that a check's table covers only values some rule-set row uses.
+    """
+    from ..space.constraints import Table
+
+    domains = {a: tuple(d) for a, d in domains.items()}
+    changed = True
+    while changed:
+        changed = False
+        for c in constraints:
+            if any(len(domains[a]) == 0 for a in c.scope):
+                return domains
+            if isinstance(c, Table) and not c.forbid:
+                live = [r for r in c.rows if all(v in domains[a] for a, v in zip(c.scope, r))]
+                for i, a in enumerate(c.scope):
+                    seen = {r[i] for r in live}
+                    kept = tuple(v for v in domains[a] if v in seen)
+                    if kept != domains[a]:
+                        domains[a], changed = kept, True
+                continue
+            free = [a for a in c.scope if len(domains[a]) > 1]
+            if len(free) != 1:
+                if not free and not c.holds(tuple(domains[a][0] for a in c.scope)):
+                    domains[c.scope[0]], changed = (), True
+                continue
+            axis = free[0]
+            kept = tuple(
+                v for v in domains[axis]
+                if c.holds(tuple(v if a == axis else domains[a][0] for a in c.scope))
+            )
+            if kept != domains[axis]:
+                domains[axis], changed = kept, True
+    return domains

@@ -1,0 +1,60 @@
+"""The direct evaluator: every constraint, tested on one config.
+
+This is the ground truth the solvers are tested against and what ``check`` and
+``explain`` report. It never raises on a strange config: a value outside an
+axis domain is a ``space.domain`` violation, and a constraint that cannot even
+be evaluated on the values (an unknown dtype, say) counts as violated.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..space.axes import AXES
+from ..space.constraints import Violation, scope_values
+from ..space.rulesets import Combo, RuleSet
+from .model import build_model
+
+__all__ = ["Verdict", "evaluate", "DOMAIN"]
+
+DOMAIN = "space.domain"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Arch validity (both CK layers) and, when a rule set is given, membership."""
+
+    valid: bool
+    member: bool | None
+    violations: tuple[Violation, ...]  # arch and domain violations
+    rule_violations: tuple[Violation, ...]  # rule-set constraints not met
+
+
+def _domain_violations(config, axes) -> list[Violation]:
+    out = []
+    for axis in axes:
+        value = getattr(config, axis)
+        domain = AXES[axis].domain
+        if value not in domain:
+            out.append(Violation(DOMAIN, f"{axis}={value!r} is outside the domain {list(domain)}"))
+    return out
+
+
+def evaluate(config, arch: str, rule_set: RuleSet | None = None) -> Verdict:
+    combo = Combo(arch, config.variant, config.dtype, config.ndim)
+    arch_only = build_model(combo)
+    model = build_model(combo, rule_set) if rule_set is not None else arch_only
+    arch_names = {c.name for c in arch_only.constraints}
+    arch_v = _domain_violations(config, model.axes)
+    rule_v: list[Violation] = []
+    for c in model.constraints:
+        values = scope_values(config, c.scope)
+        try:
+            ok = c.holds(values)
+            message = None if ok else c.explain(values)
+        except (KeyError, TypeError, ValueError, ZeroDivisionError) as exc:
+            ok, message = False, f"cannot evaluate on {dict(zip(c.scope, values))}: {exc}"
+        if not ok:
+            (arch_v if c.name in arch_names else rule_v).append(Violation(c.name, message))
+    member = None if rule_set is None else (not rule_v and not arch_v)
+    return Verdict(valid=not arch_v, member=member, violations=tuple(arch_v), rule_violations=tuple(rule_v))
