@@ -1,0 +1,363 @@
+"""Rule set ``full``: CK's complete space, ``full.toml`` compiled into tables.
+
+Encodes ``grouped_config_rules_full.get_configs`` (CK 610e69bf) and the
+``tile_math`` helpers it calls (CK 60b27664) as constraints, one per CK rule,
+instead of CK's emission loops:
+
+``rules.full.family``
+    which (feature variant, tile, pipeline, scheduler) CK emits: the base tile
+    table of the (variant, ndim, dtype) with the tile's pipelines, plus every
+    feature variant of the variant (``VARIANT_FEATURES``) on its own tiles with
+    its pipeline override or the tile's pipelines. 1D has no base tiles, so 1D
+    kernels come only from features, as in CK.
+``rules.full.wave_warp``
+    the (wave split, warp m x n) pairs of a tile (``get_wave_warp_pairs``):
+    curated waves x warp-shape rule, kept where tile_math's structural pairs
+    for the arch agree; CK's fallback to *all* tile_math pairs when none agree
+    is compiled in here (arch facts are an input, so new archs just work).
+``rules.full.warp_tile_k``
+    ``compute_warp_tile_k`` per (tile, warp m, pipeline, stream-K): normal
+    formula, or the legacy one for stream-K and the bwd_weight wavelet tiles.
+``rules.full.tile_config_k``
+    ``TileConfig.is_valid``'s K split with the real wave_k (the arch filter
+    only checks K with wave_k forced to 1).
+``rules.full.vectors`` / ``rules.full.vector_gate``
+    the tile's vector strategies and extra triples (``get_vec_strategies``,
+    ``get_extra_vec_triples``), each kept only if ``tile_math.get_valid_vec_sizes``
+    allows it for the wave split.
+``rules.full.specialization``, ``rules.full.double_smem_buffer``,
+``rules.full.explicit_gemm_wavelet``
+    ``get_specs_for_tile``; dsb iff compv4; no wavelet with explicit GEMM.
+``rules.full.depthwise``
+    the curated ``DEPTHWISE_PARAMS`` (2D forward, every dtype).
+
+``is_valid_for_arch`` and the arch filter are the arch layer (applied by the
+solver); ``full`` configs carry a dtype tag in CK, so the dtype-tagged WMMA K
+rule (:func:`cksolve.arch.constraints.wmma_k_constraint`) is added here.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Sequence
+
+from ...arch.constraints import wmma_k_constraint
+from ...arch.facts import arch_facts, common_facts
+from ..constraints import Check, Constraint, Table
+from .base import Combo, RuleSet, kind_of, nothing, pin, pin_defaults, table
+from .data import load_toml
+
+__all__ = ["FullRuleSet"]
+
+_SRC = "grouped_config_rules_full.py"
+_TM = "tile_math.py"
+_TILE = ("tile_m", "tile_n", "tile_k")
+_WAVE = ("wave_m", "wave_n", "wave_k")
+_VEC = ("vector_a", "vector_b", "vector_c")
+#: The axes a feature variant sets (FeatureSpec fields), with their base values.
+_FEATURE_BASE = {
+    "split_image": False, "groups_to_merge": 1, "explicit_gemm": False, "two_stage": False,
+    "streamk": False, "streamk_strategy": "tree", "streamk_persistent": False,
+}
+_FEATURES = tuple(_FEATURE_BASE)
+_DEPTHWISE = ("tile_h", "tile_w", "filt", "str_h", "str_w", "pad_h", "pad_w", "nbatch",
+              "sub_h", "sub_w", "in_vec", "out_vec")
+
+
+def _tile(text: str) -> tuple[int, int, int]:
+    m, n, k = (int(x) for x in text.split("x"))
+    return m, n, k
+
+
+def _pipes(items) -> tuple[tuple[str, str], ...]:
+    return tuple(tuple(p.split("/")) for p in items)
+
+
+# --- tests of the checks (module-level, see cksolve.space.constraints) ---------------
+
+
+@lru_cache(maxsize=None)
+def _valid_widths(dtype, tile_m, tile_n, tile_k, wave_m, wave_n, wave_k, gate):
+    """tile_math.get_valid_vec_sizes: the allowed widths for A, B and C."""
+    warp_size, widths, vmem_bytes, lds_max_bits = gate
+    size = common_facts().element_size[dtype]
+    threads = warp_size * wave_m * wave_n * wave_k
+    if (tile_m * tile_k) % threads or (tile_n * tile_k) % threads:
+        return frozenset(), frozenset(), frozenset()
+    per_a, per_b = tile_m * tile_k // threads, tile_n * tile_k // threads
+
+    def fits(v):
+        bits = v * size * 8
+        return v <= vmem_bytes // size and bits <= lds_max_bits and bits & (bits - 1) == 0
+
+    def spans(v, per_thread):
+        return per_thread % v == 0 or v % per_thread == 0
+
+    a = frozenset(v for v in widths if fits(v) and spans(v, per_a))
+    b = frozenset(v for v in widths if fits(v) and spans(v, per_b))
+    c = frozenset(v for v in widths if fits(v) and tile_n % v == 0)
+    return a, b, c
+
+
+def _vector_gate_ok(dtype, tile_m, tile_n, tile_k, wave_m, wave_n, wave_k, vector_a, vector_b, vector_c, gate):
+    a, b, c = _valid_widths(dtype, tile_m, tile_n, tile_k, wave_m, wave_n, wave_k, gate)
+    return vector_a in a and vector_b in b and vector_c in c
+
+
+def _tile_config_k_ok(wave_k, warp_tile_k, tile_k):
+    return tile_k % (wave_k * warp_tile_k) == 0
+
+
+# --- the rule set ---------------------------------------------------------------------
+
+
+class FullRuleSet(RuleSet):
+    name = "full"
+
+    def __init__(self) -> None:
+        self.data = load_toml(__package__, "full.toml")
+        self.description = self.data["description"]
+        d = self.data
+        self._strategies = {k: tuple(v) for k, v in d["wave_strategies"].items()}
+        self._exceptions = {
+            (var, _tile(t), self._strategies[w]): tuple(tuple(mn) for mn in cands)
+            for var, t, w, cands in d["warp_mn"]["exceptions"]
+        }
+        self._excluded = frozenset(tuple(mn) for mn in d["warp_mn"]["excluded"])
+        self._gate = (d["vectors"]["gate"]["warp_size"], tuple(d["vectors"]["gate"]["widths"]),
+                      d["vectors"]["gate"]["vmem_bytes"], d["vectors"]["gate"]["lds_max_bits"])
+
+    # ---- per-tile lookups (CK's get_* helpers, over the data) ------------------------
+
+    def _dclass(self, dtype: str) -> str:
+        return self.data["dtype_class"][dtype]
+
+    def _waves(self, variant: str, tile: tuple) -> tuple:
+        """get_wave_strategies: the variant's override, else the base list, else SINGLE."""
+        key = "x".join(map(str, tile))
+        names = (self.data["tile_waves_override"].get(variant, {}).get(key)
+                 or self.data["tile_waves"].get(key) or ["SINGLE"])
+        return tuple(self._strategies[n] for n in names)
+
+    def _warp_mn(self, variant: str, tile: tuple, wave: tuple) -> tuple:
+        """get_warp_mn_candidates: the exception list, else 32x32 when the per-wave tile allows it."""
+        exc = self._exceptions.get((variant, tile, wave))
+        if exc is not None:
+            return exc
+        rule = self.data["warp_mn"]
+        per_m, per_n = tile[0] // wave[0], tile[1] // wave[1]
+        big = rule["large_min"]
+        if per_m >= big and per_n >= big and per_m % big == 0 and per_n % big == 0:
+            return (tuple(rule["large"]),)
+        return (tuple(rule["small"]),)
+
+    def _pipelines(self, variant: str, dclass: str, tile: tuple) -> tuple:
+        """get_pipelines_for_tile: class override, else the curated table, else the shape rules."""
+        d, key = self.data, "x".join(map(str, tile))
+        by_class = d["pipelines_dclass"].get(variant, {}).get(key, {})
+        if dclass in by_class:
+            return _pipes(by_class[dclass])
+        if key in d["pipelines"].get(variant, {}):
+            return _pipes(d["pipelines"][variant][key])
+        m, n, k = tile
+        out = []
+        for rule in d["pipeline_shape_rules"].get(variant, ()):
+            ok = (k >= rule.get("min_tile_k", k) and k <= rule.get("max_tile_k", k) and k == rule.get("tile_k", k)
+                  and m * n >= rule.get("min_area", m * n) and min(m, n) <= rule.get("max_min_mn", min(m, n))
+                  and ("tiles" not in rule or key in d["pipeline_shape_rules"][rule["tiles"]]))
+            if ok and tuple(rule["pipeline"].split("/")) not in out:
+                out.append(tuple(rule["pipeline"].split("/")))
+        return tuple(out)
+
+    def _specs(self, variant: str, tile: tuple) -> tuple:
+        """get_specs_for_tile."""
+        m, n, k = tile
+        return tuple(
+            s["name"] for s in self.data["specializations"][variant]
+            if k != s.get("skip_tile_k") and m * n <= s.get("max_area", m * n)
+        )
+
+    def _vector_candidates(self, variant: str, dclass: str, tile: tuple) -> frozenset:
+        """get_vec_strategies (absent tile: GENERIC; absent class: none) + get_extra_vec_triples."""
+        v, key = self.data["vectors"], "x".join(map(str, tile))
+        mx = v["max"][dclass]
+        sym = {"m": mx, "h": max(1, mx // 2), "q": max(1, mx // 4), "1": 1}
+        entry = v["strategies"].get(variant, {}).get(key)
+        names = ["GENERIC"] if entry is None else entry.get(dclass, [])
+        out = {tuple(sym[x] for x in v["formulas"][s]) for s in names}
+        out.update(tuple(t) for t in v["extra"].get(variant, {}).get(key, {}).get(dclass, []))
+        return frozenset(out)
+
+    def _warp_tile_k(self, dclass: str, warp_m: int, tile_k: int, legacy: bool) -> int:
+        """compute_warp_tile_k / get_k_mfma (legacy: the pre-MFMA-size formula)."""
+        r = self.data["warp_tile_k"]
+        size = "m32" if warp_m == 32 else "other"
+        if legacy:
+            return min(r["legacy"][size], tile_k // r["legacy_cap_divisor"][dclass])
+        k1 = r["k1_small"] if tile_k <= r["k1_small_max_tile_k"] else r["k1_large"]
+        return min(max(k1, r["k_mfma"][dclass][size]), tile_k)
+
+    # ---- tables ----------------------------------------------------------------------
+
+    @lru_cache(maxsize=None)
+    def _family_rows(self, variant: str, ndim: int, dtype: str) -> tuple:
+        d, dclass = self.data, self._dclass(dtype)
+        base = tuple(_FEATURE_BASE.values())
+        sources = [(base, d["tiles"].get(variant, {}).get(f"{ndim}d/{dtype}", []), None)]
+        for f in d["features"].get(variant, []):
+            if dclass not in f.get("dtype_classes", [dclass]) or ndim not in f.get("ndims", [ndim]):
+                continue
+            flags = tuple({**_FEATURE_BASE, **f["set"]}[a] for a in _FEATURES)
+            sources.append((flags, f["tiles"], _pipes(f["pipelines"]) if "pipelines" in f else None))
+        rows = set()
+        for flags, tiles, pipes in sources:
+            for t in map(_tile, tiles):
+                for p, s in pipes if pipes is not None else self._pipelines(variant, dclass, t):
+                    rows.add((*flags, *t, p, s))
+        return tuple(sorted(rows, key=repr))
+
+    @lru_cache(maxsize=None)
+    def _tiles(self, variant: str, ndim: int, dtype: str) -> tuple:
+        return tuple(sorted({r[len(_FEATURES):len(_FEATURES) + 3] for r in self._family_rows(variant, ndim, dtype)}))
+
+    @lru_cache(maxsize=None)
+    def _wave_warp_rows(self, variant: str, tiles: tuple, splits: tuple, warp_tiles: tuple) -> frozenset:
+        rows = set()
+        for t in tiles:
+            m, n, _ = t
+            # tile_math.get_valid_wave_warp_pairs: every arch wave split and warp tile that divide the tile
+            structural = {(w, (wm, wn)) for w in splits for wm, wn, _k in warp_tiles
+                          if m % (w[0] * wm) == 0 and n % (w[1] * wn) == 0}
+            curated = {(w, mn) for w in self._waves(variant, t) for mn in self._warp_mn(variant, t, w)
+                       if mn not in self._excluded and (w, mn) in structural}
+            # CK: "if no curated pair survives, use all tile_math pairs" (unfiltered fallback)
+            rows.update((*t, *w, *mn) for w, mn in (curated or structural))
+        return frozenset(rows)
+
+    @lru_cache(maxsize=None)
+    def _vector_rows(self, variant: str, dclass: str, tiles: tuple) -> frozenset:
+        return frozenset((*t, *v) for t in tiles for v in self._vector_candidates(variant, dclass, t))
+
+    @lru_cache(maxsize=None)
+    def _spec_rows(self, variant: str, tiles: tuple) -> frozenset:
+        return frozenset((*t, s) for t in tiles for s in self._specs(variant, t))
+
+    @lru_cache(maxsize=None)
+    def _warp_tile_k_rows(self, variant: str, ndim: int, dtype: str, warp_ms: tuple) -> frozenset:
+        dclass = self._dclass(dtype)
+        legacy_tiles = {_tile(t) for t in self.data["warp_tile_k"]["legacy_wavelet_tiles"].get(variant, [])}
+        rows = set()
+        n_f = len(_FEATURES)
+        streamk_at = _FEATURES.index("streamk")
+        for r in self._family_rows(variant, ndim, dtype):
+            t, pipeline, streamk = r[n_f:n_f + 3], r[n_f + 3], r[streamk_at]
+            legacy = streamk or (t in legacy_tiles and pipeline == "wavelet")
+            for wm in warp_ms:
+                rows.add((*t, wm, pipeline, streamk, self._warp_tile_k(dclass, wm, t[2], legacy)))
+        return frozenset(rows)
+
+    @lru_cache(maxsize=None)
+    def _gemm_constraints(self, arch: str, variant: str, ndim: int, dtype: str) -> tuple:
+        facts = arch_facts(arch)
+        dkey = common_facts().dtype_key(dtype)
+        warp_tiles = facts.warp_tiles.get(dkey, ())
+        tiles = self._tiles(variant, ndim, dtype)
+        dclass = self._dclass(dtype)
+        where = f"{variant} {ndim}d {dtype}"
+        return (
+            table("rules.full.family", (*_FEATURES, *_TILE, "pipeline", "scheduler"),
+                  self._family_rows(variant, ndim, dtype),
+                  "full: tile {tile_m}x{tile_n}x{tile_k} with {pipeline}/{scheduler} (split_image={split_image}, "
+                  "gm={groups_to_merge}, explicit_gemm={explicit_gemm}, two_stage={two_stage}, "
+                  f"streamk={{streamk}}/{{streamk_persistent}}) is not a base or feature kernel of {where}",
+                  f"{_SRC} get_configs: get_tiles, VARIANT_FEATURES, get_pipelines_for_tile"),
+            _dsb_table(tuple(self.data["double_smem_buffer"]["pipelines"])),
+            _explicit_gemm_wavelet(),
+            table("rules.full.specialization", (*_TILE, "specialization"), self._spec_rows(variant, tiles),
+                  f"full: specialization {{specialization}} is not used for tile {{tile_m}}x{{tile_n}}x{{tile_k}} ({variant})",
+                  f"{_SRC} get_specs_for_tile"),
+            table("rules.full.wave_warp", (*_TILE, *_WAVE, "warp_tile_m", "warp_tile_n"),
+                  self._wave_warp_rows(variant, tiles, facts.wave_splits, warp_tiles),
+                  "full: waves {wave_m}x{wave_n}x{wave_k} with warp {warp_tile_m}x{warp_tile_n} are not a wave/warp "
+                  f"pair of tile {{tile_m}}x{{tile_n}}x{{tile_k}} ({variant} {dtype} on {arch})",
+                  f"{_SRC} get_wave_warp_pairs (curated waves, warp m/n rule, exceptions, excluded shapes; "
+                  f"fallback to {_TM} get_valid_wave_warp_pairs)"),
+            table("rules.full.warp_tile_k", (*_TILE, "warp_tile_m", "pipeline", "streamk", "warp_tile_k"),
+                  self._warp_tile_k_rows(variant, ndim, dtype, tuple(sorted({w[0] for w in warp_tiles}))),
+                  f"full: warp_tile_k {{warp_tile_k}} is not CK's for {dtype} warp m {{warp_tile_m}}, tile K "
+                  "{tile_k}, pipeline {pipeline}, streamk={streamk}",
+                  f"{_SRC} compute_warp_tile_k / get_k_mfma (legacy for stream-K and wavelet legacy tiles)"),
+            _tile_config_k(),
+            table("rules.full.vectors", (*_TILE, *_VEC), self._vector_rows(variant, dclass, tiles),
+                  "full: vectors {vector_a}/{vector_b}/{vector_c} are not a strategy or extra triple of tile "
+                  f"{{tile_m}}x{{tile_n}}x{{tile_k}} ({variant}, {dclass})",
+                  f"{_SRC} get_vec_strategies / compute_vector_size / get_extra_vec_triples"),
+            _vector_gate(self._gate),
+            wmma_k_constraint(arch),
+            *_pins(),
+        )
+
+    @lru_cache(maxsize=None)
+    def _depthwise_constraints(self, ndim: int) -> tuple:
+        d = self.data["depthwise"]
+        if ndim not in d["ndims"]:
+            return (nothing("full", "depthwise", f"{_SRC} get_depthwise_configs (2D only)"),)
+        rows = []
+        for r in d["rows"]:
+            v = dict(zip(d["fields"], r))
+            v["pad_h"] = v["pad_w"] = (v["filt"] - 1) // 2
+            rows.append(tuple(v[a] for a in _DEPTHWISE))
+        return (
+            table("rules.full.depthwise", _DEPTHWISE, rows,
+                  "full: depthwise {tile_h}x{tile_w} f{filt} s{str_h}x{str_w} nb{nbatch} sub{sub_h}x{sub_w} "
+                  "vec{in_vec}/{out_vec} is not one of CK's curated depthwise kernels",
+                  f"{_SRC} DEPTHWISE_PARAMS / get_depthwise_configs", applies_to="depthwise"),
+            pin("full", "layout", ("ngchw",), f"{_SRC} get_depthwise_configs", applies_to="depthwise"),
+        )
+
+    def constraints(self, combo: Combo) -> Sequence[Constraint]:
+        if kind_of(combo.variant) == "depthwise":
+            return self._depthwise_constraints(combo.ndim)
+        return self._gemm_constraints(combo.arch, combo.variant, combo.ndim, combo.dtype)
+
+
+# --- constraints that do not depend on the combination --------------------------------
+
+
+@lru_cache(maxsize=None)
+def _dsb_table(pipelines: tuple) -> Table:
+    from ..axes import AXES
+
+    return table("rules.full.double_smem_buffer", ("pipeline", "double_smem_buffer"),
+                 ((p, p in pipelines) for p in AXES["pipeline"].domain),
+                 "full: double_smem_buffer={double_smem_buffer} with {pipeline} (on exactly for "
+                 + "/".join(pipelines) + ")", f"{_SRC} _emit_configs_for_tile (double_smem_buffer)")
+
+
+@lru_cache(maxsize=None)
+def _explicit_gemm_wavelet() -> Table:
+    return Table("rules.full.explicit_gemm_wavelet", ("explicit_gemm", "pipeline"), frozenset({(True, "wavelet")}),
+                 "full: explicit GEMM kernels never use the wavelet pipeline",
+                 f"{_SRC} _emit_configs_for_tile (skips wavelet with explicit_gemm)", forbid=True)
+
+
+@lru_cache(maxsize=None)
+def _tile_config_k() -> Check:
+    return Check("rules.full.tile_config_k", ("wave_k", "warp_tile_k", "tile_k"), _tile_config_k_ok,
+                 "full: tile_k {tile_k} is not divisible by wave_k*warp_tile_k ({wave_k}*{warp_tile_k})",
+                 "codegen_common.py TileConfig.is_valid via _emit_configs_for_tile")
+
+
+@lru_cache(maxsize=None)
+def _vector_gate(gate: tuple) -> Check:
+    return Check("rules.full.vector_gate", ("dtype", *_TILE, *_WAVE, *_VEC), _vector_gate_ok,
+                 "full: vectors {vector_a}/{vector_b}/{vector_c} do not split tile {tile_m}x{tile_n}x{tile_k} "
+                 "over waves {wave_m}x{wave_n}x{wave_k} ({dtype})",
+                 f"{_TM} get_valid_vec_sizes via {_SRC} _emit_configs_for_tile", params=(gate,))
+
+
+@lru_cache(maxsize=None)
+def _pins() -> tuple:
+    src = f"{_SRC} _emit_configs_for_tile (fixed trait fields)"
+    return (pin("full", "epilogue", ("cshuffle",), src),
+            *pin_defaults("full", src, skip=("scheduler", *_VEC, "double_smem_buffer", "specialization", *_FEATURES)))
