@@ -16,6 +16,8 @@ __all__ = ["Combo", "RuleSet", "RuleSetError", "RULE_SETS", "get_rule_set", "rul
 #: name -> (module, class, one-line description shown before the module is loaded)
 RULE_SETS: dict[str, tuple[str, str, str]] = {
     "default": (".default", "DefaultRuleSet", "CK's original hand-curated set (10 tiles, fixed wave/warp maps)."),
+    "tests": (".builder", "TestsRuleSet", "CK's tests build set, read from the CK Builder tests/*.conf files."),
+    "profiler": (".builder", "ProfilerRuleSet", "CK's profiler build set, read from the CK Builder profiler/*.conf files."),
     "full": (".full", "FullRuleSet", "CK's complete set: curated tiles, waves, warp tiles, vectors, pipelines and feature variants."),
 }
 

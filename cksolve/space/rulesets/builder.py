@@ -1,0 +1,154 @@
+"""Rule sets ``tests`` and ``profiler``: the kernels of CK Builder ``.conf`` files.
+
+CK's ``grouped_config_rules_builder.py`` reads the Builder's instance files
+(``<forward|backward_weight|backward_data>/<tests|profiler>/<layout>_<dtype>[_streamk].conf``
+and ``forward/<subset>/ngchw_depthwise.conf``), converts every instance into a
+dispatcher config for the target's warp size, drops the Builder's own skips and
+duplicates, and skips compv2 for bwd_weight. Here the same conversion
+(:mod:`.builder_conf`) yields, per combination, the rows of one allowed table
+over every axis -- so ``count``, ``check``, ``diff`` and ``emit`` treat these
+sets like any other rule set.
+
+CK does not run ``is_valid_for_arch`` on builder sets; cksolve applies both
+arch layers to every rule set, so a builder config that only the first layer
+rejects is invalid here. CK tags each builder config with its dtype, and on a
+tagged config the first layer's WMMA rule also bounds the warp tile's K on
+wave32 parts: that rule (``arch.wmma_k``) is part of these rule sets.
+
+The files are found through the ``builder_configs`` option (the CLI's
+``--builder-configs``) or ``CKSOLVE_BUILDER_CONFIGS``.
+"""
+
+from __future__ import annotations
+
+import os
+from functools import lru_cache
+from pathlib import Path
+from typing import Sequence
+
+from ...arch.constraints import wmma_k_constraint
+from ...arch.facts import arch_facts
+from ..axes import DEPTHWISE_AXES, GEMM_AXES
+from ..constraints import Constraint, scope_values
+from .base import Combo, RuleSet, RuleSetError, kind_of, table
+from .builder_conf import Instance, builder_data, parse_conf
+
+__all__ = ["BuilderRuleSet", "TestsRuleSet", "ProfilerRuleSet", "ENV_VAR", "conf_files"]
+
+ENV_VAR = "CKSOLVE_BUILDER_CONFIGS"
+_SOURCE = "grouped_config_rules_builder.py get_configs + generate_instances.py parse_*_instances"
+_DTYPES = ("fp32", "fp16", "bf16")
+
+
+def conf_files(root: Path, subset: str) -> list[tuple[str, str, int, str, Path]]:
+    """Every file CK's builder rule set reads: (variant, dtype, ndim, layout, path).
+
+    Stream-K files add to bwd_weight; the depthwise file serves every dtype.
+    """
+    data = builder_data()
+    out = []
+    for variant, directory in data["directories"].items():
+        base = root / directory / subset
+        for prefix, lay in data["layouts"].items():
+            for dtype in _DTYPES:
+                suffixes = ("", "_streamk") if variant == "bwd_weight" else ("",)
+                for suffix in suffixes:
+                    out.append((variant, dtype, lay["ndim"], lay["layout"], base / f"{prefix}_{dtype}{suffix}.conf"))
+    dw = data["depthwise"]
+    for dtype in _DTYPES:
+        out.append(("forward_depthwise", dtype, dw["ndim"], dw["layout"],
+                    root / data["directories"]["forward"] / subset / dw["file"]))
+    return out
+
+
+def _missing_root_message(name: str) -> str:
+    return (f"rule set {name!r} reads CK Builder .conf files: pass --builder-configs DIR or set {ENV_VAR}=DIR "
+            "(DIR holds forward/, backward_weight/, backward_data/; in CK: "
+            "experimental/grouped_convolution_tile_instances/configs)")
+
+
+class BuilderRuleSet(RuleSet):
+    """Base of ``tests`` and ``profiler``: one CK Builder subset of ``.conf`` files."""
+
+    OPTIONS = ("builder_configs",)
+    subset = ""
+
+    def __init__(self, builder_configs: str | os.PathLike | None = None) -> None:
+        root = builder_configs if builder_configs not in (None, "") else os.environ.get(ENV_VAR) or None
+        if root is None:
+            raise RuleSetError(_missing_root_message(self.name))
+        self.root = Path(root).expanduser()
+        if not self.root.is_dir():
+            raise RuleSetError(f"{self.root}: builder-configs directory not found; {_missing_root_message(self.name)}")
+        subset = builder_data()["subsets"][self.subset]
+        dirs = [self.root / d / subset for d in builder_data()["directories"].values()]
+        if not any(d.is_dir() for d in dirs):
+            raise RuleSetError(
+                f"{self.root}: not a CK Builder configs directory (none of "
+                f"{', '.join(str(d.relative_to(self.root)) for d in dirs)} exists)"
+            )
+        # Read every file now: a malformed line fails at load time, before anything is printed.
+        self._files: dict[tuple[str, str, int], list[tuple[str, list[Instance]]]] = {}
+        parsed: dict[Path, list[Instance]] = {}
+        for variant, dtype, ndim, layout, path in conf_files(self.root, subset):
+            if not path.is_file():
+                continue  # CK warns and goes on: the combination simply has no builder kernels
+            if path not in parsed:
+                read_as = "forward_depthwise" if variant == "forward_depthwise" else variant
+                parsed[path] = parse_conf(path, read_as)
+            self._files.setdefault((variant, dtype, ndim), []).append((layout, parsed[path]))
+        self.files_read = len(parsed)
+
+    # --- configs ---------------------------------------------------------------------
+
+    @lru_cache(maxsize=None)
+    def configs(self, variant: str, dtype: str, ndim: int, warp_size: int) -> tuple:
+        """CK's builder configs of one combination for one warp size, deduplicated, in file order."""
+        skip = set(builder_data()["skip"]["bwd_weight_pipelines"]) if variant == "bwd_weight" else set()
+        seen: dict = {}
+        for layout, instances in self._files.get((variant, dtype, ndim), ()):
+            for inst in instances:
+                config = inst.config(warp_size, dtype, ndim, layout)
+                if config is None or getattr(config, "pipeline", None) in skip:
+                    continue
+                seen.setdefault(config, inst)
+        return tuple(seen)
+
+    def origin(self, config, warp_size: int) -> Instance | None:
+        """The first ``.conf`` line that yields ``config`` (for explanations)."""
+        for layout, instances in self._files.get((config.variant, config.dtype, config.ndim), ()):
+            for inst in instances:
+                if inst.config(warp_size, config.dtype, config.ndim, layout) == config:
+                    return inst
+        return None
+
+    def constraints(self, combo: Combo) -> Sequence[Constraint]:
+        kind = kind_of(combo.variant)
+        ws = arch_facts(combo.arch).warp_size
+        configs = self.configs(combo.variant, combo.dtype, combo.ndim, ws)
+        axes = DEPTHWISE_AXES if kind == "depthwise" else GEMM_AXES
+        files = sorted({inst.path for _, insts in self._files.get((combo.variant, combo.dtype, combo.ndim), ())
+                        for inst in insts[:1]})
+        where = ", ".join(files) if files else f"no .conf file under {self.root}"
+        instances = table(
+            f"rules.{self.name}.instances", axes, (scope_values(c, axes) for c in configs),
+            f"{self.name}: not one of the {len(configs)} CK Builder instances for {combo.variant}/{combo.dtype}/"
+            f"{combo.ndim}d on wave{ws} targets ({where})",
+            f"{_SOURCE}; {where}", applies_to=kind,
+            doc="The kernels the CK Builder .conf files list for this combination, as the Builder maps them.",
+        )
+        if kind == "depthwise":
+            return (instances,)
+        return (instances, wmma_k_constraint(combo.arch))
+
+
+class TestsRuleSet(BuilderRuleSet):
+    name = "tests"
+    subset = "tests"
+    description = "CK's tests build set: the CK Builder tests/*.conf instances."
+
+
+class ProfilerRuleSet(BuilderRuleSet):
+    name = "profiler"
+    subset = "profiler"
+    description = "CK's profiler build set: the CK Builder profiler/*.conf instances."
