@@ -1,0 +1,22 @@
+"""Emission: every solution as a CK Tile kernel instance (jinja2 templates).
+
+``emit(pairs, out_dir)`` writes, for each (arch, config), ``<name>.hpp``,
+``<name>.cpp`` and ``dispatcher_wrappers/dispatcher_wrapper_<name>.hpp``, plus
+the ``include_all_grouped_conv_*_kernels.hpp`` headers and
+``dispatcher_wrappers/register_all_grouped_conv_kernels.hpp``.
+Rendering alone (no files) is in :mod:`cksolve.emit.render`.
+"""
+
+from .render import kernel_files, global_files, render_all
+from .writer import EmitError, EmitSummary, check_file_name, emit, names_to_configs
+
+__all__ = [
+    "emit",
+    "EmitError",
+    "EmitSummary",
+    "names_to_configs",
+    "check_file_name",
+    "kernel_files",
+    "global_files",
+    "render_all",
+]

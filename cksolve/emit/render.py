@@ -25,8 +25,6 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Iterable, Sequence
 
-import jinja2
-
 from ..space.config import DepthwiseConfig, KernelConfig
 
 __all__ = [
@@ -39,6 +37,9 @@ __all__ = [
     "kernel_paths",
     "global_files",
     "render_kernel",
+    "render_all",
+    "global_paths",
+    "warm_up",
     "templates_digest",
     "gemm_context",
     "depthwise_context",
@@ -145,7 +146,9 @@ def _b(x: bool) -> str:
 
 # ------------------------------------------------------------------ templates
 @lru_cache(maxsize=None)
-def _env() -> jinja2.Environment:
+def _env():
+    import jinja2  # imported on first render: an unchanged re-emit never needs it
+
     return jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(TEMPLATE_DIR)),
         undefined=jinja2.StrictUndefined,
@@ -158,8 +161,14 @@ def _env() -> jinja2.Environment:
 
 
 @lru_cache(maxsize=None)
-def _template(name: str) -> jinja2.Template:
+def _template(name: str):
     return _env().get_template(name)
+
+
+def warm_up() -> None:
+    """Compile every template now (e.g. once before forking workers)."""
+    for p in sorted(TEMPLATE_DIR.glob("*.j2")):
+        _template(p.name)
 
 
 @lru_cache(maxsize=None)
@@ -264,6 +273,11 @@ def render_kernel(arch: str, c: KernelConfig | DepthwiseConfig) -> tuple[str, st
 def kernel_files(arch: str, c: KernelConfig | DepthwiseConfig) -> dict[str, str]:
     """Relative path -> text of one kernel's three files."""
     return dict(zip(kernel_paths(c.name()), render_kernel(arch, c)))
+
+
+def global_paths() -> tuple[str, ...]:
+    """Relative paths of the per-directory headers."""
+    return tuple(f for f, *_ in INCLUDE_ALL) + (REGISTER_HEADER,)
 
 
 def global_files(names: Iterable[str]) -> dict[str, str]:

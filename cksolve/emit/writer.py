@@ -1,0 +1,507 @@
+"""Writing an emitted kernel set: atomic, skip-unchanged, parallel.
+
+Guarantees
+* all or nothing: every file is first written under a temporary name and only
+  renamed into place once every file of the emit has been written; on any
+  failure (unwritable or full directory, ...) the temporaries are removed and
+  :class:`EmitError` is raised with one line. Into a new or empty directory the
+  whole tree is built in a hidden sibling directory and renamed in one step.
+* unchanged files are not touched (same bytes -> no write, mtime kept).
+* rendering runs in a fork-based process pool over chunks of kernels.
+
+Skip-unchanged without re-rendering: the directory keeps a small manifest
+(``.cksolve-emit.json``) with, per kernel, the arch and the size and mtime of
+each of its files as written, and the digest of the templates. A kernel whose
+name, arch and template digest match the manifest and whose files still have
+the recorded size and mtime is unchanged without rendering it; anything else
+is rendered and compared with the bytes on disk (size first). A missing or
+unreadable manifest only costs time.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import re
+import shutil
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable, Sequence
+
+from . import render
+from ..space.config import DepthwiseConfig, KernelConfig
+
+__all__ = ["EmitError", "EmitSummary", "emit", "names_to_configs", "MANIFEST", "check_file_name"]
+
+MANIFEST = ".cksolve-emit.json"
+_MANIFEST_FORMAT = 1
+_TMP_TAG = ".cksolve-tmp"
+#: a kernel name must be a plain file name: no separators, no leading dot
+_PLAIN = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+-]*")
+_ARCH = re.compile(r"gfx[0-9a-z]+")
+_NAME_MAX = 255  # bytes per path component on the usual file systems
+
+
+class EmitError(Exception):
+    """Emission failed; the message is one line fit for the user."""
+
+
+@dataclass
+class EmitSummary:
+    kernels: int = 0
+    written: int = 0        # files written (created or replaced)
+    unchanged: int = 0      # files left untouched
+    bytes: int = 0          # total size of the emitted files
+    bytes_written: int = 0
+    seconds: float = 0.0
+    out_dir: str = ""
+
+    @property
+    def files(self) -> int:
+        return self.written + self.unchanged
+
+    def line(self) -> str:
+        return (f"{self.kernels} kernels, {self.files} files: {self.written} written, "
+                f"{self.unchanged} unchanged, {self.bytes / 1e6:.1f} MB total "
+                f"({self.bytes_written / 1e6:.1f} MB written) in {self.seconds:.2f} s -> {self.out_dir}")
+
+
+def check_file_name(name: str) -> None:
+    """Raise EmitError unless ``name`` can serve as a kernel (file) name."""
+    wrapper = render.kernel_paths(name)[2].rsplit("/", 1)[1]
+    if not isinstance(name, str) or not _PLAIN.fullmatch(name) or len(wrapper.encode()) > _NAME_MAX:
+        raise EmitError(f"refusing kernel name {name!r}: not a plain file name")
+
+
+def names_to_configs(lines: Iterable[str], source: str = "names") -> list[KernelConfig | DepthwiseConfig]:
+    """Configs of the kernel names in ``lines`` (blank lines and ``#`` comments skipped).
+
+    Raises EmitError naming the first line that is not a canonical kernel name
+    (one that CK would spell differently, e.g. with default vector sizes
+    written out, is refused too: the file names would not be the ones asked for).
+    """
+    from ..space.naming import parse_name
+
+    out = []
+    for no, raw in enumerate(lines, 1):
+        name = raw.split("#", 1)[0].strip()
+        if not name:
+            continue
+        try:
+            c = parse_name(name)
+        except ValueError:
+            raise EmitError(f"{source}:{no}: not a kernel name: {name!r}") from None
+        if c.name() != name:
+            raise EmitError(f"{source}:{no}: {name!r} is not CK's spelling of this kernel; "
+                            f"CK names it {c.name()!r}")
+        out.append(c)
+    return out
+
+
+# --------------------------------------------------------------------- state
+# Set in the parent before the pool forks, read by the workers.
+_S: dict = {}
+
+
+def _write_new(path: str, data: bytes) -> tuple[int, int]:
+    """Create ``path`` (must not exist) with ``data``; return (size, mtime_ns)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
+    try:
+        view = memoryview(data)
+        while view:
+            n = os.write(fd, view)
+            view = view[n:]
+        st = os.fstat(fd)
+    except BaseException:
+        os.close(fd)
+        os.unlink(path)
+        raise
+    os.close(fd)
+    return st.st_size, st.st_mtime_ns
+
+
+def _same_on_disk(path: str, data: bytes) -> os.stat_result | None:
+    """The stat of ``path`` if it holds exactly ``data``, else None."""
+    try:
+        st = os.stat(path)
+        if st.st_size != len(data):
+            return None
+        with open(path, "rb") as fh:
+            return st if fh.read() == data else None
+    except OSError:
+        return None
+
+
+def _stat_ok(path: str, size: int, mtime: int) -> bool:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return False
+    return st.st_size == size and st.st_mtime_ns == mtime
+
+
+class _Chunk:
+    """Result of one chunk: manifest entries, temporaries, counts, or an error."""
+
+    __slots__ = ("entries", "temps", "written", "unchanged", "bytes", "bytes_written", "error", "n")
+
+    def __init__(self, n):
+        self.entries, self.temps = {}, []
+        self.written = self.unchanged = self.bytes = self.bytes_written = 0
+        self.error, self.n = None, n
+
+
+def _do_chunk(bounds: tuple[int, int]) -> _Chunk:
+    items, root, fresh, old = _S["items"], _S["root"], _S["fresh"], _S["manifest"]
+    token = _S["token"]
+    res = _Chunk(bounds[1] - bounds[0])
+    try:
+        for arch, c, name in items[bounds[0]:bounds[1]]:
+            if _S["abort"].is_set():
+                raise _Aborted()
+            rels = render.kernel_paths(name)
+            prev = old.get(name)
+            if prev is not None and prev[0] == arch and all(
+                    _stat_ok(os.path.join(root, r), prev[1 + 2 * i], prev[2 + 2 * i]) for i, r in enumerate(rels)):
+                res.unchanged += 3
+                res.bytes += prev[1] + prev[3] + prev[5]
+                res.entries[name] = prev
+                continue
+            entry = [arch]
+            for rel, text in zip(rels, render.render_kernel(arch, c)):
+                data = text.encode()
+                final = os.path.join(root, rel)
+                res.bytes += len(data)
+                if not fresh:
+                    st = _same_on_disk(final, data)
+                    if st is not None:
+                        res.unchanged += 1
+                        entry += [st.st_size, st.st_mtime_ns]
+                        continue
+                    d, b = os.path.split(final)
+                    tmp = os.path.join(d, f".{b}.{token}{_TMP_TAG}")
+                    res.temps.append((tmp, final))
+                    entry += _write_new(tmp, data)
+                else:
+                    entry += _write_new(final, data)
+                res.written += 1
+                res.bytes_written += len(data)
+            res.entries[name] = entry
+    except _Aborted:
+        res.error = "aborted"
+    except OSError as e:
+        _S["abort"].set()
+        res.error = _describe(e)
+    if res.error is not None:
+        _remove(t for t, _ in res.temps)
+        res.temps = []
+    return res
+
+
+def _do_renames(pairs: Sequence[tuple[str, str]]) -> str | None:
+    try:
+        for tmp, final in pairs:
+            os.replace(tmp, final)
+    except OSError as e:
+        return _describe(e)
+    return None
+
+
+class _Aborted(Exception):
+    pass
+
+
+def _describe(e: OSError) -> str:
+    what = e.strerror or str(e)
+    return f"{what} ({e.filename})" if e.filename and e.errno not in (errno.ENOSPC, errno.EDQUOT) else what
+
+
+def _remove(paths: Iterable[str]) -> None:
+    for p in paths:
+        try:
+            os.unlink(p)
+        except OSError:
+            pass
+
+
+# ------------------------------------------------------------------- manifest
+def _load_manifest(root: Path) -> tuple[dict, list | None]:
+    try:
+        with open(root / MANIFEST, encoding="utf-8") as fh:
+            m = json.load(fh)
+        if m.get("format") != _MANIFEST_FORMAT or m.get("digest") != render.templates_digest():
+            return {}, None
+        return dict(m["kernels"]), m.get("globals")
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return {}, None
+
+
+def _save_manifest(root: Path, kernels: dict, globals_entry: list) -> None:
+    data = json.dumps({"format": _MANIFEST_FORMAT, "digest": render.templates_digest(),
+                       "globals": globals_entry, "kernels": kernels}, separators=(",", ":")).encode()
+    tmp = str(root / f".{MANIFEST}.{os.getpid()}{_TMP_TAG}")
+    try:
+        _write_new(tmp, data)
+        os.replace(tmp, root / MANIFEST)
+    except OSError:
+        # the manifest only saves time later; the emitted files are in place
+        _remove([tmp])
+
+
+def _globals_key(items) -> str:
+    import hashlib
+
+    h = hashlib.sha256()
+    for _, _, name in items:
+        h.update(name.encode() + b"\n")
+    return h.hexdigest()[:24]
+
+
+# ------------------------------------------------------------------------ emit
+def _prepare(configs) -> list[tuple[str, object, str]]:
+    items, seen = [], {}
+    for pair in configs:
+        try:
+            arch, c = pair
+        except (TypeError, ValueError):
+            raise EmitError(f"expected (arch, config) pairs, got {pair!r}") from None
+        if not isinstance(arch, str) or not _ARCH.fullmatch(arch):
+            raise EmitError(f"refusing arch {arch!r}: expected a gfx target such as gfx942")
+        if not isinstance(c, (KernelConfig, DepthwiseConfig)):
+            raise EmitError(f"not a kernel config: {c!r}")
+        name = c.name()
+        check_file_name(name)
+        if name in seen:
+            if seen[name] != (arch, c):
+                raise EmitError(f"kernel {name} is asked for twice with different targets "
+                                f"({seen[name][0]} and {arch}); emit one arch per directory")
+            continue
+        seen[name] = (arch, c)
+        items.append((arch, c, name))
+    items.sort(key=lambda t: t[2])
+    return items
+
+
+def _fresh_dir(root: Path) -> bool:
+    if not root.exists():
+        return True
+    try:
+        with os.scandir(root) as it:
+            return next(it, None) is None
+    except OSError as e:
+        raise EmitError(f"cannot use output directory {root}: {_describe(e)}") from None
+
+
+def emit(configs: Sequence[tuple[str, KernelConfig | DepthwiseConfig]], out_dir: Path,
+         jobs: int | None = None, progress: bool = True) -> EmitSummary:
+    """Write every kernel of ``configs`` (pairs of arch and config) and the shared headers to ``out_dir``.
+
+    Returns the summary; raises EmitError (nothing written, no temporaries
+    left) if a name is not a plain file name or the directory cannot take the files.
+    """
+    t0 = time.perf_counter()
+    items = _prepare(configs)
+    root = Path(out_dir)
+    if root.exists() and not root.is_dir():
+        raise EmitError(f"cannot write to {root}: not a directory")
+    fresh = _fresh_dir(root)
+    jobs = max(1, jobs if jobs else (os.cpu_count() or 1))
+
+    stage = None
+    if fresh:
+        # build the whole tree beside the target, then rename it into place
+        try:
+            root.parent.mkdir(parents=True, exist_ok=True)
+            stage = Path(tempfile.mkdtemp(prefix=f".{root.name}.", suffix=_TMP_TAG, dir=root.parent))
+        except OSError as e:
+            if not root.is_dir():
+                raise EmitError(f"cannot write to {root}: {_describe(e)}") from None
+            fresh = False  # an empty directory we may write in but not beside: file by file
+    if stage is not None:
+        work = stage
+        manifest, old_globals = {}, None
+    else:
+        work = root
+        manifest, old_globals = _load_manifest(root)
+
+    summary = EmitSummary(kernels=len(items), out_dir=str(root))
+    try:
+        (work / render.WRAPPER_DIR).mkdir(exist_ok=True)
+    except OSError as e:
+        _cleanup_stage(stage)
+        raise EmitError(f"cannot write to {root}: {_describe(e)}") from None
+
+    import multiprocessing as mp
+
+    ctx = mp.get_context("fork")
+    _S.update(items=items, root=str(work), fresh=fresh, manifest=manifest,
+              token=f"{os.getpid()}-{os.urandom(3).hex()}", abort=ctx.Event())
+    results: list[_Chunk] = []
+    temps: list[tuple[str, str]] = []
+    error = None
+    pool = None
+    try:
+        n = len(items)
+        use_pool = jobs > 1 and n >= 64
+        size = max(16, -(-n // (jobs * 8))) if use_pool else max(n, 1)
+        chunks = [(i, min(i + size, n)) for i in range(0, n, size)]
+        if use_pool:
+            if any(_needs_render(it, manifest) for it in items[:: max(1, n // 64)]):
+                render.warm_up()  # compile templates once, before the fork
+            pool = ctx.Pool(min(jobs, len(chunks)))
+            stream = pool.imap_unordered(_do_chunk, chunks)
+        else:
+            stream = map(_do_chunk, chunks)
+        with _progress(progress and n > 0, n) as advance:
+            for res in stream:
+                results.append(res)
+                temps += res.temps
+                if res.error and res.error != "aborted" and error is None:
+                    error = res.error
+                advance(res.n)
+        if error is None:
+            g_entry, g_temps, g_counts = _write_globals(work, items, fresh, old_globals, _S["token"])
+            temps += g_temps
+        if error is None and temps:
+            if pool is not None and len(temps) > 256:
+                parts = [temps[i::jobs] for i in range(jobs)]
+                errs = [e for e in pool.map(_do_renames, parts) if e]
+            else:
+                errs = [e for e in [_do_renames(temps)] if e]
+            if errs:
+                error = errs[0]
+    except OSError as e:
+        error = _describe(e)
+    except BaseException:
+        _remove(t for t, _ in temps)
+        _cleanup_stage(stage)
+        raise
+    finally:
+        if pool is not None:
+            pool.close()
+            pool.join()
+        _S.clear()
+
+    if error is not None:
+        _remove(t for t, _ in temps)
+        _cleanup_stage(stage)
+        raise EmitError(f"cannot write to {root}: {error}")
+
+    kernels = dict(manifest)
+    for res in results:
+        summary.written += res.written
+        summary.unchanged += res.unchanged
+        summary.bytes += res.bytes
+        summary.bytes_written += res.bytes_written
+        kernels.update(res.entries)
+    summary.written += g_counts[0]
+    summary.unchanged += g_counts[1]
+    summary.bytes += g_counts[2]
+    summary.bytes_written += g_counts[3]
+
+    changed = summary.written > 0 or old_globals != g_entry or len(kernels) != len(manifest)
+    if stage is not None:
+        _save_manifest(stage, kernels, g_entry)
+        try:
+            _install_stage(stage, root)
+        except OSError as e:
+            _cleanup_stage(stage)
+            raise EmitError(f"cannot write to {root}: {_describe(e)}") from None
+    elif changed or any(manifest.get(k) != v for k, v in kernels.items()):
+        _save_manifest(root, kernels, g_entry)
+    summary.seconds = time.perf_counter() - t0
+    return summary
+
+
+def _needs_render(item, manifest) -> bool:
+    prev = manifest.get(item[2])
+    return prev is None or prev[0] != item[0]
+
+
+def _write_globals(work: Path, items, fresh: bool, old: list | None, token: str):
+    """The include_all and registration headers; (manifest entry, temps, counts)."""
+    key = _globals_key(items)
+    rels = sorted(render.global_paths())
+    if old and old[0] == key and len(old) == 1 + 2 * len(rels) and all(
+            _stat_ok(str(work / r), old[1 + 2 * i], old[2 + 2 * i]) for i, r in enumerate(rels)):
+        return old, [], (0, len(rels), sum(old[1::2][: len(rels)]), 0)
+    files = render.global_files(n for _, _, n in items)
+    entry, temps, written, unchanged, total, nbytes = [key], [], 0, 0, 0, 0
+    for rel in rels:
+        data = files[rel].encode()
+        final = str(work / rel)
+        total += len(data)
+        if not fresh:
+            st = _same_on_disk(final, data)
+            if st is not None:
+                unchanged += 1
+                entry += [st.st_size, st.st_mtime_ns]
+                continue
+            d, b = os.path.split(final)
+            tmp = os.path.join(d, f".{b}.{token}{_TMP_TAG}")
+            temps.append((tmp, final))
+            try:
+                entry += _write_new(tmp, data)
+            except OSError:
+                _remove(t for t, _ in temps)
+                raise
+        else:
+            entry += _write_new(final, data)
+        written += 1
+        nbytes += len(data)
+    return entry, temps, (written, unchanged, total, nbytes)
+
+
+def _install_stage(stage: Path, root: Path) -> None:
+    """Move a staged tree to ``root`` (absent or an empty directory)."""
+    umask = os.umask(0)
+    os.umask(umask)
+    mode = (root.stat().st_mode & 0o7777) if root.exists() else (0o777 & ~umask)
+    os.chmod(stage, mode)
+    try:
+        os.rename(stage, root)  # replaces an empty directory in one step
+        return
+    except OSError:
+        if not root.is_dir():
+            raise
+    # e.g. root is a mount point: move entries one by one (all are new)
+    for dirpath, dirnames, filenames in os.walk(stage):
+        rel = os.path.relpath(dirpath, stage)
+        dest = root if rel == "." else root / rel
+        dest.mkdir(exist_ok=True)
+        for f in filenames:
+            os.replace(os.path.join(dirpath, f), dest / f)
+    shutil.rmtree(stage, ignore_errors=True)
+
+
+def _cleanup_stage(stage: Path | None) -> None:
+    if stage is not None:
+        shutil.rmtree(stage, ignore_errors=True)
+
+
+class _progress:
+    """Context manager yielding advance(n); a rich bar on stderr, or nothing."""
+
+    def __init__(self, enabled: bool, total: int):
+        self.enabled, self.total, self.bar = enabled, total, None
+
+    def __enter__(self) -> Callable[[int], None]:
+        if not self.enabled:
+            return lambda n: None
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+        self.bar = Progress(TextColumn("emit"), BarColumn(), MofNCompleteColumn(), TextColumn("kernels"),
+                            TimeElapsedColumn(), console=Console(file=sys.stderr), transient=True)
+        self.bar.start()
+        task = self.bar.add_task("emit", total=self.total)
+        return lambda n: self.bar.advance(task, n)
+
+    def __exit__(self, *exc):
+        if self.bar is not None:
+            self.bar.stop()
+        return False
