@@ -70,7 +70,7 @@ class _Rel:
 
     __slots__ = ("constraint", "free", "is_table", "rows", "getter_spec")
 
-    def __init__(self, constraint: Constraint, fixed: dict):
+    def __init__(self, constraint: Constraint, fixed: dict, domains: dict | None = None):
         self.constraint = constraint
         scope = constraint.scope
         self.free = tuple(dict.fromkeys(a for a in scope if a not in fixed))
@@ -81,10 +81,12 @@ class _Rel:
         if self.is_table:
             free_idx = [i for i, a in enumerate(scope) if a not in fixed]
             fixed_idx = [(i, fixed[a]) for i, a in enumerate(scope) if a in fixed]
+            # Rows must also respect domains pruned by constraints already propagated away.
+            live = [(i, frozenset(domains[scope[i]])) for i in free_idx] if domains is not None else []
             self.rows = {
                 tuple(r[i] for i in free_idx)
                 for r in constraint.rows
-                if all(r[i] == v for i, v in fixed_idx)
+                if all(r[i] == v for i, v in fixed_idx) and all(r[i] in d for i, d in live)
             }
 
     def full_values(self, assignment: dict) -> tuple:
@@ -132,7 +134,7 @@ def solve(model: Model) -> SolutionSet:
             break
 
     fixed = {a: d[0] for a, d in domains.items() if len(d) == 1}
-    rels = [_Rel(c, fixed) for c in constraints]
+    rels = [_Rel(c, fixed, domains) for c in constraints]
     free_axes = [a for a in model.axes if a not in fixed]
 
     # 2. components of the free axes

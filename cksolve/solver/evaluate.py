@@ -42,7 +42,7 @@ def _domain_violations(config, axes) -> list[Violation]:
 
 def evaluate(config, arch: str, rule_set: RuleSet | None = None) -> Verdict:
     combo = Combo(arch, config.variant, config.dtype, config.ndim)
-    arch_only = build_model(combo)
+    arch_only = build_model(combo)  # space + arch constraints
     model = build_model(combo, rule_set) if rule_set is not None else arch_only
     arch_names = {c.name for c in arch_only.constraints}
     arch_v = _domain_violations(config, model.axes)

@@ -12,6 +12,7 @@ from typing import Iterable, Mapping
 
 from ..arch.constraints import constraints_for
 from ..space.axes import AXES, DEPTHWISE_AXES, GEMM_AXES
+from ..space.canonical import space_constraints
 from ..space.config import DepthwiseConfig, KernelConfig
 from ..space.constraints import Constraint
 from ..space.rulesets import Combo, RuleSet, kind_of
@@ -40,14 +41,14 @@ class Model:
 
 
 def build_model(combo: Combo, rule_set: RuleSet | None = None, extra: Iterable[Constraint] = ()) -> Model:
-    """Arch constraints for the combo's kernel kind, plus the rule set's, plus ``extra``."""
+    """Space and arch constraints for the combo's kernel kind, the rule set's, and ``extra``."""
     kind = kind_of(combo.variant)
     axes = kind_axes(kind)
     domains = {a: AXES[a].domain for a in axes}
     domains["variant"] = (combo.variant,)
     domains["dtype"] = (combo.dtype,)
     domains["ndim"] = (combo.ndim,)
-    constraints = list(constraints_for(combo.arch, kind))
+    constraints = [*space_constraints(kind), *constraints_for(combo.arch, kind)]
     if rule_set is not None:
         constraints.extend(rule_set.constraints(combo))
     constraints.extend(extra)

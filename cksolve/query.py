@@ -1,0 +1,232 @@
+"""The library behind the CLI: selections, enumeration, counting, checking, diffing.
+
+Everything here returns data; :mod:`cksolve.cli` only parses options and prints.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Iterable, Iterator, Sequence
+
+from .arch.facts import ARCHS
+from .space.axes import AXES
+from .space.naming import NameError_, parse_name
+from .space.rulesets import Combo, RuleSet, RuleSetError, get_rule_set
+from .solver import solve_combo
+
+__all__ = [
+    "CksolveError",
+    "Selection",
+    "Record",
+    "select",
+    "load_rule_set",
+    "enumerate_records",
+    "count_records",
+    "Source",
+    "diff_sources",
+]
+
+VARIANTS: tuple[str, ...] = AXES["variant"].domain
+DTYPES: tuple[str, ...] = AXES["dtype"].domain
+NDIMS: tuple[int, ...] = AXES["ndim"].domain
+
+
+class CksolveError(Exception):
+    """Bad input: the CLI prints the message as one line and exits 2."""
+
+
+def _split(values: Iterable[str] | None) -> list[str]:
+    out: list[str] = []
+    for v in values or ():
+        out.extend(p.strip() for p in str(v).split(",") if p.strip())
+    return out
+
+
+def _choose(option: str, given: Iterable[str] | None, valid: Sequence, convert=str) -> tuple:
+    raw = _split(given)
+    if not raw:
+        return tuple(valid)
+    chosen = []
+    for v in raw:
+        try:
+            value = convert(v)
+        except ValueError:
+            value = None
+        if value not in valid:
+            raise CksolveError(f"unknown {option} {v!r}; valid: {', '.join(str(x) for x in valid)}")
+        if value not in chosen:
+            chosen.append(value)
+    return tuple(x for x in valid if x in chosen)  # canonical order
+
+
+def _ndim(v: str) -> int:
+    return int(v[:-1]) if v.lower().endswith("d") else int(v)
+
+
+@dataclass(frozen=True)
+class Selection:
+    archs: tuple[str, ...]
+    variants: tuple[str, ...]
+    dtypes: tuple[str, ...]
+    ndims: tuple[int, ...]
+
+    def combos(self) -> list[Combo]:
+        """Combinations in canonical order: arch, variant, dtype, ndim."""
+        return [Combo(a, v, d, n) for a in self.archs for v in self.variants for d in self.dtypes for n in self.ndims]
+
+    def contains(self, arch: str, config) -> bool:
+        return (arch in self.archs and config.variant in self.variants
+                and config.dtype in self.dtypes and config.ndim in self.ndims)
+
+
+def select(archs=None, variants=None, dtypes=None, ndims=None) -> Selection:
+    return Selection(
+        _choose("arch", archs, ARCHS),
+        _choose("variant", variants, VARIANTS),
+        _choose("dtype", dtypes, DTYPES),
+        _choose("ndim", ndims, NDIMS, _ndim),
+    )
+
+
+def load_rule_set(name: str, builder_configs: str | None = None) -> RuleSet:
+    try:
+        return get_rule_set(name, builder_configs=builder_configs)
+    except RuleSetError as exc:
+        raise CksolveError(str(exc)) from None
+
+
+@dataclass(frozen=True)
+class Record:
+    rule_set: str
+    combo: Combo
+    config: object
+
+    @property
+    def name(self) -> str:
+        return self.config.name()
+
+    def as_dict(self) -> dict:
+        d = {"rule_set": self.rule_set, "arch": self.combo.arch, "variant": self.combo.variant,
+             "dtype": self.combo.dtype, "ndim": self.combo.ndim, "name": self.name, "kind": self.config.kind}
+        for k, v in self.config.as_dict().items():
+            d.setdefault(k, v)
+        if self.config.kind == "gemm":
+            d["block_per_cu"] = self.config.block_per_cu
+        return d
+
+
+def _solve(rule_set: RuleSet, combo: Combo):
+    try:
+        return solve_combo(rule_set, combo)
+    except RuleSetError as exc:
+        raise CksolveError(str(exc)) from None
+
+
+def enumerate_records(rule_set: RuleSet, selection: Selection) -> Iterator[Record]:
+    """Every (arch, config) of the rule set valid for the selection, in canonical order."""
+    label = rule_set.name
+    for combo in selection.combos():
+        configs = _solve(rule_set, combo).configs()
+        named = sorted((c.name(), c) for c in configs)
+        for _, c in named:
+            yield Record(label, combo, c)
+
+
+def count_records(rule_set: RuleSet, selection: Selection) -> dict[Combo, int]:
+    return {combo: _solve(rule_set, combo).count() for combo in selection.combos()}
+
+
+# --- diff ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Source:
+    """One side of a diff: a rule set, or a file of kernel names."""
+
+    label: str
+    rule_set: RuleSet | None = None
+    names: tuple | None = None
+
+    def configs(self, combo: Combo) -> dict[str, object]:
+        if self.rule_set is not None:
+            return {c.name(): c for c in _solve(self.rule_set, combo).configs()}
+        return {n: c for n, c in self.names
+                if c.variant == combo.variant and c.dtype == combo.dtype and c.ndim == combo.ndim}
+
+
+def open_source(spec: str, builder_configs: str | None = None) -> Source:
+    """A rule-set name, a rule-set file (.toml), or a file of kernel names."""
+    path = Path(spec)
+    if spec in _rule_set_names() or path.suffix == ".toml":
+        rs = load_rule_set(spec, builder_configs)
+        return Source(rs.name or spec, rule_set=rs)
+    if not path.is_file():
+        raise CksolveError(f"{spec!r} is neither a rule set ({', '.join(_rule_set_names())}) nor a readable file of names")
+    return Source(path.name, names=tuple(read_names(path)))
+
+
+@lru_cache(maxsize=1)
+def _rule_set_names() -> tuple[str, ...]:
+    from .space.rulesets import rule_set_names
+
+    return tuple(rule_set_names())
+
+
+def read_names(path: Path) -> list[tuple[str, object]]:
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise CksolveError(f"{path}: cannot read: {exc.strerror}") from None
+    out = []
+    for lineno, line in enumerate(lines, 1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        try:
+            out.append((line, parse_name(line)))
+        except NameError_:
+            raise CksolveError(f"{path}:{lineno}: not a kernel name: {line!r}") from None
+    return out
+
+
+@dataclass(frozen=True)
+class ComboDiff:
+    combo: Combo
+    only_a: tuple[str, ...]
+    only_b: tuple[str, ...]
+    common: int
+    why_a: tuple[tuple[str, object, int], ...]  # (axis, value, count) absent from B
+    why_b: tuple[tuple[str, object, int], ...]
+
+
+def _distinguishing(only: dict, other: dict) -> tuple[tuple[str, object, int], ...]:
+    """Axis values that only-here configs have and the other side never uses."""
+    if not only:
+        return ()
+    present: dict[str, set] = {}
+    for c in other.values():
+        for k, v in c.as_dict().items():
+            present.setdefault(k, set()).add(v)
+    counts: Counter = Counter()
+    for c in only.values():
+        for k, v in c.as_dict().items():
+            if v not in present.get(k, ()):
+                counts[(k, v)] += 1
+    ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0][0], repr(kv[0][1])))
+    return tuple((k, v, n) for (k, v), n in ranked)
+
+
+def diff_sources(a: Source, b: Source, selection: Selection) -> list[ComboDiff]:
+    out = []
+    for combo in selection.combos():
+        ca, cb = a.configs(combo), b.configs(combo)
+        only_a = {n: c for n, c in ca.items() if n not in cb}
+        only_b = {n: c for n, c in cb.items() if n not in ca}
+        if not (ca or cb):
+            continue
+        out.append(ComboDiff(combo, tuple(sorted(only_a)), tuple(sorted(only_b)), len(ca) - len(only_a),
+                             _distinguishing(only_a, cb), _distinguishing(only_b, ca)))
+    return out

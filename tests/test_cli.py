@@ -1,0 +1,158 @@
+"""The command line: machine formats, and bad input as one line with exit code 2."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from cksolve.cli import main
+
+GOOD = "grouped_conv_fwd_fp16_nhwgc_2d_compv3_cshuffle_intrawave_16x64x64_1x4x1_16x16x16"
+LDS = "grouped_conv_fwd_fp16_nhwgc_2d_compv4_cshuffle_intrawave_16x64x256_1x4x1_16x16x32_dsb"
+
+
+def run(capsys, *argv, stdin=None, monkeypatch=None):
+    if stdin is not None:
+        import io
+
+        monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
+    with pytest.raises(SystemExit) as exc:
+        main(list(argv))
+    out, err = capsys.readouterr()
+    return exc.value.code, out, err
+
+
+def test_enumerate_names_and_jsonl(capsys):
+    code, out, _ = run(capsys, "enumerate", "--rule-set", "default", "--arch", "gfx942",
+                       "--variant", "forward", "--dtype", "fp16", "--ndim", "2")
+    assert code == 0
+    names = out.split()
+    assert GOOD in names and names == sorted(names) and len(names) == 11
+    code, out, _ = run(capsys, "enumerate", "-r", "default", "-a", "gfx942", "--variant", "forward",
+                       "--dtype", "fp16", "--ndim", "2", "--format", "jsonl")
+    records = [json.loads(line) for line in out.splitlines()]
+    assert [r["name"] for r in records] == names
+    assert {"rule_set", "arch", "variant", "dtype", "ndim", "name", "tile_m", "pipeline"} <= set(records[0])
+
+
+def test_enumerate_csv_and_output_file(capsys, tmp_path):
+    target = tmp_path / "out.csv"
+    code, out, _ = run(capsys, "enumerate", "-r", "default", "-a", "gfx90a", "--variant", "bwd_weight",
+                       "--dtype", "fp32", "--ndim", "3", "--format", "csv", "--output", str(target))
+    assert code == 0 and out == ""
+    lines = target.read_text().splitlines()
+    assert lines[0].startswith("rule_set,arch,variant") and len(lines) == 1 + 12
+
+
+def test_count_json_by_arch(capsys):
+    code, out, _ = run(capsys, "count", "-r", "default", "--arch", "gfx942,gfx950", "--by", "arch", "--format", "json")
+    payload = json.loads(out)
+    assert code == 0 and payload["total"] == sum(g["count"] for g in payload["groups"])
+    assert [g["arch"] for g in payload["groups"]] == ["gfx942", "gfx950"]
+    assert payload["groups"][0]["count"] == 417
+
+
+def test_check_exit_codes_and_jsonl(capsys, tmp_path, monkeypatch):
+    names = tmp_path / "names.txt"
+    names.write_text(f"{GOOD}\n{LDS}\nnot_a_kernel\n")
+    code, out, _ = run(capsys, "check", "--arch", "gfx942", "--format", "jsonl", str(names))
+    records = [json.loads(line) for line in out.splitlines()]
+    assert code == 1
+    assert [r["valid"] for r in records] == [True, False, False]
+    assert records[1]["violations"][0]["constraint"] == "arch.lds_capacity"
+    assert records[2]["violations"][0]["constraint"] == "parse"
+    code, out, _ = run(capsys, "check", "--arch", "gfx942", "-", stdin=f"{GOOD}\n", monkeypatch=monkeypatch)
+    assert code == 0 and "valid" in out
+
+
+def test_explain_names_constraint_and_neighbours(capsys):
+    code, out, _ = run(capsys, "explain", LDS, "--arch", "gfx942")
+    assert code == 0
+    assert "LDS capacity exceeded: 40960 bytes > 32768" in out and "arch.lds_capacity" in out
+    assert "Nearest valid configs" in out
+
+
+def test_rule_sets_and_archs_list(capsys):
+    code, out, _ = run(capsys, "rule-sets")
+    assert code == 0 and out.startswith("default")
+    code, out, _ = run(capsys, "archs", "--format", "json")
+    archs = [a["arch"] for a in json.loads(out)["archs"]]
+    assert archs == ["gfx908", "gfx90a", "gfx942", "gfx950", "gfx1100", "gfx1200", "gfx1201", "gfx1250"]
+
+
+def test_diff_of_rule_set_and_names_file(capsys, tmp_path):
+    names = tmp_path / "some.txt"
+    names.write_text(GOOD + "\n")
+    code, out, _ = run(capsys, "diff", "default", str(names), "--arch", "gfx942", "--variant", "forward",
+                       "--dtype", "fp16", "--ndim", "2")
+    assert code == 0
+    assert "gfx942/forward/fp16/2d: only in default: 10, only in some.txt: 0, common: 1" in out
+    assert "only in default: 3 configs with pipeline=compv4" in out
+
+
+BAD_INPUTS = [
+    (["enumerate", "--rule-set", "nonesuch"], "unknown rule set 'nonesuch'"),
+    (["enumerate", "--rule-set", "default", "--arch", "gfx000"], "unknown arch 'gfx000'"),
+    (["enumerate", "--rule-set", "default", "--variant", "sideways"], "unknown variant 'sideways'"),
+    (["enumerate", "--rule-set", "default", "--dtype", "fp8"], "unknown dtype 'fp8'"),
+    (["enumerate", "--rule-set", "default", "--ndim", "4"], "unknown ndim '4'"),
+    (["count", "--rule-set", "default", "--by", "colour"], "unknown --by field 'colour'"),
+    (["enumerate", "--rule-set", "missing-file.toml"], "missing-file.toml: cannot read rule-set file"),
+    (["check", "--arch", "gfx942", "no/such/names.txt"], "cannot read no/such/names.txt"),
+    (["enumerate"], "Missing option"),
+]
+
+
+@pytest.mark.parametrize("argv, message", BAD_INPUTS)
+def test_bad_input_is_one_line_and_exit_2(capsys, argv, message):
+    code, out, err = run(capsys, *argv)
+    assert code == 2
+    assert err.count("\n") == 1 and message in err, err
+    assert "Traceback" not in err and out == ""
+
+
+def test_malformed_rule_set_file(capsys, tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text("pin = [\n")
+    code, _, err = run(capsys, "enumerate", "--rule-set", str(bad))
+    assert code == 2 and err.count("\n") == 1 and "malformed rule-set file" in err
+    bad.write_text('[pin]\ncolour = ["red"]\n')
+    code, _, err = run(capsys, "enumerate", "--rule-set", str(bad))
+    assert code == 2 and "unknown axis 'colour'" in err
+
+
+def test_rule_set_file_narrows_its_base(capsys, tmp_path):
+    mine = tmp_path / "mine.toml"
+    mine.write_text('base = "default"\n[pin]\npipeline = ["compv4"]\n')
+    code, out, _ = run(capsys, "enumerate", "--rule-set", str(mine), "--arch", "gfx942", "--variant", "forward",
+                       "--dtype", "fp16", "--ndim", "2")
+    assert code == 0 and len(out.split()) == 3 and all("compv4" in n for n in out.split())
+
+
+def test_unwritable_output_leaves_nothing(capsys, tmp_path):
+    target = tmp_path / "missing-dir" / "out.txt"
+    code, _, err = run(capsys, "enumerate", "-r", "default", "-a", "gfx942", "--output", str(target))
+    assert code == 2 and err.startswith("cksolve: error: cannot write") and err.count("\n") == 1
+    assert not target.parent.exists()
+
+
+def test_console_script_reports_errors_without_traceback():
+    env = dict(os.environ, PYTHONHASHSEED="123")
+    proc = subprocess.run([sys.executable, "-m", "cksolve", "enumerate", "--rule-set", "default", "--arch", "bogus"],
+                          capture_output=True, text=True, env=env, cwd=Path(__file__).resolve().parents[1])
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
+
+
+def test_output_is_byte_identical_across_hash_seeds():
+    outs = set()
+    for seed in ("0", "1", "4242"):
+        env = dict(os.environ, PYTHONHASHSEED=seed)
+        proc = subprocess.run([sys.executable, "-m", "cksolve", "enumerate", "--rule-set", "default", "--format", "jsonl"],
+                              capture_output=True, env=env, cwd=Path(__file__).resolve().parents[1], check=True)
+        outs.add(proc.stdout)
+    assert len(outs) == 1 and len(next(iter(outs))) > 1000
