@@ -172,7 +172,7 @@ def _do_chunk(bounds: tuple[int, int]) -> _Chunk:
                 res.entries[name] = prev
                 continue
             entry = [arch]
-            for rel, text in zip(rels, render.render_kernel(arch, c)):
+            for rel, text in zip(rels, render.render_kernel(arch, c, name=name)):
                 data = text.encode()
                 final = os.path.join(root, rel)
                 res.bytes += len(data)
