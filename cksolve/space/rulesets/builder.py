@@ -88,7 +88,7 @@ class BuilderRuleSet(RuleSet):
                 f"{', '.join(str(d.relative_to(self.root)) for d in dirs)} exists)"
             )
         # Read every file now: a malformed line fails at load time, before anything is printed.
-        self._files: dict[tuple[str, str, int], list[tuple[str, list[Instance]]]] = {}
+        self._files: dict[tuple[str, str, int], list[tuple[str, Path, list[Instance]]]] = {}
         parsed: dict[Path, list[Instance]] = {}
         for variant, dtype, ndim, layout, path in conf_files(self.root, subset):
             if not path.is_file():
@@ -96,7 +96,7 @@ class BuilderRuleSet(RuleSet):
             if path not in parsed:
                 read_as = "forward_depthwise" if variant == "forward_depthwise" else variant
                 parsed[path] = parse_conf(path, read_as)
-            self._files.setdefault((variant, dtype, ndim), []).append((layout, parsed[path]))
+            self._files.setdefault((variant, dtype, ndim), []).append((layout, path, parsed[path]))
         self.files_read = len(parsed)
 
     # --- configs ---------------------------------------------------------------------
@@ -106,7 +106,7 @@ class BuilderRuleSet(RuleSet):
         """CK's builder configs of one combination for one warp size, deduplicated, in file order."""
         skip = set(builder_data()["skip"]["bwd_weight_pipelines"]) if variant == "bwd_weight" else set()
         seen: dict = {}
-        for layout, instances in self._files.get((variant, dtype, ndim), ()):
+        for layout, _, instances in self._files.get((variant, dtype, ndim), ()):
             for inst in instances:
                 config = inst.config(warp_size, dtype, ndim, layout)
                 if config is None or getattr(config, "pipeline", None) in skip:
@@ -116,7 +116,7 @@ class BuilderRuleSet(RuleSet):
 
     def origin(self, config, warp_size: int) -> Instance | None:
         """The first ``.conf`` line that yields ``config`` (for explanations)."""
-        for layout, instances in self._files.get((config.variant, config.dtype, config.ndim), ()):
+        for layout, _, instances in self._files.get((config.variant, config.dtype, config.ndim), ()):
             for inst in instances:
                 if inst.config(warp_size, config.dtype, config.ndim, layout) == config:
                     return inst
@@ -127,8 +127,7 @@ class BuilderRuleSet(RuleSet):
         ws = arch_facts(combo.arch).warp_size
         configs = self.configs(combo.variant, combo.dtype, combo.ndim, ws)
         axes = DEPTHWISE_AXES if kind == "depthwise" else GEMM_AXES
-        files = sorted({inst.path for _, insts in self._files.get((combo.variant, combo.dtype, combo.ndim), ())
-                        for inst in insts[:1]})
+        files = [str(path) for _, path, _ in self._files.get((combo.variant, combo.dtype, combo.ndim), ())]
         where = ", ".join(files) if files else f"no .conf file under {self.root}"
         instances = table(
             f"rules.{self.name}.instances", axes, (scope_values(c, axes) for c in configs),

@@ -182,21 +182,14 @@ class Instance:
 # --- reading lines ----------------------------------------------------------------------
 
 
+# A bracketed group (Seq(...), an inner <...>): its commas do not separate arguments.
+_GROUP = re.compile(r"\([^()]*\)|<[^<>]*>")
+
+
 def _split_args(text: str) -> list[str]:
     """Template arguments split on top-level commas (``Seq(...)`` stays one argument)."""
-    out, depth, cur = [], 0, []
-    for ch in text:
-        if ch in "(<":
-            depth += 1
-        elif ch in ")>":
-            depth -= 1
-        if ch == "," and depth == 0:
-            out.append("".join(cur).strip())
-            cur = []
-        else:
-            cur.append(ch)
-    out.append("".join(cur).strip())
-    return out
+    masked = _GROUP.sub(lambda m: m.group(0).replace(",", "\0"), text)
+    return [a.strip().replace("\0", ",") for a in masked.split(",")]
 
 
 class _Line:
@@ -299,7 +292,7 @@ def _read_explicit(ln: _Line, spec: dict, body: str) -> dict:
     return out
 
 
-def _finish_xdl(ln: _Line, f: dict, kind: str) -> dict:
+def _finish_xdl(ln: _Line, f: dict) -> dict:
     """Target-independent part of the old-CK mapping: tile K, waves M/N, names."""
     if "k0" in f:
         f["tile_k"] = f.pop("k0") * f["k1"]
@@ -335,7 +328,7 @@ def _finish_xdl(ln: _Line, f: dict, kind: str) -> dict:
     return f
 
 
-def _finish_native(ln: _Line, f: dict, n_args: int) -> dict:
+def _finish_native(ln: _Line, f: dict) -> dict:
     version = ln.lookup("native_pipeline", "pipeline name", f.pop("pipeline_name"))
     f["version"] = version
     f["pipeline"] = ln.lookup("pipeline_version", "pipeline version", version)
@@ -390,11 +383,11 @@ def parse_instance(text: str, variant: str, where: str) -> Instance | None:
                     f"InVec,OutVec), got {len(args)}")
         f = {k: ln.int(k, v) for k, v in zip(data["depthwise"]["fields"], args)}
     elif form == "explicit":
-        f = _finish_xdl(ln, _read_explicit(ln, spec, body), name)
+        f = _finish_xdl(ln, _read_explicit(ln, spec, body))
     else:
         args = _split_args(body)
         f = _read_positional(ln, spec, args)
-        f = _finish_native(ln, f, len(args)) if form == "native" else _finish_xdl(ln, f, name)
+        f = _finish_native(ln, f) if form == "native" else _finish_xdl(ln, f)
     return Instance(path, int(line), name, spec["variant"], form, f)
 
 
