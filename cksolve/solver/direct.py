@@ -100,10 +100,6 @@ class _Rel:
         return self.constraint.holds(self.full_values(assignment))
 
 
-def _decide_fixed(rel: _Rel) -> bool:
-    return rel.constraint.holds(rel.full_values({}))
-
-
 def solve(model: Model) -> SolutionSet:
     domains = {a: tuple(d) for a, d in model.domains.items()}
     constraints = list(model.constraints)
@@ -116,14 +112,17 @@ def solve(model: Model) -> SolutionSet:
         changed = False
         remaining = []
         for c in constraints:
-            rel = _Rel(c, fixed)
-            if not rel.free:
-                if not _decide_fixed(rel):
+            scope = c.scope
+            free = [a for a in dict.fromkeys(scope) if a not in fixed]
+            if not free:
+                if not c.holds(tuple(fixed[a] for a in scope)):
                     return SolutionSet(model, fixed, (), empty=True)
                 continue
-            if len(rel.free) == 1:
-                axis = rel.free[0]
-                kept = tuple(v for v in domains[axis] if rel.holds_free((v,)))
+            if len(free) == 1:
+                axis = free[0]
+                kept = tuple(
+                    v for v in domains[axis] if c.holds(tuple(v if a == axis else fixed[a] for a in scope))
+                )
                 if kept != domains[axis]:
                     domains[axis] = kept
                     changed = True
@@ -154,10 +153,12 @@ def solve(model: Model) -> SolutionSet:
     for a in free_axes:
         groups.setdefault(find(a), []).append(a)
 
+    members: dict[str, list[_Rel]] = {}
+    for rel in rels:
+        members.setdefault(find(rel.free[0]), []).append(rel)
     components = []
     for root, axes in groups.items():
-        members = [r for r in rels if find(r.free[0]) == root]
-        comp = _join(axes, members, domains)
+        comp = _join(axes, members.get(root, []), domains)
         if not comp.rows:
             return SolutionSet(model, fixed, (), empty=True)
         components.append(comp)

@@ -1,0 +1,93 @@
+"""Generate docs/constraints.md from the constraint data, so the reference cannot drift.
+
+    python -m cksolve.docs > docs/constraints.md
+
+A test regenerates the page and compares it with the committed file.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from .arch.constraints import gemm_constraints, wmma_k_constraint
+from .arch.facts import ARCHS
+from .space.axes import AXES
+from .space.canonical import SPACE_CONSTRAINTS
+from .space.constraints import Check, Table
+from .space.rulesets import Combo, RULE_SETS, RuleSetError, get_rule_set
+
+__all__ = ["constraints_page"]
+
+# Rule sets are documented on a representative combination; builder sets need files.
+_SAMPLE = Combo("gfx942", "forward", "fp16", 2)
+_SAMPLE_BWD = Combo("gfx942", "bwd_weight", "fp16", 2)
+
+
+def _form(c) -> str:
+    if isinstance(c, Table):
+        return f"{'forbidden' if c.forbid else 'allowed'} table ({len(c.rows)} rows)"
+    assert isinstance(c, Check)
+    return f"check `{c.test.__name__}`"
+
+
+def _row(c) -> str:
+    scope = ", ".join(c.scope)
+    doc = (c.doc or c.message).replace("|", "\\|")
+    return f"| `{c.name}` | {scope} | {_form(c)} | {doc} | {c.source} |"
+
+
+def constraints_page() -> str:
+    lines = [
+        "# Constraint reference",
+        "",
+        "Generated from the constraint data by `python -m cksolve.docs`; do not edit by hand.",
+        "Every constraint has a stable name (what `check` and `explain` report), the axes it",
+        "touches, its form (a table the solvers use directly, or a named check that the",
+        "solvers tabulate over the finite domains), and the CK rule it encodes.",
+        "",
+        "## Axes",
+        "",
+        "| axis | kernel kind | domain | meaning |",
+        "|---|---|---|---|",
+    ]
+    for a in AXES.values():
+        lines.append(f"| `{a.name}` | {a.kind} | {', '.join(map(str, a.domain))} | {a.doc} |")
+    header = ["", "| name | scope | form | what it checks | CK rule |", "|---|---|---|---|---|"]
+    lines += ["", "## Space constraints", "", "They make a point of the raw domains a well-formed config.", *header]
+    lines += [_row(c) for c in SPACE_CONSTRAINTS]
+    lines += [
+        "", "## Architecture constraints", "",
+        "Built per architecture from `cksolve/arch/facts.toml`; shown here for gfx942 (table sizes",
+        f"vary by arch). Applied to every rule set, in CK's order. Architectures: {', '.join(ARCHS)}.",
+        "Depthwise kernels have no arch constraints: CK applies none to them.",
+        *header,
+    ]
+    lines += [_row(c) for c in gemm_constraints("gfx942")]
+    lines += [_row(wmma_k_constraint("gfx1201"))]
+    lines += ["", "`arch.wmma_k` is added by rule sets whose CK configs carry a dtype tag (`full` and",
+              "its subsets, `tests`, `profiler`); `default`'s configs carry none, so CK skips it there."]
+    lines += ["", "## Rule-set constraints", "",
+              f"Shown for {_SAMPLE.key} (and {_SAMPLE_BWD.key} where it differs).", ""]
+    documented: set[str] = set()
+    for name, (_, _, description) in RULE_SETS.items():
+        lines += [f"### `{name}`", "", description, ""]
+        try:
+            rs = get_rule_set(name)
+            seen = {}
+            for combo in (_SAMPLE, _SAMPLE_BWD):
+                for c in rs.constraints(combo):
+                    if not c.name.startswith("arch.") and c.name not in documented:
+                        seen.setdefault(c.name, c)
+            documented.update(seen)
+        except RuleSetError:
+            lines += ["Reads CK Builder `.conf` files (`--builder-configs`): one allowed table,",
+                      "`rules.<set>.instances`, over all axes of the kernel kind, per combination.", ""]
+            continue
+        lines += header[1:]
+        lines += [_row(c) for c in seen.values()]
+        lines.append("")
+    return "\n".join(lines).rstrip() + "\n"
+
+
+if __name__ == "__main__":
+    sys.stdout.write(constraints_page())
