@@ -1,0 +1,208 @@
+"""Rule sets ``full-tests`` and ``tiny``: coverage-defined subsets of ``full``.
+
+CK (``grouped_config_rules_full_tests.py`` @54f25023) selects these by
+*position* in its emission order, before the arch filter, over whatever a
+request groups together (e.g. depthwise kernels are picked inside a forward
+request). The same combination can therefore get different kernels depending
+on how it was asked for, and a config the arch filter drops leaves a hole.
+cksolve defines both per (arch, variant, dtype, ndim) combination by a
+contract over the *valid* ``full`` configs of that combination, in canonical
+(kernel name) order:
+
+``full-tests``
+    1. for every feature category (:func:`category`, CK's ``_classify_config``
+       order) the configs at positions 0, 5, 10, ... of that category in name
+       order -- "every 5th", and always at least the first;
+    2. then, for every (pipeline, scheduler) pair present in ``full`` for the
+       combination that step 1 did not cover, the first config in name order
+       with that pair.
+``tiny``
+    1. a minimum-size subset of ``full-tests`` covering every category and
+       every (pipeline, scheduler) pair present in ``full-tests`` (a minimum
+       set cover, solved with CP-SAT in :mod:`cksolve.solver.cover`; ties go to
+       the lexicographically smallest set of name ranks, i.e. earlier names);
+    2. padded to ``min(10, |full-tests|)`` configs: first, in name order,
+       configs that bring a tile shape not yet present (GEMM: tile m x n x k;
+       depthwise: tile h x w), then the rest in name order.
+
+Depthwise kernels have no pipeline or scheduler, so for them only the
+category counts (depthwise combinations hold only depthwise configs, so their
+cover is one config).
+
+Each rule set is ``full``'s constraints plus one allowed table over every axis
+of the kernel kind whose rows are the selected configs, so ``count``,
+``check``, ``diff`` and ``emit`` work unchanged and ``check`` still says which
+``full`` rule a foreign config breaks. The selections are computed once per
+combination (``lru_cache``) from :func:`cksolve.solver.enumerate_combo`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Sequence
+
+from ..axes import DEPTHWISE_AXES, GEMM_AXES
+from ..constraints import Constraint
+from .base import Combo, RuleSet, kind_of, table
+
+__all__ = [
+    "CATEGORIES", "STRIDE", "TINY_SIZE", "category", "pair", "coverage", "coverage_of",
+    "full_configs", "full_tests_selection", "tiny_selection", "TinySelection",
+    "FullTestsRuleSet", "TinyRuleSet",
+]
+
+_SRC = "grouped_config_rules_full_tests.py (CK 54f25023), redefined per combination by coverage"
+
+#: Feature categories in CK's ``_classify_config`` priority order (first match wins).
+CATEGORIES = ("depthwise", "streamk", "split_image", "merged_groups", "two_stage", "explicit_gemm", "regular")
+#: full-tests keeps positions 0, STRIDE, 2*STRIDE, ... of each category.
+STRIDE = 5
+#: tiny is padded up to this many configs (or all of full-tests if fewer).
+TINY_SIZE = 10
+
+
+def category(config) -> str:
+    """CK's ``_classify_config`` feature (without the dtype: a combination has one dtype)."""
+    if config.kind == "depthwise":
+        return "depthwise"
+    if config.streamk:
+        return "streamk"
+    if config.split_image:
+        return "split_image"
+    if config.groups_to_merge > 1:  # wins over two_stage
+        return "merged_groups"
+    if config.two_stage:  # wins over explicit_gemm
+        return "two_stage"
+    if config.explicit_gemm:
+        return "explicit_gemm"
+    return "regular"
+
+
+def pair(config) -> tuple[str, str] | None:
+    """The (pipeline, scheduler) of a GEMM config; None for depthwise (not applicable)."""
+    return None if config.kind == "depthwise" else (config.pipeline, config.scheduler)
+
+
+def coverage(config) -> frozenset[str]:
+    """What one config covers: ``category:<c>`` and, for GEMM, ``pair:<pipeline>/<scheduler>``."""
+    p = pair(config)
+    out = {f"category:{category(config)}"}
+    if p is not None:
+        out.add(f"pair:{p[0]}/{p[1]}")
+    return frozenset(out)
+
+
+def coverage_of(configs) -> frozenset[str]:
+    """The coverage of a set of configs: its categories and its (pipeline, scheduler) pairs."""
+    return frozenset().union(*(coverage(c) for c in configs))
+
+
+def _tile_shape(config) -> tuple:
+    if config.kind == "depthwise":
+        return (config.tile_h, config.tile_w)
+    return (config.tile_m, config.tile_n, config.tile_k)
+
+
+@lru_cache(maxsize=None)
+def full_configs(combo: Combo) -> tuple:
+    """``full``'s valid configs for the combo, in name order (computed once per combo)."""
+    from ...solver import enumerate_combo
+    from . import get_rule_set
+
+    return tuple(enumerate_combo(get_rule_set("full"), combo))
+
+
+@lru_cache(maxsize=None)
+def full_tests_selection(combo: Combo) -> tuple:
+    """The full-tests configs of the combo, in name order (see the module docstring)."""
+    full = full_configs(combo)
+    by_category: dict[str, list[int]] = {}
+    for i, c in enumerate(full):
+        by_category.setdefault(category(c), []).append(i)
+    chosen = {i for members in by_category.values() for i in members[::STRIDE]}
+    covered = {pair(full[i]) for i in chosen}
+    for i, c in enumerate(full):  # first config (name order) of each pair not yet covered
+        p = pair(c)
+        if p is not None and p not in covered:
+            covered.add(p)
+            chosen.add(i)
+    return tuple(full[i] for i in sorted(chosen))
+
+
+@dataclass(frozen=True)
+class TinySelection:
+    configs: tuple          # the tiny configs, in name order
+    cover: tuple            # the minimum-cover part, in name order
+    padding: tuple          # what padding added, in the order it was added
+    status: str             # CP-SAT status of the cover ("OPTIMAL")
+    universe: frozenset     # what the cover had to cover (= coverage of full-tests)
+
+
+@lru_cache(maxsize=None)
+def tiny_selection(combo: Combo) -> TinySelection:
+    """The tiny configs of the combo: minimum cover of full-tests, then padding."""
+    from ...solver.cover import minimum_cover
+
+    ft = full_tests_selection(combo)
+    items = [coverage(c) for c in ft]
+    universe = frozenset().union(*items)
+    idx, status = minimum_cover(items, universe)
+    chosen = list(idx)
+    taken = set(idx)
+    target = min(TINY_SIZE, len(ft))
+    shapes = {_tile_shape(ft[i]) for i in chosen}
+    padding: list[int] = []
+    for new_shapes_only in (True, False):
+        for i, c in enumerate(ft):
+            if len(chosen) >= target:
+                break
+            if i in taken or (new_shapes_only and _tile_shape(c) in shapes):
+                continue
+            chosen.append(i)
+            taken.add(i)
+            padding.append(i)
+            shapes.add(_tile_shape(c))
+    return TinySelection(
+        configs=tuple(ft[i] for i in sorted(chosen)),
+        cover=tuple(ft[i] for i in idx),
+        padding=tuple(ft[i] for i in padding),
+        status=status,
+        universe=universe,
+    )
+
+
+def _selection_table(rule_set: str, combo: Combo, configs: Sequence):
+    kind = kind_of(combo.variant)
+    axes = GEMM_AXES if kind == "gemm" else DEPTHWISE_AXES
+    return table(
+        f"rules.{rule_set}.selection", axes, (tuple(getattr(c, a) for a in axes) for c in configs),
+        f"{rule_set}: this config is not one of the {len(configs)} configs {rule_set} selects from full "
+        f"for {combo.key}",
+        _SRC, applies_to=kind,
+    )
+
+
+class _SubsetRuleSet(RuleSet):
+    def constraints(self, combo: Combo) -> Sequence[Constraint]:
+        return _constraints(self.name, combo)
+
+
+@lru_cache(maxsize=None)
+def _constraints(name: str, combo: Combo) -> tuple:
+    from . import get_rule_set
+
+    configs = full_tests_selection(combo) if name == "full-tests" else tiny_selection(combo).configs
+    return (*get_rule_set("full").constraints(combo), _selection_table(name, combo, configs))
+
+
+class FullTestsRuleSet(_SubsetRuleSet):
+    name = "full-tests"
+    description = ("Every 5th full config per feature category (at least one), plus one per uncovered "
+                   "(pipeline, scheduler) pair; per combination, in name order.")
+
+
+class TinyRuleSet(_SubsetRuleSet):
+    name = "tiny"
+    description = ("Minimum CP-SAT cover of full-tests' categories and (pipeline, scheduler) pairs, "
+                   "padded to 10 configs with new tile shapes first.")

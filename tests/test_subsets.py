@@ -1,0 +1,227 @@
+"""Rule sets ``full-tests`` and ``tiny``: the coverage contract on every combination.
+
+Every (arch, variant, dtype, ndim) for all archs (the oracle's five plus
+gfx908, gfx1200, gfx1250). ``full``'s enumeration is computed once per combo
+and shared (``subsets.full_configs`` is cached), so the module runs in seconds.
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+
+import pytest
+
+from cksolve.arch.facts import ARCHS
+from cksolve.query import select
+from cksolve.solver import solve_combo
+from cksolve.solver.cover import CoverError, minimum_cover
+from cksolve.space.naming import parse_name
+from cksolve.space.rulesets import Combo, get_rule_set, rule_set_names
+from cksolve.space.rulesets import subsets
+from cksolve.space.rulesets.subsets import (
+    CATEGORIES, STRIDE, TINY_SIZE, category, coverage, coverage_of, full_configs, full_tests_selection, pair,
+    tiny_selection,
+)
+
+from conftest import oracle, split_key
+
+ORACLE_ARCHS = ("gfx90a", "gfx942", "gfx950", "gfx1100", "gfx1201")
+
+
+def _combos(arch: str) -> list[Combo]:
+    return select(archs=[arch]).combos()
+
+
+def _names(configs) -> list[str]:
+    return [c.name() for c in configs]
+
+
+def _shape(c) -> tuple:
+    return (c.tile_h, c.tile_w) if c.kind == "depthwise" else (c.tile_m, c.tile_n, c.tile_k)
+
+
+def test_all_archs_are_checked():
+    assert set(ORACLE_ARCHS) | {"gfx908", "gfx1200", "gfx1250"} <= set(ARCHS)
+    assert {"full-tests", "tiny"} <= set(rule_set_names())
+
+
+# --- full-tests ------------------------------------------------------------------------
+
+
+def _check_full_tests(combo: Combo) -> None:
+    full = full_configs(combo)
+    ft = full_tests_selection(combo)
+    names = _names(ft)
+    assert names == sorted(set(names)), "name order, no duplicates"
+    assert set(names) <= set(_names(full)), "subset of full"
+    if combo.variant == "forward_depthwise":
+        assert {category(c) for c in full} <= {"depthwise"}
+    else:
+        assert "depthwise" not in {category(c) for c in full}
+    # 1. every 5th config (0, 5, 10, ...) of each category, at least one per category
+    stride = set()
+    for cat in CATEGORIES:
+        members = [c for c in full if category(c) == cat]
+        stride.update(_names(members[::STRIDE]))
+        assert bool(members) == any(category(c) == cat for c in ft)
+    assert stride <= set(names)
+    # 2. the others: one per (pipeline, scheduler) pair of full the stride picks miss, the first in name order
+    stride_pairs = {pair(c) for c in full if c.name() in stride}
+    extras = [c for c in ft if c.name() not in stride]
+    assert len({pair(c) for c in extras}) == len(extras), "at most one extra per pair"
+    for c in extras:
+        p = pair(c)
+        assert p is not None and p not in stride_pairs
+        assert c is next(x for x in full if pair(x) == p), "extra is the first config with its pair"
+    assert {pair(c) for c in ft} == {pair(c) for c in full}
+    assert coverage_of(ft) == coverage_of(full)
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_full_tests_contract(arch):
+    for combo in _combos(arch):
+        _check_full_tests(combo)
+
+
+# --- tiny ------------------------------------------------------------------------------
+
+
+def _brute_force_cover(items: list[frozenset]) -> tuple[int, tuple[int, ...]]:
+    """Smallest cover size and the lexicographically smallest such cover, by enumeration."""
+    universe = frozenset().union(*items) if items else frozenset()
+    if not universe:
+        return 0, ()
+    first = {}
+    for i, s in enumerate(items):
+        first.setdefault(s, i)
+    candidates = sorted(first.values())
+    for k in range(1, len(candidates) + 1):
+        covers = [ix for ix in combinations(candidates, k) if frozenset().union(*(items[i] for i in ix)) == universe]
+        if covers:
+            return k, min(covers)
+    raise AssertionError("no cover")  # pragma: no cover
+
+
+def _check_tiny(combo: Combo) -> None:
+    ft = full_tests_selection(combo)
+    sel = tiny_selection(combo)
+    names = _names(sel.configs)
+    assert names == sorted(set(names))
+    assert set(names) <= set(_names(ft)), "subset of full-tests"
+    # cover: covers every category and pair of full-tests, minimum by CP-SAT's proof
+    assert sel.status == "OPTIMAL"
+    assert sel.universe == coverage_of(ft)
+    assert coverage_of(sel.cover) == sel.universe
+    assert coverage_of(sel.configs) == coverage_of(ft)
+    # independent check of minimality and of the tie-break (earliest names)
+    size, lex = _brute_force_cover([coverage(c) for c in ft])
+    assert len(sel.cover) == size
+    assert _names(sel.cover) == [ft[i].name() for i in lex]
+    if combo.variant == "forward_depthwise" and ft:
+        assert len(sel.cover) == 1 and all(pair(c) is None for c in ft)
+    # padding: up to min(10, |full-tests|); new tile shapes first, each phase in name order
+    assert len(sel.configs) == max(len(sel.cover), min(TINY_SIZE, len(ft)))
+    assert set(_names(sel.cover)) | set(_names(sel.padding)) == set(names)
+    assert not set(_names(sel.cover)) & set(_names(sel.padding))
+    shapes = {_shape(c) for c in sel.cover}
+    chosen = set(_names(sel.cover))
+    new_phase = True
+    previous = {True: "", False: ""}
+    for c in sel.padding:
+        is_new = _shape(c) not in shapes
+        if not is_new:
+            new_phase = False
+            unused_new = [x for x in ft if x.name() not in chosen and _shape(x) not in shapes]
+            assert not unused_new, f"{c.name()} repeats a shape while {unused_new[0].name()} would add one"
+        else:
+            assert new_phase, "a new-shape config after the repeat phase started"
+        assert c.name() > previous[is_new]
+        previous[is_new] = c.name()
+        shapes.add(_shape(c))
+        chosen.add(c.name())
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_tiny_contract(arch):
+    for combo in _combos(arch):
+        _check_tiny(combo)
+
+
+# --- the rule sets through the solver (the table encoding) ------------------------------
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_rule_sets_solve_to_the_selection(arch):
+    ft_rs, tiny_rs = get_rule_set("full-tests"), get_rule_set("tiny")
+    for combo in _combos(arch):
+        assert _names(sorted(solve_combo(tiny_rs, combo).configs(), key=lambda c: c.name())) == \
+            _names(tiny_selection(combo).configs)
+        assert solve_combo(ft_rs, combo).count() == len(full_tests_selection(combo))
+
+
+def test_check_explains_a_full_config_outside_tiny():
+    from cksolve.solver.evaluate import evaluate  # noqa: F401 - the API `check` uses
+
+    combo = Combo("gfx942", "forward", "fp16", 2)
+    outside = next(c for c in full_configs(combo) if c not in set(tiny_selection(combo).configs))
+    rows = subsets._constraints("tiny", combo)[-1]
+    assert rows.name == "rules.tiny.selection"
+    assert not rows.holds(tuple(getattr(outside, a) for a in rows.scope))
+
+
+# --- determinism -----------------------------------------------------------------------
+
+
+def test_deterministic_recomputation():
+    combos = [Combo("gfx942", "forward", "fp16", 2), Combo("gfx950", "bwd_weight", "bf16", 3),
+              Combo("gfx1201", "forward_depthwise", "fp32", 2), Combo("gfx908", "forward", "fp32", 1)]
+    before = {c: (_names(full_tests_selection(c)), _names(tiny_selection(c).configs)) for c in combos}
+    full_tests_selection.cache_clear()
+    tiny_selection.cache_clear()
+    subsets._constraints.cache_clear()
+    for c in combos:
+        assert (_names(full_tests_selection(c)), _names(tiny_selection(c).configs)) == before[c]
+        items = [coverage(x) for x in full_tests_selection(c)]
+        assert len({minimum_cover(items) for _ in range(3)}) == 1
+
+
+# --- the cover solver ------------------------------------------------------------------
+
+
+def test_minimum_cover_small_cases(monkeypatch):
+    items = [frozenset("ab"), frozenset("cd"), frozenset("a"), frozenset("bc"), frozenset("d"), frozenset("ad")]
+    assert minimum_cover(items) == ((0, 1), "OPTIMAL")
+    assert minimum_cover(items, {"a", "c"}) == ((0, 1), "OPTIMAL")
+    assert minimum_cover(items, {"b", "c"}) == ((3,), "OPTIMAL")
+    assert minimum_cover(items, set()) == ((), "OPTIMAL")
+    # tie among minimum covers: earliest indices win, duplicates resolve to the first
+    dup = [frozenset("x"), frozenset("ab"), frozenset("ab"), frozenset("a"), frozenset("b")]
+    assert minimum_cover(dup, {"a", "b"}) == ((1,), "OPTIMAL")
+    with pytest.raises(CoverError):
+        minimum_cover(items, {"z"})
+    # the one-by-one lexicographic phase (used beyond 60 distinct sets) agrees
+    import cksolve.solver.cover as cover
+
+    monkeypatch.setattr(cover, "_LEX_BITS", 0)
+    assert minimum_cover(items) == ((0, 1), "OPTIMAL")
+    assert minimum_cover(dup, {"a", "b"}) == ((1,), "OPTIMAL")
+
+
+# --- against CK's own selection --------------------------------------------------------
+
+
+@pytest.mark.parametrize("rule_set", ["tiny", "full-tests"])
+def test_covers_at_least_what_ck_covers(rule_set):
+    """cksolve's subset covers every category and (pipeline, scheduler) pair CK's accepted names cover.
+
+    Where the coverages are equal, tiny's minimum-cover part is never larger
+    than CK's list (the padding to 10 can be: CK pads before its arch filter).
+    """
+    ck = oracle(rule_set)
+    for key, entry in ck.items():
+        combo = Combo(*split_key(key))
+        theirs = [parse_name(n) for n in entry["accepted"]]
+        ours = tiny_selection(combo).configs if rule_set == "tiny" else full_tests_selection(combo)
+        assert coverage_of(theirs) <= coverage_of(ours), key
+        if rule_set == "tiny" and theirs and coverage_of(theirs) == coverage_of(ours):
+            assert len(tiny_selection(combo).cover) <= len(theirs), key
