@@ -8,8 +8,9 @@ instead of CK's emission loops:
     which (feature variant, tile, pipeline, scheduler) CK emits: the base tile
     table of the (variant, ndim, dtype) with the tile's pipelines, plus every
     feature variant of the variant (``VARIANT_FEATURES``) on its own tiles with
-    its pipeline override or the tile's pipelines. 1D has no base tiles, so 1D
-    kernels come only from features, as in CK.
+    its pipeline override or the tile's pipelines; the double LDS buffer is on
+    for compv4 (or when a feature sets it). 1D has no base tiles, so 1D kernels
+    come only from features, as in CK.
 ``rules.full.wave_warp``
     the (wave split, warp m x n) pairs of a tile (``get_wave_warp_pairs``):
     curated waves x warp-shape rule, kept where tile_math's structural pairs
@@ -25,9 +26,8 @@ instead of CK's emission loops:
     the tile's vector strategies and extra triples (``get_vec_strategies``,
     ``get_extra_vec_triples``), each kept only if ``tile_math.get_valid_vec_sizes``
     allows it for the wave split.
-``rules.full.specialization``, ``rules.full.double_smem_buffer``,
-``rules.full.explicit_gemm_wavelet``
-    ``get_specs_for_tile``; dsb iff compv4; no wavelet with explicit GEMM.
+``rules.full.specialization``, ``rules.full.explicit_gemm_wavelet``
+    ``get_specs_for_tile``; no wavelet with explicit GEMM.
 ``rules.full.depthwise``
     the curated ``DEPTHWISE_PARAMS`` (2D forward, every dtype).
 
@@ -57,7 +57,7 @@ _VEC = ("vector_a", "vector_b", "vector_c")
 #: The axes a feature variant sets (FeatureSpec fields), with their base values.
 _FEATURE_BASE = {
     "split_image": False, "groups_to_merge": 1, "explicit_gemm": False, "two_stage": False,
-    "streamk": False, "streamk_strategy": "tree", "streamk_persistent": False,
+    "streamk": False, "streamk_strategy": "tree", "streamk_persistent": False, "double_smem_buffer": False,
 }
 _FEATURES = tuple(_FEATURE_BASE)
 _DEPTHWISE = ("tile_h", "tile_w", "filt", "str_h", "str_w", "pad_h", "pad_w", "nbatch",
@@ -202,17 +202,23 @@ class FullRuleSet(RuleSet):
     @lru_cache(maxsize=None)
     def _family_rows(self, variant: str, ndim: int, dtype: str) -> tuple:
         d, dclass = self.data, self._dclass(dtype)
-        base = tuple(_FEATURE_BASE.values())
-        sources = [(base, d["tiles"].get(variant, {}).get(f"{ndim}d/{dtype}", []), None)]
+        base_tiles = d["tiles"].get(variant, {}).get(f"{ndim}d/{dtype}", [])
+        sources = [(_FEATURE_BASE, base_tiles, None)]
         for f in d["features"].get(variant, []):
             if dclass not in f.get("dtype_classes", [dclass]) or ndim not in f.get("ndims", [ndim]):
                 continue
-            flags = tuple({**_FEATURE_BASE, **f["set"]}[a] for a in _FEATURES)
-            sources.append((flags, f["tiles"], _pipes(f["pipelines"]) if "pipelines" in f else None))
+            # a feature without its own tiles uses the base tiles (tile_override None)
+            sources.append(({**_FEATURE_BASE, **f["set"]}, f.get("tiles", base_tiles),
+                            _pipes(f["pipelines"]) if "pipelines" in f else None))
+        dsb_pipelines = set(d["double_smem_buffer"]["pipelines"])
+        dsb_at = _FEATURES.index("double_smem_buffer")
         rows = set()
-        for flags, tiles, pipes in sources:
+        for feature, tiles, pipes in sources:
+            flags = [feature[a] for a in _FEATURES]
             for t in map(_tile, tiles):
                 for p, s in pipes if pipes is not None else self._pipelines(variant, dclass, t):
+                    # double LDS buffer: forced by the pipeline, or set by the feature
+                    flags[dsb_at] = feature["double_smem_buffer"] or p in dsb_pipelines
                     rows.add((*flags, *t, p, s))
         return tuple(sorted(rows, key=repr))
 
@@ -269,9 +275,10 @@ class FullRuleSet(RuleSet):
                   self._family_rows(variant, ndim, dtype),
                   "full: tile {tile_m}x{tile_n}x{tile_k} with {pipeline}/{scheduler} (split_image={split_image}, "
                   "gm={groups_to_merge}, explicit_gemm={explicit_gemm}, two_stage={two_stage}, "
-                  f"streamk={{streamk}}/{{streamk_persistent}}) is not a base or feature kernel of {where}",
-                  f"{_SRC} get_configs: get_tiles, VARIANT_FEATURES, get_pipelines_for_tile"),
-            _dsb_table(tuple(self.data["double_smem_buffer"]["pipelines"])),
+                  "streamk={streamk}/{streamk_persistent}, dsb={double_smem_buffer}) is not a base or feature "
+                  f"kernel of {where}",
+                  f"{_SRC} get_configs: get_tiles, VARIANT_FEATURES, get_pipelines_for_tile, "
+                  "_emit_configs_for_tile (double_smem_buffer)"),
             _explicit_gemm_wavelet(),
             table("rules.full.specialization", (*_TILE, "specialization"), self._spec_rows(variant, tiles),
                   f"full: specialization {{specialization}} is not used for tile {{tile_m}}x{{tile_n}}x{{tile_k}} ({variant})",
@@ -325,16 +332,6 @@ class FullRuleSet(RuleSet):
 
 
 @lru_cache(maxsize=None)
-def _dsb_table(pipelines: tuple) -> Table:
-    from ..axes import AXES
-
-    return table("rules.full.double_smem_buffer", ("pipeline", "double_smem_buffer"),
-                 ((p, p in pipelines) for p in AXES["pipeline"].domain),
-                 "full: double_smem_buffer={double_smem_buffer} with {pipeline} (on exactly for "
-                 + "/".join(pipelines) + ")", f"{_SRC} _emit_configs_for_tile (double_smem_buffer)")
-
-
-@lru_cache(maxsize=None)
 def _explicit_gemm_wavelet() -> Table:
     return Table("rules.full.explicit_gemm_wavelet", ("explicit_gemm", "pipeline"), frozenset({(True, "wavelet")}),
                  "full: explicit GEMM kernels never use the wavelet pipeline",
@@ -360,4 +357,4 @@ def _vector_gate(gate: tuple) -> Check:
 def _pins() -> tuple:
     src = f"{_SRC} _emit_configs_for_tile (fixed trait fields)"
     return (pin("full", "epilogue", ("cshuffle",), src),
-            *pin_defaults("full", src, skip=("scheduler", *_VEC, "double_smem_buffer", "specialization", *_FEATURES)))
+            *pin_defaults("full", src, skip=("scheduler", *_VEC, "specialization", *_FEATURES)))
