@@ -10,7 +10,7 @@ Guarantees
 * rendering runs in a fork-based process pool over chunks of kernels.
 
 Skip-unchanged without re-rendering: the directory keeps a small manifest
-(``.cksolve-emit.json``) with, per kernel, the arch and the size and mtime of
+(``.cksolve-emit.manifest``) with, per kernel, the arch and the size and mtime of
 each of its files as written, and the digest of the templates. A kernel whose
 name, arch and template digest match the manifest and whose files still have
 the recorded size and mtime is unchanged without rendering it; anything else
@@ -37,8 +37,8 @@ from ..space.config import DepthwiseConfig, KernelConfig
 
 __all__ = ["EmitError", "EmitSummary", "emit", "names_to_configs", "MANIFEST", "check_file_name"]
 
-MANIFEST = ".cksolve-emit.json"
-_MANIFEST_FORMAT = 1
+MANIFEST = ".cksolve-emit.manifest"
+_MANIFEST_FORMAT = 2
 _TMP_TAG = ".cksolve-tmp"
 #: a kernel name must be a plain file name: no separators, no leading dot
 _PLAIN = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+-]*")
@@ -165,8 +165,7 @@ def _do_chunk(bounds: tuple[int, int]) -> _Chunk:
                 raise _Aborted()
             rels = render.kernel_paths(name)
             prev = old.get(name)
-            if prev is not None and prev[0] == arch and all(
-                    _stat_ok(os.path.join(root, r), prev[1 + 2 * i], prev[2 + 2 * i]) for i, r in enumerate(rels)):
+            if prev is not None and prev[0] == arch and _unchanged(name, prev):
                 res.unchanged += 3
                 res.bytes += prev[1] + prev[3] + prev[5]
                 res.entries[name] = prev
@@ -190,7 +189,7 @@ def _do_chunk(bounds: tuple[int, int]) -> _Chunk:
                     entry += _write_new(final, data)
                 res.written += 1
                 res.bytes_written += len(data)
-            res.entries[name] = entry
+            res.entries[name] = tuple(entry)
     except _Aborted:
         res.error = "aborted"
     except OSError as e:
@@ -200,6 +199,38 @@ def _do_chunk(bounds: tuple[int, int]) -> _Chunk:
         _remove(t for t, _ in res.temps)
         res.temps = []
     return res
+
+
+def _dir_fds() -> tuple[int, int]:
+    """Descriptors of the output directory and its wrapper directory (per process)."""
+    key = ("fds", os.getpid())
+    fds = _S.get(key)
+    if fds is None:
+        root = _S["root"]
+        fds = _S[key] = (os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC),
+                         os.open(os.path.join(root, render.WRAPPER_DIR), os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC))
+    return fds
+
+
+def _close_fds() -> None:
+    for fd in _S.pop(("fds", os.getpid()), ()):
+        os.close(fd)
+
+
+def _unchanged(name: str, prev) -> bool:
+    """Do the kernel's three files still have the size and mtime the manifest recorded?"""
+    top, wrap = _dir_fds()
+    try:
+        st = os.stat(name + ".hpp", dir_fd=top)
+        if st.st_size != prev[1] or st.st_mtime_ns != prev[2]:
+            return False
+        st = os.stat(name + ".cpp", dir_fd=top)
+        if st.st_size != prev[3] or st.st_mtime_ns != prev[4]:
+            return False
+        st = os.stat(f"dispatcher_wrapper_{name}.hpp", dir_fd=wrap)
+        return st.st_size == prev[5] and st.st_mtime_ns == prev[6]
+    except OSError:
+        return False
 
 
 def _do_renames(pairs: Sequence[tuple[str, str]]) -> str | None:
@@ -229,20 +260,38 @@ def _remove(paths: Iterable[str]) -> None:
 
 
 # ------------------------------------------------------------------- manifest
+# The manifest: one JSON line (format, template digest, globals entry, kernel
+# names and archs), then the (size, mtime_ns) pairs of every kernel's three
+# files as native int64s -- it is read on every emit, so it is kept cheap to load.
 def _load_manifest(root: Path) -> tuple[dict, list | None]:
+    from array import array
+
     try:
-        with open(root / MANIFEST, encoding="utf-8") as fh:
-            m = json.load(fh)
-        if m.get("format") != _MANIFEST_FORMAT or m.get("digest") != render.templates_digest():
+        with open(root / MANIFEST, "rb") as fh:
+            head = json.loads(fh.readline())
+            if head.get("format") != _MANIFEST_FORMAT or head.get("digest") != render.templates_digest():
+                return {}, None
+            nums = array("q")
+            nums.frombytes(fh.read())
+        names, archs, arch_of = head["names"], head["archs"], head["arch_of"]
+        if len(nums) != 6 * len(names) or len(arch_of) != len(names):
             return {}, None
-        return dict(m["kernels"]), m.get("globals")
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return ({n: (archs[a], *nums[6 * i:6 * i + 6]) for i, (n, a) in enumerate(zip(names, arch_of))},
+                head.get("globals"))
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, IndexError):
         return {}, None
 
 
 def _save_manifest(root: Path, kernels: dict, globals_entry: list) -> None:
-    data = json.dumps({"format": _MANIFEST_FORMAT, "digest": render.templates_digest(),
-                       "globals": globals_entry, "kernels": kernels}, separators=(",", ":")).encode()
+    from array import array
+
+    names = sorted(kernels)
+    archs = sorted({kernels[n][0] for n in names})
+    index = {a: i for i, a in enumerate(archs)}
+    head = {"format": _MANIFEST_FORMAT, "digest": render.templates_digest(), "globals": globals_entry,
+            "archs": archs, "arch_of": [index[kernels[n][0]] for n in names], "names": names}
+    nums = array("q", [x for n in names for x in kernels[n][1:7]])
+    data = json.dumps(head, separators=(",", ":")).encode() + b"\n" + nums.tobytes()
     tmp = str(root / f".{MANIFEST}.{os.getpid()}{_TMP_TAG}")
     try:
         _write_new(tmp, data)
@@ -352,7 +401,12 @@ def emit(configs: Sequence[tuple[str, KernelConfig | DepthwiseConfig]], out_dir:
         if use_pool:
             if any(_needs_render(it, manifest) for it in items[:: max(1, n // 64)]):
                 render.warm_up()  # compile templates once, before the fork
-            pool = ctx.Pool(min(jobs, len(chunks)))
+            kind = os.environ.get("CKSOLVE_EMIT_POOL", "process")
+            if kind.startswith("thread"):
+                from multiprocessing.pool import ThreadPool
+                pool = ThreadPool(int(kind[6:] or jobs))
+            else:
+                pool = ctx.Pool(min(jobs, len(chunks)))
             stream = pool.imap_unordered(_do_chunk, chunks)
         else:
             stream = map(_do_chunk, chunks)
@@ -384,6 +438,7 @@ def emit(configs: Sequence[tuple[str, KernelConfig | DepthwiseConfig]], out_dir:
         if pool is not None:
             pool.close()
             pool.join()
+        _close_fds()
         _S.clear()
 
     if error is not None:
