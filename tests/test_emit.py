@@ -53,7 +53,7 @@ def _features(c) -> set:
         "variant", "dtype", "ndim", "pipeline", "scheduler", "epilogue", "specialization", "double_smem_buffer",
         "split_image", "explicit_gemm", "two_stage", "streamk", "streamk_strategy", "streamk_persistent",
         "groups_to_merge", "wave_groups", "layout")}
-    feats |= {("vdn", c.variant, c.dtype, c.ndim), ("pad", c.pad_m, c.pad_n, c.pad_k)}
+    feats.add(("pad", c.pad_m, c.pad_n, c.pad_k))
     return feats
 
 
