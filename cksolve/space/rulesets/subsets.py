@@ -180,6 +180,7 @@ def _selection_table(rule_set: str, combo: Combo, configs: Sequence):
         f"{rule_set}: this config is not one of the {len(configs)} configs {rule_set} selects from full "
         f"for {combo.key}",
         _SRC, applies_to=kind,
+        doc=f"One allowed row per config the {rule_set} contract selects from full for the combination.",
     )
 
 
