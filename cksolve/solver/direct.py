@@ -17,13 +17,15 @@ memoised on the values of its own scope.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import product
 from math import prod
 from operator import itemgetter
 from typing import Iterator, Sequence
 
 from ..space.constraints import Check, Constraint, Table
-from .model import Model
+from ..space.config import config_fields
+from .model import Model, config_class
 
 __all__ = ["Component", "SolutionSet", "solve"]
 
@@ -61,8 +63,22 @@ class SolutionSet:
             yield values
 
     def configs(self) -> list:
-        make = self.model.make_config
-        return [make(v) for v in self.assignments()]
+        """Every solution as a config (positional construction: 30+ fields, 40k configs)."""
+        if self.empty:
+            return []
+        cls = config_class(self.model.kind)
+        fixed_axes = tuple(self.fixed)
+        offsets, flat_axes = {}, list(fixed_axes)
+        for comp in self.components:
+            flat_axes.extend(comp.axes)
+        for i, a in enumerate(flat_axes):
+            offsets[a] = i
+        pick = itemgetter(*(offsets[f] for f in config_fields(cls)))
+        base = tuple(self.fixed[a] for a in fixed_axes)
+        rows = [c.rows for c in self.components]
+        if len(rows) == 1:
+            return [cls(*pick(base + r)) for r in rows[0]]
+        return [cls(*pick(base + sum(parts, ()))) for parts in product(*rows)]
 
 
 class _Rel:
@@ -79,15 +95,10 @@ class _Rel:
         self.getter_spec = tuple((a in fixed, fixed.get(a), a) for a in scope)
         self.rows = None
         if self.is_table:
-            free_idx = [i for i, a in enumerate(scope) if a not in fixed]
-            fixed_idx = [(i, fixed[a]) for i, a in enumerate(scope) if a in fixed]
             # Rows must also respect domains pruned by constraints already propagated away.
-            live = [(i, frozenset(domains[scope[i]])) for i in free_idx] if domains is not None else []
-            self.rows = {
-                tuple(r[i] for i in free_idx)
-                for r in constraint.rows
-                if all(r[i] == v for i, v in fixed_idx) and all(r[i] in d for i, d in live)
-            }
+            fixed_key = tuple(fixed.get(a, _FREE) for a in scope)
+            live_key = tuple(domains[a] if domains is not None and a not in fixed else None for a in scope)
+            self.rows = _reduced_rows(constraint, fixed_key, live_key)
 
     def full_values(self, assignment: dict) -> tuple:
         return tuple(v if is_fixed else assignment[a] for is_fixed, v, a in self.getter_spec)
@@ -98,6 +109,26 @@ class _Rel:
             return free_values in self.rows
         assignment = dict(zip(self.free, free_values))
         return self.constraint.holds(self.full_values(assignment))
+
+
+_FREE = object()
+
+
+@lru_cache(maxsize=4096)
+def _reduced_rows(table: Table, fixed_key: tuple, live_key: tuple) -> frozenset:
+    """A table's rows that agree with the fixed axes, projected onto the free ones.
+
+    Cached: the same rule-set table meets the same fixed values in many
+    combinations (every arch, for instance).
+    """
+    free_idx = [i for i, v in enumerate(fixed_key) if v is _FREE]
+    fixed_idx = [(i, v) for i, v in enumerate(fixed_key) if v is not _FREE]
+    live = [(i, frozenset(live_key[i])) for i in free_idx if live_key[i] is not None]
+    return frozenset(
+        tuple(r[i] for i in free_idx)
+        for r in table.rows
+        if all(r[i] == v for i, v in fixed_idx) and all(r[i] in d for i, d in live)
+    )
 
 
 def solve(model: Model) -> SolutionSet:
