@@ -70,10 +70,12 @@ class EmitSummary:
                 f"({self.bytes_written / 1e6:.1f} MB written) in {self.seconds:.2f} s -> {self.out_dir}")
 
 
+_LONGEST_PREFIX = len("dispatcher_wrapper_") + len(".hpp")
+
+
 def check_file_name(name: str) -> None:
     """Raise EmitError unless ``name`` can serve as a kernel (file) name."""
-    wrapper = render.kernel_paths(name)[2].rsplit("/", 1)[1]
-    if not isinstance(name, str) or not _PLAIN.fullmatch(name) or len(wrapper.encode()) > _NAME_MAX:
+    if not isinstance(name, str) or not _PLAIN.fullmatch(name) or len(name) + _LONGEST_PREFIX > _NAME_MAX:
         raise EmitError(f"refusing kernel name {name!r}: not a plain file name")
 
 
@@ -160,16 +162,17 @@ def _do_chunk(bounds: tuple[int, int]) -> _Chunk:
     token = _S["token"]
     res = _Chunk(bounds[1] - bounds[0])
     try:
-        for arch, c, name in items[bounds[0]:bounds[1]]:
-            if _S["abort"].is_set():
+        abort = _S["abort"]
+        for k, (arch, c, name) in enumerate(items[bounds[0]:bounds[1]]):
+            if k % 32 == 0 and abort.is_set():
                 raise _Aborted()
-            rels = render.kernel_paths(name)
             prev = old.get(name)
             if prev is not None and prev[0] == arch and _unchanged(name, prev):
                 res.unchanged += 3
                 res.bytes += prev[1] + prev[3] + prev[5]
                 res.entries[name] = prev
                 continue
+            rels = render.kernel_paths(name)
             entry = [arch]
             for rel, text in zip(rels, render.render_kernel(arch, c, name=name)):
                 data = text.encode()
@@ -395,12 +398,14 @@ def emit(configs: Sequence[tuple[str, KernelConfig | DepthwiseConfig]], out_dir:
     pool = None
     try:
         n = len(items)
-        use_pool = jobs > 1 and n >= 64
+        # kernels the manifest cannot vouch for must be rendered; the others only
+        # need a stat each, which is cheaper in this process than in a pool
+        to_render = sum(1 for it in items if _needs_render(it, manifest))
+        use_pool = jobs > 1 and to_render >= 64
         size = max(16, -(-n // (jobs * 8))) if use_pool else max(n, 1)
         chunks = [(i, min(i + size, n)) for i in range(0, n, size)]
         if use_pool:
-            if any(_needs_render(it, manifest) for it in items[:: max(1, n // 64)]):
-                render.warm_up()  # compile templates once, before the fork
+            render.warm_up()  # compile templates once, before the fork
             kind = os.environ.get("CKSOLVE_EMIT_POOL", "process")
             if kind.startswith("thread"):
                 from multiprocessing.pool import ThreadPool
