@@ -64,6 +64,8 @@ def main(argv=None) -> int:
     ap.add_argument("--arch", default="gfx942")
     ap.add_argument("--jobs", type=int, default=None)
     ap.add_argument("--keep", type=Path, help="emit here and keep the result (must not exist)")
+    ap.add_argument("--base", type=Path, default=None,
+                    help="create the scratch directories here (e.g. /dev/shm to take the disk out)")
     ap.add_argument("--progress", action="store_true", help="show the progress bar")
     ap.add_argument("--repeat", type=int, default=1, help="measure this many times (fresh directory each)")
     ap.add_argument("--no-calibrate", action="store_true",
@@ -76,7 +78,7 @@ def main(argv=None) -> int:
     source, items = full_configs(args.arch)
     print(f"set: {source}, {len(items)} kernels for {args.arch} (built in {time.perf_counter() - t:.2f} s)")
 
-    base = Path(tempfile.mkdtemp(prefix="cksolve-bench-"))
+    base = Path(tempfile.mkdtemp(prefix="cksolve-bench-", dir=args.base))
     failed = False
     try:
         if not args.no_calibrate:

@@ -315,14 +315,16 @@ def _globals_key(items) -> str:
 
 # ------------------------------------------------------------------------ emit
 def _prepare(configs) -> list[tuple[str, object, str]]:
-    items, seen = [], {}
+    items, seen, archs = [], {}, set()
     for pair in configs:
         try:
             arch, c = pair
         except (TypeError, ValueError):
             raise EmitError(f"expected (arch, config) pairs, got {pair!r}") from None
-        if not isinstance(arch, str) or not _ARCH.fullmatch(arch):
-            raise EmitError(f"refusing arch {arch!r}: expected a gfx target such as gfx942")
+        if arch not in archs:
+            if not isinstance(arch, str) or not _ARCH.fullmatch(arch):
+                raise EmitError(f"refusing arch {arch!r}: expected a gfx target such as gfx942")
+            archs.add(arch)
         if not isinstance(c, (KernelConfig, DepthwiseConfig)):
             raise EmitError(f"not a kernel config: {c!r}")
         name = c.name()
@@ -415,7 +417,8 @@ def emit(configs: Sequence[tuple[str, KernelConfig | DepthwiseConfig]], out_dir:
             stream = pool.imap_unordered(_do_chunk, chunks)
         else:
             stream = map(_do_chunk, chunks)
-        with _progress(progress and n > 0, n) as advance:
+        # a bar only when there is rendering to watch (a stat-only check takes well under a second)
+        with _progress(progress and to_render > 0, n) as advance:
             for res in stream:
                 results.append(res)
                 temps += res.temps
