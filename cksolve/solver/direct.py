@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import product
+from itertools import compress, product
 from math import prod
 from operator import itemgetter
 from typing import Iterator, Sequence
@@ -84,15 +84,17 @@ class SolutionSet:
 class _Rel:
     """A constraint reduced by the fixed axes: free scope + how to test or generate."""
 
-    __slots__ = ("constraint", "free", "is_table", "rows", "getter_spec")
+    __slots__ = ("constraint", "free", "is_table", "rows", "spec", "identity")
 
     def __init__(self, constraint: Constraint, fixed: dict, domains: dict | None = None):
         self.constraint = constraint
         scope = constraint.scope
         self.free = tuple(dict.fromkeys(a for a in scope if a not in fixed))
         self.is_table = isinstance(constraint, Table) and not constraint.forbid
-        # For each scope position: the fixed value, or the free axis to read.
-        self.getter_spec = tuple((a in fixed, fixed.get(a), a) for a in scope)
+        # For each scope position: (True, fixed value) or (False, index into the free values).
+        where = {a: i for i, a in enumerate(self.free)}
+        self.spec = tuple((True, fixed[a]) if a in fixed else (False, where[a]) for a in scope)
+        self.identity = self.free == scope
         self.rows = None
         if self.is_table:
             # Rows must also respect domains pruned by constraints already propagated away.
@@ -100,15 +102,13 @@ class _Rel:
             live_key = tuple(domains[a] if domains is not None and a not in fixed else None for a in scope)
             self.rows = _reduced_rows(constraint, fixed_key, live_key)
 
-    def full_values(self, assignment: dict) -> tuple:
-        return tuple(v if is_fixed else assignment[a] for is_fixed, v, a in self.getter_spec)
-
     def holds_free(self, free_values: tuple) -> bool:
         """Verdict for values of ``self.free`` (in that order)."""
         if self.is_table:
             return free_values in self.rows
-        assignment = dict(zip(self.free, free_values))
-        return self.constraint.holds(self.full_values(assignment))
+        if self.identity:
+            return self.constraint.holds(free_values)
+        return self.constraint.holds(tuple(v if f else free_values[v] for f, v in self.spec))
 
 
 _FREE = object()
@@ -131,7 +131,25 @@ def _reduced_rows(table: Table, fixed_key: tuple, live_key: tuple) -> frozenset:
     )
 
 
+_SOLVED: dict = {}
+
+
 def solve(model: Model) -> SolutionSet:
+    """Solve ``model``; models that differ only on axes no constraint reads share the work.
+
+    (``default`` never reads ndim, so its three ndims are one solve; the
+    rebuilt set carries each model's own fixed values.)
+    """
+    used = {a for c in model.constraints for a in c.scope}
+    key = (model.kind, model.constraints, tuple((a, model.domains[a]) for a in model.axes if a in used))
+    hit = _SOLVED.get(key)
+    if hit is None:
+        hit = _SOLVED[key] = _solve(model)
+    own = {a: d[0] for a, d in model.domains.items() if a not in used and len(d) == 1}
+    return SolutionSet(model, {**hit.fixed, **own}, hit.components, hit.empty)
+
+
+def _solve(model: Model) -> SolutionSet:
     domains = {a: tuple(d) for a, d in model.domains.items()}
     constraints = list(model.constraints)
 
@@ -235,47 +253,56 @@ def _join(axes: Sequence[str], rels: list[_Rel], domains: dict) -> Component:
 
 
 def _join_table(rows: list[tuple], rel: _Rel, pos: dict, bound: list) -> list[tuple]:
-    shared = [i for i, a in enumerate(rel.free) if a in pos]
-    new = [i for i, a in enumerate(rel.free) if a not in pos]
-    index: dict[tuple, list[tuple]] = {}
-    for r in rel.rows:
-        index.setdefault(tuple(r[i] for i in shared), []).append(tuple(r[i] for i in new))
+    shared = tuple(i for i, a in enumerate(rel.free) if a in pos)
+    new = tuple(i for i, a in enumerate(rel.free) if a not in pos)
+    index = _index(rel.rows, shared, new)
     for i in new:
         pos[rel.free[i]] = len(bound)
         bound.append(rel.free[i])
     if not shared:
-        ext = sorted(index.get((), []), key=repr)
+        ext = index.get((), ())
         return [row + e for row in rows for e in ext]
-    key_of = _getter([pos[rel.free[i]] for i in shared])
-    for k in index:
-        index[k].sort(key=repr)
-    out = []
-    for row in rows:
-        ext = index.get(key_of(row))
-        if ext:
-            out.extend(row + e for e in ext)
+    key_of = itemgetter(*(pos[rel.free[i]] for i in shared))
+    if len(shared) == 1:
+        index = {k[0]: v for k, v in index.items()}
+    out: list[tuple] = []
+    get = index.get
+    for row, key in zip(rows, map(key_of, rows)):
+        ext = get(key)
+        if ext is not None:
+            out += [row + e for e in ext]
     return out
+
+
+@lru_cache(maxsize=4096)
+def _index(rows: frozenset, shared: tuple, new: tuple) -> dict:
+    """Rows grouped by their shared-axis values (cached: tables recur across combinations)."""
+    index: dict[tuple, list[tuple]] = {}
+    for r in rows:
+        index.setdefault(tuple(r[i] for i in shared), []).append(tuple(r[i] for i in new))
+    return {k: tuple(v) for k, v in index.items()}
 
 
 def _filter(rows: list[tuple], rel: _Rel, pos: dict) -> list[tuple]:
-    key_of = _getter([pos[a] for a in rel.free])
-    if rel.is_table:
-        allowed = rel.rows
-        return [row for row in rows if key_of(row) in allowed]
-    memo: dict[tuple, bool] = {}
-    out = []
-    for row in rows:
-        key = key_of(row)
-        verdict = memo.get(key)
-        if verdict is None:
-            verdict = memo[key] = rel.holds_free(key)
-        if verdict:
-            out.append(row)
-    return out
-
-
-def _getter(positions: list[int]):
+    """Rows whose values on ``rel.free`` satisfy it; the per-row work runs in C (map/compress)."""
+    positions = [pos[a] for a in rel.free]
     if len(positions) == 1:
-        (p,) = positions
-        return lambda row: (row[p],)
-    return itemgetter(*positions)
+        key_of = itemgetter(positions[0])
+        wrap = _one
+    else:
+        key_of = itemgetter(*positions)
+        wrap = _same
+    keys = list(map(key_of, rows))
+    if rel.is_table:
+        verdicts = {k: wrap(k) in rel.rows for k in set(keys)}
+    else:
+        verdicts = {k: rel.holds_free(wrap(k)) for k in set(keys)}
+    return list(compress(rows, map(verdicts.__getitem__, keys)))
+
+
+def _one(value) -> tuple:
+    return (value,)
+
+
+def _same(key: tuple) -> tuple:
+    return key

@@ -50,16 +50,21 @@ class DefaultRuleSet(RuleSet):
         return tuple(rows)
 
     def constraints(self, combo: Combo) -> Sequence[Constraint]:
-        if kind_of(combo.variant) == "depthwise":
+        return self._constraints(combo.variant)
+
+    @lru_cache(maxsize=None)
+    def _constraints(self, variant: str) -> tuple[Constraint, ...]:
+        # Depends on the variant only: the same objects for every arch, dtype and ndim.
+        if kind_of(variant) == "depthwise":
             return (nothing("default", "depthwise", _SOURCE),)
         return (
             table(
-                "rules.default.core", _CORE, self._core_rows(combo.variant),
+                "rules.default.core", _CORE, self._core_rows(variant),
                 "default: pipeline {pipeline}/{epilogue}, tile {tile_m}x{tile_n}x{tile_k}, waves "
                 "{wave_m}x{wave_n}x{wave_k}, warp tile {warp_tile_m}x{warp_tile_n}x{warp_tile_k} "
-                "(dsb={double_smem_buffer}) is not one of the default tile/pipeline rows for " + combo.variant,
+                "(dsb={double_smem_buffer}) is not one of the default tile/pipeline rows for " + variant,
                 f"{_SOURCE}: COMMON_TILES/BWD_WEIGHT_TILES, TILE_TO_WAVE, TILE_TO_WARP, COMPV4_COMPATIBLE_TILES",
             ),
-            pin("default", "two_stage", self.data["two_stage"].get(combo.variant, [False]), _SOURCE),
+            pin("default", "two_stage", self.data["two_stage"].get(variant, [False]), _SOURCE),
             *pin_defaults("default", _SOURCE, skip=("double_smem_buffer", "two_stage")),
         )
