@@ -18,8 +18,7 @@ from typing import List, Optional
 import typer
 from typer.exceptions import Abort, Exit, TyperException
 
-from . import query
-from .query import CksolveError
+from .errors import CksolveError
 
 app = typer.Typer(
     name="cksolve",
@@ -56,7 +55,9 @@ def _write(text: str, output: Optional[Path]) -> None:
         raise CksolveError(f"cannot write {output}: {exc.strerror}") from None
 
 
-def _selection(arch, variant, dtype, ndim) -> query.Selection:
+def _selection(arch, variant, dtype, ndim):
+    from . import query
+
     return query.select(arch, variant, dtype, ndim)
 
 
@@ -72,6 +73,8 @@ def enumerate_cmd(
     builder_configs: Optional[str] = BuilderOpt,
 ) -> None:
     """List every config of a rule set valid for the selected architectures."""
+    from . import query
+
     if fmt not in ("names", "jsonl", "csv", "table"):
         raise CksolveError(f"unknown format {fmt!r}; valid: names, jsonl, csv, table")
     selection = _selection(arch, variant, dtype, ndim)
@@ -119,9 +122,11 @@ def count_cmd(
     builder_configs: Optional[str] = BuilderOpt,
 ) -> None:
     """Count configs without listing them."""
+    from . import query
+
     if fmt not in ("table", "json"):
         raise CksolveError(f"unknown format {fmt!r}; valid: table, json")
-    keys = query._split([by]) if by else []
+    keys = query.split_values([by]) if by else []
     for k in keys:
         if k not in ("arch", "variant", "dtype", "ndim"):
             raise CksolveError(f"unknown --by field {k!r}; valid: arch, variant, dtype, ndim")
@@ -153,6 +158,8 @@ def _read_lines(source: str) -> list[str]:
 
 
 def _one_arch(arch: str) -> str:
+    from . import query
+
     return query.select(archs=[arch]).archs[0] if "," not in arch else _bad_multi(arch)
 
 
@@ -169,6 +176,8 @@ def check_cmd(
     builder_configs: Optional[str] = BuilderOpt,
 ) -> None:
     """Say for each kernel name whether it is valid for ARCH, and why not."""
+    from . import query
+
     from .solver.evaluate import evaluate
     from .space.naming import NameError_, parse_name
 
@@ -218,6 +227,8 @@ def explain_cmd(
     builder_configs: Optional[str] = BuilderOpt,
 ) -> None:
     """Explain in words every constraint NAME violates, and show the nearest valid configs."""
+    from . import query
+
     from .solver.explain import explain
     from .space.naming import NameError_, parse_name
 
@@ -242,6 +253,8 @@ def diff_cmd(
     builder_configs: Optional[str] = BuilderOpt,
 ) -> None:
     """Compare two rule sets (or files of names): only-in-A, only-in-B, common, and why."""
+    from . import query
+
     if fmt not in ("table", "jsonl"):
         raise CksolveError(f"unknown format {fmt!r}; valid: table, jsonl")
     selection = _selection(arch, variant, dtype, ndim)

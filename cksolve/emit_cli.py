@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Optional
 
 from . import query
-from .query import CksolveError
+from .errors import CksolveError
 
 __all__ = ["run_emit", "select_for_emit"]
 

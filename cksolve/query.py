@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Iterable, Iterator, Sequence
 
 from .arch.facts import ARCHS
+from .errors import CksolveError
 from .space.axes import AXES
 from .space.naming import NameError_, parse_name
 from .space.rulesets import Combo, RuleSet, RuleSetError, get_rule_set
@@ -34,11 +35,7 @@ DTYPES: tuple[str, ...] = AXES["dtype"].domain
 NDIMS: tuple[int, ...] = AXES["ndim"].domain
 
 
-class CksolveError(Exception):
-    """Bad input: the CLI prints the message as one line and exits 2."""
-
-
-def _split(values: Iterable[str] | None) -> list[str]:
+def split_values(values: Iterable[str] | None) -> list[str]:
     out: list[str] = []
     for v in values or ():
         out.extend(p.strip() for p in str(v).split(",") if p.strip())
@@ -46,7 +43,7 @@ def _split(values: Iterable[str] | None) -> list[str]:
 
 
 def _choose(option: str, given: Iterable[str] | None, valid: Sequence, convert=str) -> tuple:
-    raw = _split(given)
+    raw = split_values(given)
     if not raw:
         return tuple(valid)
     chosen = []
