@@ -242,10 +242,13 @@ def _compile_skeleton(text: str):
 
 def _skeleton(tname: str, ctx: dict):
     keys = _STRUCTURAL[tname]
-    sk = (tname,) + tuple(tuple(v) if isinstance(v, list) else v for v in (ctx[k] for k in keys))
+    sk = ctx.get("_shape")  # contexts precompute their structural key (hot path)
+    if sk is None:
+        sk = tuple(tuple(v) if isinstance(v, list) else v for v in (ctx[k] for k in keys))
+    sk = (tname, sk)
     fill = _SKELETONS.get(sk)
     if fill is None:
-        holes = {k: (v if k in keys else
+        holes = {k: (v if k in keys or k == "_shape" else
                      _HoleObject(k) if not isinstance(v, (str, int)) else _Hole(f"\x00{k}\x01"))
                  for k, v in ctx.items()}
         fill = _SKELETONS[sk] = _compile_skeleton(_template(tname).render(holes))
@@ -307,24 +310,26 @@ def gemm_context(c: KernelConfig, arch: str, name: str | None = None) -> dict:
         # stream-K spells the selected-kernel alias with one more underscore
         selected_kernel="SelectedConvBwd_Weight_Kernel" if path == "streamk" else d["selected_kernel"],
     )
+    ctx["_shape"] = (path, ctx["tail"], d["zeroing"], tuple(includes))
     return ctx
 
 
 def depthwise_context(c: DepthwiseConfig, arch: str, name: str | None = None) -> dict:
     name = name or c.name()
-    return dict(name=name, ns="ns_" + name, arch=arch, c=c, dt=_CK_DTYPE[c.dtype])
+    return dict(name=name, ns="ns_" + name, arch=arch, c=c, dt=_CK_DTYPE[c.dtype], _shape=())
 
 
 def _wrapper_context(c, arch: str, name: str) -> dict:
     ctx = dict(name=name, arch=arch, c=c, default_arch=DEFAULT_REGISTRY_ARCH,
                dtype_enum=_DISPATCH_DTYPE[c.dtype], ndim=c.ndim)
     if isinstance(c, DepthwiseConfig):
-        ctx.update(depthwise=True, key_layout=c.layout, conv_type="forward",
+        ctx.update(depthwise=True, _shape=(True,), key_layout=c.layout, conv_type="forward",
                    host_args="GroupedConvFwdHostArgs<>", launcher_alias="SelectedConvKernelLauncher")
         return ctx
     d = _DIRECTIONS[c.variant]
     ctx.update(
         depthwise=False,
+        _shape=(False,),
         key_layout="nhwgc",  # CK keys every implicit-GEMM kernel as nhwgc
         conv_type=d["conv_type"], host_args=d["host_args"], launcher_alias=d["launcher_alias"],
         tile_shape=f"{{{c.tile_m}, {c.tile_n}, {c.tile_k}}}",
@@ -356,7 +361,7 @@ def render_kernel(arch: str, c: KernelConfig | DepthwiseConfig, direct: bool = F
         header = _render("kernel_gemm.hpp.j2", gemm_context(c, arch, name), direct)
     else:
         raise TypeError(f"not a kernel config: {c!r}")
-    unit = _render("unit.cpp.j2", dict(name=name, ident=name.replace("-", "_")), direct)
+    unit = _render("unit.cpp.j2", dict(name=name, ident=name.replace("-", "_"), _shape=()), direct)
     wrapper = _render("dispatcher_wrapper.hpp.j2", _wrapper_context(c, arch, name), direct)
     return header, unit, wrapper
 

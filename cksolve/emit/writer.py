@@ -176,7 +176,7 @@ def _do_chunk(bounds: tuple[int, int]) -> _Chunk:
             entry = [arch]
             for rel, text in zip(rels, render.render_kernel(arch, c, name=name)):
                 data = text.encode()
-                final = os.path.join(root, rel)
+                final = root + "/" + rel
                 res.bytes += len(data)
                 if not fresh:
                     st = _same_on_disk(final, data)
