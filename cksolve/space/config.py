@@ -1,15 +1,16 @@
 """Kernel configurations: one point of the space each.
 
-A config is a frozen value: two configs with equal fields are the same kernel
-and have the same name. ``KernelConfig`` covers the implicit-GEMM kernels
+A config is an immutable value: two configs with equal fields are the same
+kernel and have the same name. They are named tuples rather than dataclasses
+because solvers build tens of thousands of them (measured: 3 us per config
+against 22 us for a frozen 32-field dataclass). ``KernelConfig`` covers the implicit-GEMM kernels
 (forward, bwd_data, bwd_weight); ``DepthwiseConfig`` the direct depthwise
 forward kernel, which has its own parameters and its own naming scheme.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields, replace
-from typing import Union
+from typing import NamedTuple, Union
 
 __all__ = [
     "KernelConfig",
@@ -35,8 +36,7 @@ def block_per_cu(pipeline: str, double_smem_buffer: bool) -> int:
     return 1 if double_smem_buffer else 2
 
 
-@dataclass(frozen=True, slots=True)
-class KernelConfig:
+class KernelConfig(NamedTuple):
     """An implicit-GEMM grouped-convolution kernel (forward, bwd_data, bwd_weight)."""
 
     variant: str
@@ -82,19 +82,16 @@ class KernelConfig:
         return warp_size * self.wave_m * self.wave_n * self.wave_k
 
     def name(self) -> str:
-        from .naming import gemm_name
-
-        return gemm_name(self)
+        return _naming().gemm_name(self)
 
     def as_dict(self) -> dict:
-        return asdict(self)
+        return self._asdict()
 
     def replace(self, **changes) -> "KernelConfig":
-        return replace(self, **changes)
+        return self._replace(**changes)
 
 
-@dataclass(frozen=True, slots=True)
-class DepthwiseConfig:
+class DepthwiseConfig(NamedTuple):
     """A direct depthwise forward kernel (CK's ``DepthwiseConvKernelConfig``)."""
 
     dtype: str
@@ -121,15 +118,13 @@ class DepthwiseConfig:
     dil_w = 1
 
     def name(self) -> str:
-        from .naming import depthwise_name
-
-        return depthwise_name(self)
+        return _naming().depthwise_name(self)
 
     def as_dict(self) -> dict:
-        return asdict(self)
+        return self._asdict()
 
     def replace(self, **changes) -> "DepthwiseConfig":
-        return replace(self, **changes)
+        return self._replace(**changes)
 
 
 AnyConfig = Union[KernelConfig, DepthwiseConfig]
@@ -137,4 +132,17 @@ AnyConfig = Union[KernelConfig, DepthwiseConfig]
 
 def config_fields(cls) -> tuple[str, ...]:
     """Field names of a config class, in declaration order."""
-    return tuple(f.name for f in fields(cls))
+    return cls._fields
+
+
+def _naming():
+    # naming imports this module; bind it on first use instead of per call.
+    global _naming_module
+    if _naming_module is None:
+        from . import naming
+
+        _naming_module = naming
+    return _naming_module
+
+
+_naming_module = None
