@@ -274,8 +274,10 @@ def diff_cmd(
             out.append(f"{d.combo.key}: only in {sa.label}: {len(d.only_a)}, only in {sb.label}: {len(d.only_b)}, "
                        f"common: {d.common}\n")
             for label, why in ((sa.label, d.why_a), (sb.label, d.why_b)):
-                for axis, value, n in why[:10]:
-                    out.append(f"  only in {label}: {n} configs with {axis}={_fmt_value(value)}\n")
+                other = sb.label if label == sa.label else sa.label
+                for axis, value, n, exclusive in why[:10]:
+                    note = f" (never in {other})" if exclusive else ""
+                    out.append(f"  only in {label}: {n} configs with {axis}={_fmt_value(value)}{note}\n")
         out.append(f"total: only in {sa.label}: {ta}, only in {sb.label}: {tb}, common: {tc}\n")
     sys.stdout.write("".join(out))
 

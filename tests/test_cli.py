@@ -156,3 +156,16 @@ def test_output_is_byte_identical_across_hash_seeds():
                               capture_output=True, env=env, cwd=Path(__file__).resolve().parents[1], check=True)
         outs.add(proc.stdout)
     assert len(outs) == 1 and len(next(iter(outs))) > 1000
+
+
+def test_diff_of_a_rule_set_and_its_subset_breaks_down_by_feature(capsys):
+    code, out, _ = run(capsys, "diff", "full", "full-tests", "--arch", "gfx942", "--variant", "forward",
+                       "--dtype", "fp16", "--ndim", "2")
+    assert code == 0
+    head = out.splitlines()[0]
+    assert head.startswith("gfx942/forward/fp16/2d: only in full: ") and "only in full-tests: 0" in head
+    assert "configs with pipeline=" in out and "configs with specialization=" in out
+    code, out, _ = run(capsys, "diff", "full", "full-tests", "--arch", "gfx942", "--variant", "forward",
+                       "--dtype", "fp16", "--ndim", "2", "--format", "jsonl")
+    records = [json.loads(line) for line in out.splitlines()]
+    assert records and all(r["only_in"] == "a" and r["side"] == "full" for r in records)
