@@ -91,8 +91,8 @@ def compare(rule_set: str, show_all: bool) -> dict:
         stats["our_size"] += len(ours)
         flag = "" if superset else "  !! misses CK coverage"
         extra = f" (cover {len(cover)})" if cover is not None else ""
-        rows.append(f"{key:<34} CK {_fmt(len(ck_cfgs), *ck_cov)}\n{'':<34} ck {_fmt(len(ours), *our_cov)}{extra}{flag}")
-    print(f"== {rule_set}: CK (accepted names of ../shared/ck/oracle/{rule_set}.json.gz) vs cksolve (ck) ==")
+        rows.append(f"{key:<34} CK      {_fmt(len(ck_cfgs), *ck_cov)}\n{'':<34} cksolve {_fmt(len(ours), *our_cov)}{extra}{flag}")
+    print(f"== {rule_set}: CK (accepted names of ../shared/ck/oracle/{rule_set}.json.gz) vs cksolve ==")
     print("   categories: " + ", ".join(f"{v}={k}" for k, v in _ABBR.items()))
     print("\n".join(rows))
     print(f"-- {rule_set} summary: {stats['superset']}/{stats['combos']} combos where cksolve covers ⊇ CK "
