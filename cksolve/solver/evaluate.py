@@ -51,7 +51,7 @@ def evaluate(config, arch: str, rule_set: RuleSet | None = None) -> Verdict:
         values = scope_values(config, c.scope)
         try:
             ok = c.holds(values)
-            message = None if ok else c.explain(values)
+            message = None if ok else c.explain(values, combo._asdict())
         except (KeyError, TypeError, ValueError, ZeroDivisionError) as exc:
             ok, message = False, f"cannot evaluate on {dict(zip(c.scope, values))}: {exc}"
         if not ok:

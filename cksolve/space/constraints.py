@@ -16,8 +16,11 @@ and a *form* that every backend can compile:
     a multiplication constraint.
 
 Both forms carry ``applies_to``: the config kind ("gemm" or "depthwise") they
-constrain. Messages are ``str.format`` templates over the scope values plus
-whatever a check's ``details`` adds (e.g. the LDS byte count).
+constrain. Messages are ``str.format`` templates over the scope values, the
+combination (``arch``, ``variant``, ``dtype``, ``ndim``) and whatever a check's
+``details`` adds (e.g. the LDS byte count). Keeping the combination out of the
+constraint itself lets equal tables of different combinations be one value,
+which the solver shares work on.
 """
 
 from __future__ import annotations
@@ -61,8 +64,8 @@ class Table:
     def holds(self, values: tuple) -> bool:
         return (values in self.rows) != self.forbid
 
-    def explain(self, values: tuple) -> str:
-        return _safe_format(self.message, dict(zip(self.scope, values)))
+    def explain(self, values: tuple, context: Mapping[str, Any] | None = None) -> str:
+        return _safe_format(self.message, {**(context or {}), **dict(zip(self.scope, values))})
 
     def allowed_rows(self, domains: Mapping[str, Sequence]) -> list[tuple]:
         """Allowed tuples within ``domains`` (only needs enumeration for forbid tables)."""
@@ -97,11 +100,11 @@ class Check:
         except TypeError:  # unhashable values: evaluate without memo
             return bool(self.test(*values, *self.params))
 
-    def explain(self, values: tuple) -> str:
-        context = dict(zip(self.scope, values))
+    def explain(self, values: tuple, context: Mapping[str, Any] | None = None) -> str:
+        fields = {**(context or {}), **dict(zip(self.scope, values))}
         if self.details is not None:
-            context.update(self.details(*values, *self.params))
-        return _safe_format(self.message, context)
+            fields.update(self.details(*values, *self.params))
+        return _safe_format(self.message, fields)
 
     def allowed_rows(self, domains: Mapping[str, Sequence]) -> list[tuple]:
         return [r for r in _product(domains, self.scope) if self.holds(r)]
