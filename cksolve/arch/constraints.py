@@ -20,7 +20,7 @@ from functools import lru_cache
 from ..space.constraints import Check, Constraint, Table
 from .facts import arch_facts, common_facts
 
-__all__ = ["gemm_constraints", "depthwise_constraints", "wmma_k_constraint", "constraints_for", "OPERATOR_TILE_RULES"]
+__all__ = ["gemm_constraints", "depthwise_constraints", "wmma_k_constraint", "vectors_ok", "wmma_shape_ok", "wmma_k_ok", "constraints_for", "OPERATOR_TILE_RULES"]
 
 _UNIFIED = "unified_grouped_conv_codegen.py GroupedConvKernelConfig.is_valid_for_arch"
 _FILTER = "arch_filter.py ArchFilter.validate_kernel"
@@ -45,19 +45,20 @@ _BWD_PIPELINES = frozenset({"compv3", "mem"})
 
 
 # --- tests: module-level functions so constraints stay inspectable values ----------
+# (vectors_ok and the wmma tests are public: the CK Builder import applies them as skip rules)
 
 
-def _vector_ok(a, b, c):
+def vectors_ok(a, b, c):
     return all(v == 1 or v % 2 == 0 for v in (a, b, c))
 
 
-def _wmma_ok(wave_k, tile_k, warp_tile_k, warp_tile_m, warp_size):
+def wmma_shape_ok(wave_k, tile_k, warp_tile_k, warp_tile_m, warp_size):
     if warp_size != 32:
         return True
     return wave_k * warp_tile_k <= tile_k and warp_tile_m != 32
 
 
-def _wmma_k_ok(warp_tile_k, warp_size):
+def wmma_k_ok(warp_tile_k, warp_size):
     return warp_size != 32 or warp_tile_k >= 32
 
 
@@ -149,7 +150,7 @@ def gemm_constraints(arch: str) -> tuple[Constraint, ...]:
             doc="Backward kernels reject compv5 (transpose_tile2d / get_length issues).",
         ),
         Check(
-            "arch.vector_size", ("vector_a", "vector_b", "vector_c"), _vector_ok,
+            "arch.vector_size", ("vector_a", "vector_b", "vector_c"), vectors_ok,
             "vector sizes {vector_a}/{vector_b}/{vector_c}: each must be 1 or even",
             f"grouped_config_rules_default.py check_vectors via {_UNIFIED}",
             doc="AMD GPUs load and store vectors of width 1, 2, 4, 8 or 16 only.",
@@ -161,7 +162,7 @@ def gemm_constraints(arch: str) -> tuple[Constraint, ...]:
             doc="The wave split must be one the arch supports.",
         ),
         Check(
-            "arch.wmma_shape", ("wave_k", "tile_k", "warp_tile_k", "warp_tile_m"), _wmma_ok,
+            "arch.wmma_shape", ("wave_k", "tile_k", "warp_tile_k", "warp_tile_m"), wmma_shape_ok,
             f"WMMA on wave32 {arch}: needs wave_k*warp_tile_k <= tile_k "
             "({wave_k}*{warp_tile_k} vs {tile_k}) and warp_tile_m != 32 (got {warp_tile_m})",
             f"grouped_config_rules_default.py check_wmma_instance via {_UNIFIED}", params=(ws,),
@@ -289,7 +290,7 @@ def wmma_k_constraint(arch: str) -> Constraint:
     """
     ws = arch_facts(arch).warp_size
     return Check(
-        "arch.wmma_k", ("warp_tile_k",), _wmma_k_ok,
+        "arch.wmma_k", ("warp_tile_k",), wmma_k_ok,
         f"WMMA on wave32 {arch}: warp_tile_k must be at least 32 for a dtype-tagged config, got {{warp_tile_k}}",
         f"grouped_config_rules_default.py check_wmma_instance (dtype != 'float') via {_UNIFIED}", params=(ws,),
         doc="Wave32 WMMA needs K warp tiles of 32 or more when CK knows the config's dtype.",

@@ -31,6 +31,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Mapping
 
+from ...arch.constraints import vectors_ok, wmma_k_ok, wmma_shape_ok
 from ..config import DepthwiseConfig, KernelConfig
 from .base import RuleSetError
 from .data import load_toml
@@ -65,15 +66,10 @@ def _mfma_k(dtype: str, xdl: int) -> int:
 
 
 def _wmma_keeps(warp_size: int, tile_k: int, wave_k: int, warp_tile_k: int, warp_tile_m: int, dtype: str) -> bool:
-    if warp_size != 32:
-        return True
-    if warp_tile_k < 32 and _builder_dtype(dtype) != "float":
+    # CK's WMMA rule as the Builder applies it: its fp32 is "float", which skips the K minimum.
+    if _builder_dtype(dtype) != "float" and not wmma_k_ok(warp_tile_k, warp_size):
         return False
-    return wave_k * warp_tile_k <= tile_k and warp_tile_m != 32
-
-
-def _vectors_keep(a: int, b: int, c: int) -> bool:
-    return all(v == 1 or v % 2 == 0 for v in (a, b, c))
+    return wmma_shape_ok(wave_k, tile_k, warp_tile_k, warp_tile_m, warp_size)
 
 
 def _coverage_keeps(a_dim: int, tile_n: int, vec_a: int, vec_b: int, warp_size: int) -> bool:
@@ -124,7 +120,7 @@ class Instance:
             return None
         va, vb, vc = f["vector_a"], f["vector_b"], f["vector_c"]
         if self.variant in ("bwd_weight", "bwd_data"):
-            if not _vectors_keep(va, vb, vc):
+            if not vectors_ok(va, vb, vc):
                 return None
             a_dim = f["tile_k"] if self.variant == "bwd_data" else f["tile_m"]
             if not _coverage_keeps(a_dim, f["tile_n"], va, vb, ws):
