@@ -27,6 +27,8 @@ from typing import Hashable, Iterable, Sequence
 
 from ortools.sat.python import cp_model
 
+from .cpsat import deterministic_solver as _solver
+
 __all__ = ["minimum_cover", "CoverError"]
 
 _LEX_BITS = 60
@@ -34,14 +36,6 @@ _LEX_BITS = 60
 
 class CoverError(ValueError):
     """The items cannot cover the universe."""
-
-
-def _solver(time_limit: float) -> cp_model.CpSolver:
-    solver = cp_model.CpSolver()
-    solver.parameters.num_workers = 1
-    solver.parameters.random_seed = 0
-    solver.parameters.max_time_in_seconds = time_limit
-    return solver
 
 
 def _model(sets: Sequence[frozenset], universe: Sequence[Hashable]):

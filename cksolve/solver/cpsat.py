@@ -22,7 +22,7 @@ from ortools.sat.python import cp_model
 from ..space.constraints import Constraint, Table
 from .model import Model, prune_domains
 
-__all__ = ["CompiledModel", "compile_model", "enumerate_solutions", "is_feasible"]
+__all__ = ["CompiledModel", "compile_model", "deterministic_solver", "enumerate_solutions", "is_feasible"]
 
 
 class CompiledModel:
@@ -84,10 +84,13 @@ class _Collector(cp_model.CpSolverSolutionCallback):
         self.solutions.append({a: doms[a][self.Value(v)] for a, v in self.items})
 
 
-def _solver() -> cp_model.CpSolver:
+def deterministic_solver(time_limit: float | None = None) -> cp_model.CpSolver:
+    """One worker, fixed seed: parallel workers duplicate enumerated solutions and vary answers."""
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = 1
     solver.parameters.random_seed = 0
+    if time_limit is not None:
+        solver.parameters.max_time_in_seconds = time_limit
     return solver
 
 
@@ -96,7 +99,7 @@ def enumerate_solutions(model: Model) -> list:
     compiled = compile_model(model)
     if compiled.empty:
         return []
-    solver = _solver()
+    solver = deterministic_solver()
     solver.parameters.enumerate_all_solutions = True
     collector = _Collector(compiled)
     solver.Solve(compiled.cp, collector)
@@ -110,7 +113,7 @@ def is_feasible(model: Model, pins: Mapping[str, object]) -> bool:
     compiled = compile_model(model, pins)
     if compiled.empty:
         return False
-    status = _solver().Solve(compiled.cp)
+    status = deterministic_solver().Solve(compiled.cp)
     return status in (cp_model.OPTIMAL, cp_model.FEASIBLE)
 
 
