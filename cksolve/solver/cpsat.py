@@ -15,7 +15,7 @@ duplicates when enumerating).
 from __future__ import annotations
 
 from itertools import product
-from typing import Iterable, Mapping, Sequence
+from typing import Iterable, Mapping
 
 from ortools.sat.python import cp_model
 

@@ -9,9 +9,10 @@
 3. The solution set is the Cartesian product of the components: counting
    multiplies their sizes and never materialises a config.
 
-This is what makes ``full`` over all combinations fast: the space factorises
-(feature axes do not interact with tile axes), and each arch check is
-memoised on the values of its own scope.
+Filters are evaluated once per distinct value tuple of their scope (the rows
+are mapped in C), table indexes are cached across combinations, and models
+that differ only on axes no constraint reads share one solve. The order of
+rows inside a solution set is unspecified; every public output sorts by name.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from math import prod
 from operator import itemgetter
 from typing import Iterator, Sequence
 
-from ..space.constraints import Check, Constraint, Table
+from ..space.constraints import Constraint, Table
 from ..space.config import config_fields
 from .model import Model, config_class
 
