@@ -150,37 +150,53 @@ def solve(model: Model) -> SolutionSet:
     return SolutionSet(model, {**hit.fixed, **own}, hit.components, hit.empty)
 
 
+def _empty(model: Model, domains: dict) -> SolutionSet:
+    return SolutionSet(model, {a: d[0] for a, d in domains.items() if len(d) == 1}, (), empty=True)
+
+
 def _solve(model: Model) -> SolutionSet:
     domains = {a: tuple(d) for a, d in model.domains.items()}
-    constraints = list(model.constraints)
+    constraints = model.constraints
 
-    # 1. propagate: fix singleton axes, prune with unary constraints, decide fixed ones
-    while True:
-        fixed = {a: d[0] for a, d in domains.items() if len(d) == 1}
-        if any(len(d) == 0 for d in domains.values()):
-            return SolutionSet(model, fixed, (), empty=True)
-        changed = False
-        remaining = []
-        for c in constraints:
-            scope = c.scope
-            free = [a for a in dict.fromkeys(scope) if a not in fixed]
-            if not free:
-                if not c.holds(tuple(fixed[a] for a in scope)):
-                    return SolutionSet(model, fixed, (), empty=True)
-                continue
-            if len(free) == 1:
-                axis = free[0]
-                kept = tuple(
-                    v for v in domains[axis] if c.holds(tuple(v if a == axis else fixed[a] for a in scope))
-                )
-                if kept != domains[axis]:
-                    domains[axis] = kept
-                    changed = True
-                continue
-            remaining.append(c)
-        constraints = remaining
-        if not changed:
-            break
+    # 1. propagate with a worklist: a constraint is revisited only when one of its
+    #    axes becomes fixed (that is what can make it unary or decided).
+    touching: dict[str, list[int]] = {}
+    for i, c in enumerate(constraints):
+        for a in c.scope:
+            touching.setdefault(a, []).append(i)
+    done = [False] * len(constraints)
+    queue = list(range(len(constraints)))
+    queued = [True] * len(constraints)
+    while queue:
+        i = queue.pop()
+        queued[i] = False
+        if done[i]:
+            continue
+        c = constraints[i]
+        scope = c.scope
+        free = [a for a in scope if len(domains[a]) != 1]
+        if not free:
+            done[i] = True
+            if not c.holds(tuple(domains[a][0] for a in scope)):
+                return _empty(model, domains)
+            continue
+        if len(free) > 1:
+            continue
+        done[i] = True
+        axis = free[0]
+        kept = tuple(v for v in domains[axis]
+                     if c.holds(tuple(v if a == axis else domains[a][0] for a in scope)))
+        if len(kept) == len(domains[axis]):
+            continue
+        domains[axis] = kept
+        if not kept:
+            return _empty(model, domains)
+        if len(kept) == 1:
+            for j in touching[axis]:
+                if not done[j] and not queued[j]:
+                    queued[j] = True
+                    queue.append(j)
+    constraints = [c for i, c in enumerate(constraints) if not done[i]]
 
     fixed = {a: d[0] for a, d in domains.items() if len(d) == 1}
     rels = [_Rel(c, fixed, domains) for c in constraints]
