@@ -8,6 +8,9 @@ CK checks a grouped-conv config in two layers and cksolve applies both:
   ``is_config_valid`` calls it: non-strict, with the wave split's K forced to 1
   and the operator chosen by variant.
 
+Messages name the arch through the ``{arch}`` placeholder, so archs with the
+same facts (gfx1200 and gfx1201) get equal constraint values and share solves.
+
 Each rule is one named constraint. The order of ``gemm_constraints`` is CK's
 order (layer 1, then layer 2 in ``validate_kernel`` order), so the first
 violation cksolve reports is the one CK would report first.
@@ -157,13 +160,13 @@ def gemm_constraints(arch: str) -> tuple[Constraint, ...]:
         ),
         Table(
             "arch.wave_split", ("wave_m", "wave_n", "wave_k"), splits,
-            f"wave split [{{wave_m}}, {{wave_n}}, {{wave_k}}] is not supported on {arch}; supported: {splits_text}",
+            f"wave split [{{wave_m}}, {{wave_n}}, {{wave_k}}] is not supported on {{arch}}; supported: {splits_text}",
             f"arch_specs WARP_SUPPORTED_COMBINATIONS via {_UNIFIED}",
             doc="The wave split must be one the arch supports.",
         ),
         Check(
             "arch.wmma_shape", ("wave_k", "tile_k", "warp_tile_k", "warp_tile_m"), wmma_shape_ok,
-            f"WMMA on wave32 {arch}: needs wave_k*warp_tile_k <= tile_k "
+            "WMMA on wave32 {arch}: needs wave_k*warp_tile_k <= tile_k "
             "({wave_k}*{warp_tile_k} vs {tile_k}) and warp_tile_m != 32 (got {warp_tile_m})",
             f"grouped_config_rules_default.py check_wmma_instance via {_UNIFIED}", params=(ws,),
             doc="On wave32 parts (WMMA) the K warp tiles must fit the block's K and 32-row warp tiles do not exist.",
@@ -180,7 +183,7 @@ def gemm_constraints(arch: str) -> tuple[Constraint, ...]:
         ),
         Table(
             "arch.streamk_wave32", ("streamk",), frozenset({(True,)}) if facts.is_wave32 else frozenset(),
-            f"stream-K is not supported on wave32 {arch}",
+            "stream-K is not supported on wave32 {arch}",
             f"grouped_config_rules_default.py check_wmma_native_warp_tile via {_UNIFIED}", forbid=True,
             doc="Wave32 parts have no stream-K kernels.",
         ),
@@ -212,13 +215,13 @@ def gemm_constraints(arch: str) -> tuple[Constraint, ...]:
         ),
         Table(
             "arch.wave_split_filter", ("wave_m", "wave_n"), frozenset((m, n) for m, n, _ in splits if _ == 1),
-            f"wave split [{{wave_m}}, {{wave_n}}, 1] is not supported on {arch}; supported: {splits_text}",
+            f"wave split [{{wave_m}}, {{wave_n}}, 1] is not supported on {{arch}}; supported: {splits_text}",
             f"arch_specs WARP_SUPPORTED_COMBINATIONS via {_FILTER} _validate_warp_config (wave_k forced to 1)",
             doc="The filter checks the wave split with K=1, whatever the config's wave_k.",
         ),
         Check(
             "arch.warp_tile", ("dtype", "warp_tile_m", "warp_tile_n", "warp_tile_k"), _warp_tile_ok,
-            f"warp tile [{{warp_tile_m}}, {{warp_tile_n}}, {{warp_tile_k}}] is not supported for {{dtype}} on {arch}",
+            f"warp tile [{{warp_tile_m}}, {{warp_tile_n}}, {{warp_tile_k}}] is not supported for {{dtype}} on {{arch}}",
             f"arch_specs WARP_TILE_SUPPORTED_COMBINATIONS via {_FILTER} _validate_warp_tile_combo",
             params=(tiles_by_key,),
             doc="The MFMA/WMMA warp tile must be one the arch has for the dtype (no list for the dtype: allowed).",
@@ -291,7 +294,7 @@ def wmma_k_constraint(arch: str) -> Constraint:
     ws = arch_facts(arch).warp_size
     return Check(
         "arch.wmma_k", ("warp_tile_k",), wmma_k_ok,
-        f"WMMA on wave32 {arch}: warp_tile_k must be at least 32 for a dtype-tagged config, got {{warp_tile_k}}",
+        "WMMA on wave32 {arch}: warp_tile_k must be at least 32 for a dtype-tagged config, got {warp_tile_k}",
         f"grouped_config_rules_default.py check_wmma_instance (dtype != 'float') via {_UNIFIED}", params=(ws,),
         doc="Wave32 WMMA needs K warp tiles of 32 or more when CK knows the config's dtype.",
     )
