@@ -10,6 +10,7 @@ every config (a property test holds us to it).
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from .axes import AXES
 from .config import DepthwiseConfig, KernelConfig
@@ -27,6 +28,9 @@ class NameError_(ValueError):
     """A string that is not a cksolve/CK kernel name."""
 
 
+# Names are asked for many times per config (sorting, emission, diffing); a
+# config is an immutable tuple, so its name is memoised on it.
+@lru_cache(maxsize=1 << 17)
 def gemm_name(c: KernelConfig) -> str:
     parts = [
         f"grouped_conv_{VARIANT_TAG[c.variant]}_{c.dtype}_{c.layout}_{c.ndim}d",
@@ -60,6 +64,7 @@ def gemm_name(c: KernelConfig) -> str:
     return "".join(parts)
 
 
+@lru_cache(maxsize=1 << 12)
 def depthwise_name(c: DepthwiseConfig) -> str:
     return (
         f"grouped_conv_fwd_depthwise_{c.dtype}_{c.layout}_{c.ndim}d"
