@@ -133,6 +133,7 @@ def _reduced_rows(table: Table, fixed_key: tuple, live_key: tuple) -> frozenset:
 
 
 _SOLVED: dict = {}
+_USED: dict = {}
 
 
 def solve(model: Model) -> SolutionSet:
@@ -141,12 +142,16 @@ def solve(model: Model) -> SolutionSet:
     (``default`` never reads ndim, so its three ndims are one solve; the
     rebuilt set carries each model's own fixed values.)
     """
-    used = {a for c in model.constraints for a in c.scope}
-    key = (model.kind, model.constraints, tuple((a, model.domains[a]) for a in model.axes if a in used))
+    constraints = model.constraints
+    used = _USED.get(constraints)
+    if used is None:
+        used = _USED[constraints] = tuple(a for a in model.axes if any(a in c.scope for c in constraints))
+    domains = model.domains
+    key = (model.kind, constraints, tuple(domains[a] for a in used))
     hit = _SOLVED.get(key)
     if hit is None:
         hit = _SOLVED[key] = _solve(model)
-    own = {a: d[0] for a, d in model.domains.items() if a not in used and len(d) == 1}
+    own = {a: d[0] for a, d in domains.items() if len(d) == 1 and a not in used}
     return SolutionSet(model, {**hit.fixed, **own}, hit.components, hit.empty)
 
 

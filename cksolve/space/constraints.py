@@ -61,6 +61,13 @@ class Table:
 
     form = "table"
 
+    def __post_init__(self):
+        # Constraint tuples are cache keys for whole solves: hash each value once.
+        object.__setattr__(self, "_hash", hash((self.name, self.scope, self.rows, self.forbid, self.applies_to)))
+
+    def __hash__(self) -> int:
+        return self._hash
+
     def holds(self, values: tuple) -> bool:
         return (values in self.rows) != self.forbid
 
@@ -88,6 +95,12 @@ class Check:
     _cache: dict = field(default_factory=dict, compare=False, hash=False, repr=False)
 
     form = "check"
+
+    def __post_init__(self):
+        object.__setattr__(self, "_hash", hash((self.name, self.scope, self.test, self.params, self.applies_to)))
+
+    def __hash__(self) -> int:
+        return self._hash
 
     def holds(self, values: tuple) -> bool:
         cache = self._cache
