@@ -18,7 +18,6 @@ __all__ = ["run_emit", "select_for_emit"]
 
 def select_for_emit(rule_set: Optional[str], names: Optional[Path], arch, variant, dtype, ndim,
                     builder_configs: Optional[str]) -> list[tuple[str, object]]:
-    from .emit import EmitError, names_to_configs
     from .solver.evaluate import evaluate
 
     if (rule_set is None) == (names is None):
@@ -30,14 +29,7 @@ def select_for_emit(rule_set: Optional[str], names: Optional[Path], arch, varian
     if not arch or len(selection.archs) != 1:
         raise CksolveError("emit --names needs exactly one --arch")
     (target,) = selection.archs
-    try:
-        lines = Path(names).read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise CksolveError(f"cannot read {names}: {exc.strerror}") from None
-    try:
-        configs = names_to_configs(lines, str(names))
-    except EmitError as exc:
-        raise CksolveError(str(exc)) from None
+    configs = [c for _, c in query.read_names(Path(names))]
     for config in configs:
         verdict = evaluate(config, target)
         if not verdict.valid:

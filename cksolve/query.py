@@ -14,7 +14,7 @@ from typing import Iterable, Iterator, Sequence
 from .arch.facts import ARCHS
 from .errors import CksolveError
 from .space.axes import AXES
-from .space.naming import NameError_, parse_name
+from .space.naming import NameError_, parse_names
 from .space.rulesets import Combo, RuleSet, RuleSetError, get_rule_set
 from .solver import solve_combo
 
@@ -173,20 +173,15 @@ def _rule_set_names() -> tuple[str, ...]:
 
 
 def read_names(path: Path) -> list[tuple[str, object]]:
+    """(name, config) for every kernel named in the file at ``path``."""
     try:
         lines = Path(path).read_text(encoding="utf-8").splitlines()
     except OSError as exc:
-        raise CksolveError(f"{path}: cannot read: {exc.strerror}") from None
-    out = []
-    for lineno, line in enumerate(lines, 1):
-        line = line.strip()
-        if not line or line.startswith("#"):
-            continue
-        try:
-            out.append((line, parse_name(line)))
-        except NameError_:
-            raise CksolveError(f"{path}:{lineno}: not a kernel name: {line!r}") from None
-    return out
+        raise CksolveError(f"cannot read {path}: {exc.strerror}") from None
+    try:
+        return [(c.name(), c) for c in parse_names(lines, str(path))]
+    except NameError_ as exc:
+        raise CksolveError(str(exc)) from None
 
 
 @dataclass(frozen=True)

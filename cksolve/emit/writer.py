@@ -80,28 +80,13 @@ def check_file_name(name: str) -> None:
 
 
 def names_to_configs(lines: Iterable[str], source: str = "names") -> list[KernelConfig | DepthwiseConfig]:
-    """Configs of the kernel names in ``lines`` (blank lines and ``#`` comments skipped).
+    """Configs of the kernel names in ``lines``; EmitError names the first bad line (see ``parse_names``)."""
+    from ..space.naming import NameError_, parse_names
 
-    Raises EmitError naming the first line that is not a canonical kernel name
-    (one that CK would spell differently, e.g. with default vector sizes
-    written out, is refused too: the file names would not be the ones asked for).
-    """
-    from ..space.naming import parse_name
-
-    out = []
-    for no, raw in enumerate(lines, 1):
-        name = raw.split("#", 1)[0].strip()
-        if not name:
-            continue
-        try:
-            c = parse_name(name)
-        except ValueError:
-            raise EmitError(f"{source}:{no}: not a kernel name: {name!r}") from None
-        if c.name() != name:
-            raise EmitError(f"{source}:{no}: {name!r} is not CK's spelling of this kernel; "
-                            f"CK names it {c.name()!r}")
-        out.append(c)
-    return out
+    try:
+        return parse_names(lines, source)
+    except NameError_ as exc:
+        raise EmitError(str(exc)) from None
 
 
 # --------------------------------------------------------------------- state

@@ -15,7 +15,7 @@ from functools import lru_cache
 from .axes import AXES
 from .config import DepthwiseConfig, KernelConfig
 
-__all__ = ["gemm_name", "depthwise_name", "parse_name", "NameError_", "VARIANT_TAG"]
+__all__ = ["gemm_name", "depthwise_name", "parse_name", "parse_names", "NameError_", "VARIANT_TAG"]
 
 #: Variant as it appears in a kernel name (depthwise has its own prefix).
 VARIANT_TAG = {"forward": "fwd", "bwd_data": "bwd_data", "bwd_weight": "bwd_weight"}
@@ -142,3 +142,26 @@ def parse_name(name: str) -> KernelConfig | DepthwiseConfig:
         streamk_persistent=bool(m["persistent"]), split_image=bool(m["split"]),
         pad_m=pad[0] == "1", pad_n=pad[1] == "1", pad_k=pad[2] == "1",
     )
+
+
+def parse_names(lines, source: str = "names") -> list:
+    """Configs of a names file's lines (blank lines and ``#`` comments skipped).
+
+    Raises ``NameError_`` naming ``source`` and the first bad line: one that is
+    not a kernel name, or one CK would spell differently (e.g. with the default
+    vector sizes written out) -- such a name would not match CK's files.
+    """
+    out = []
+    for no, raw in enumerate(lines, 1):
+        name = raw.split("#", 1)[0].strip()
+        if not name:
+            continue
+        try:
+            config = parse_name(name)
+        except NameError_:
+            raise NameError_(f"{source}:{no}: not a kernel name: {name!r}") from None
+        if config.name() != name:
+            raise NameError_(f"{source}:{no}: {name!r} is not CK's spelling of this kernel; "
+                             f"CK names it {config.name()!r}")
+        out.append(config)
+    return out
