@@ -221,7 +221,7 @@ def gemm_constraints(arch: str) -> tuple[Constraint, ...]:
         ),
         Check(
             "arch.warp_tile", ("dtype", "warp_tile_m", "warp_tile_n", "warp_tile_k"), _warp_tile_ok,
-            f"warp tile [{{warp_tile_m}}, {{warp_tile_n}}, {{warp_tile_k}}] is not supported for {{dtype}} on {{arch}}",
+            "warp tile [{warp_tile_m}, {warp_tile_n}, {warp_tile_k}] is not supported for {dtype} on {arch}",
             f"arch_specs WARP_TILE_SUPPORTED_COMBINATIONS via {_FILTER} _validate_warp_tile_combo",
             params=(tiles_by_key,),
             doc="The MFMA/WMMA warp tile must be one the arch has for the dtype (no list for the dtype: allowed).",

@@ -22,7 +22,7 @@ from functools import lru_cache
 from itertools import compress, product
 from math import prod
 from operator import itemgetter
-from typing import Iterator, Sequence
+from typing import Sequence
 
 from ..space.constraints import Constraint, Table
 from ..space.config import config_fields
@@ -53,15 +53,6 @@ class SolutionSet:
 
     def __len__(self) -> int:
         return self.count()
-
-    def assignments(self) -> Iterator[dict]:
-        if self.empty:
-            return
-        for parts in product(*(c.rows for c in self.components)):
-            values = dict(self.fixed)
-            for comp, row in zip(self.components, parts):
-                values.update(zip(comp.axes, row))
-            yield values
 
     def configs(self) -> list:
         """Every solution as a config (positional construction: 30+ fields, 40k configs)."""

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Iterable, Mapping
 
 from ..arch.constraints import constraints_for
-from ..space.axes import AXES, DEPTHWISE_AXES, GEMM_AXES
+from ..space.axes import AXES, DEPTHWISE_AXES, GEMM_AXES, SELECTION_AXES
 from ..space.canonical import space_constraints
 from ..space.config import DepthwiseConfig, KernelConfig
 from ..space.constraints import Constraint
@@ -45,9 +45,8 @@ def build_model(combo: Combo, rule_set: RuleSet | None = None, extra: Iterable[C
     kind = kind_of(combo.variant)
     axes = kind_axes(kind)
     domains = {a: AXES[a].domain for a in axes}
-    domains["variant"] = (combo.variant,)
-    domains["dtype"] = (combo.dtype,)
-    domains["ndim"] = (combo.ndim,)
+    for axis in SELECTION_AXES:
+        domains[axis] = (getattr(combo, axis),)
     constraints = [*space_constraints(kind), *constraints_for(combo.arch, kind)]
     if rule_set is not None:
         constraints.extend(rule_set.constraints(combo))

@@ -78,9 +78,6 @@ class KernelConfig(NamedTuple):
     def block_per_cu(self) -> int:
         return block_per_cu(self.pipeline, self.double_smem_buffer)
 
-    def threads_per_block(self, warp_size: int) -> int:
-        return warp_size * self.wave_m * self.wave_n * self.wave_k
-
     def name(self) -> str:
         return _naming().gemm_name(self)
 
