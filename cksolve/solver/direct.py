@@ -18,7 +18,7 @@ rows inside a solution set is unspecified; every public output sorts by name.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, partial
 from itertools import compress, product
 from math import prod
 from operator import itemgetter
@@ -28,13 +28,63 @@ from ..space.constraints import Constraint, Table
 from ..space.config import config_fields
 from .model import Model, config_class
 
-__all__ = ["Component", "SolutionSet", "solve"]
+__all__ = ["Component", "Leaf", "SolutionSet", "solve"]
+
+
+@dataclass(frozen=True)
+class Leaf:
+    """Axes that depend on the core only through ``key`` (positions in a core row).
+
+    ``options`` maps each key present in the core to the non-empty tuple of
+    value rows (over ``axes``) allowed with it.
+    """
+
+    axes: tuple[str, ...]
+    key: tuple[int, ...]
+    options: dict
 
 
 @dataclass(frozen=True)
 class Component:
+    """Connected free axes: core rows, each extended by every option of every leaf.
+
+    Once the coupled core (tile, waves, warp tile, pipeline, ...) is fixed, a
+    table whose other axes nothing else reads -- specialization, vectors, the
+    feature flags -- is independent of the rest; its options are a leaf keyed
+    by the core values it depends on. Counting sums the products of option
+    counts over core rows and never forms a config.
+    """
+
     axes: tuple[str, ...]
     rows: tuple[tuple, ...]
+    leaves: tuple[Leaf, ...] = ()
+
+    def count(self) -> int:
+        if not self.leaves:
+            return len(self.rows)
+        counts = [list(map(len, map(leaf.options.__getitem__, map(_getter(leaf.key), self.rows))))
+                  for leaf in self.leaves]
+        if len(counts) == 1:
+            return sum(counts[0])
+        return sum(map(prod, zip(*counts)))
+
+    def expand(self) -> list[tuple]:
+        """Every full row (over ``axes``)."""
+        rows = self.rows
+        for leaf in self.leaves:
+            options = leaf.options
+            rows = [r + o for r, k in zip(rows, map(_getter(leaf.key), rows)) for o in options[k]]
+        return rows if isinstance(rows, list) else list(rows)
+
+
+def _getter(positions: tuple[int, ...]):
+    """Key of a row at ``positions``, always a tuple (itemgetter of one position is not)."""
+    if len(positions) == 1:
+        (i,) = positions
+        return itemgetter(slice(i, i + 1))
+    if not positions:
+        return itemgetter(slice(0, 0))
+    return itemgetter(*positions)
 
 
 @dataclass(frozen=True)
@@ -49,13 +99,13 @@ class SolutionSet:
     def count(self) -> int:
         if self.empty:
             return 0
-        return prod(len(c.rows) for c in self.components)
+        return prod(c.count() for c in self.components)
 
     def __len__(self) -> int:
         return self.count()
 
     def configs(self) -> list:
-        """Every solution as a config (positional construction: 30+ fields, 40k configs)."""
+        """Every solution as a config (built as tuples: 30+ fields, 40k configs)."""
         if self.empty:
             return []
         cls = config_class(self.model.kind)
@@ -66,17 +116,33 @@ class SolutionSet:
         for i, a in enumerate(flat_axes):
             offsets[a] = i
         pick = itemgetter(*(offsets[f] for f in config_fields(cls)))
+        make = partial(tuple.__new__, cls)
         base = tuple(self.fixed[a] for a in fixed_axes)
-        rows = [c.rows for c in self.components]
+        rows = [c.expand() for c in self.components]
         if len(rows) == 1:
-            return [cls(*pick(base + r)) for r in rows[0]]
-        return [cls(*pick(base + sum(parts, ()))) for parts in product(*rows)]
+            full = [base + r for r in rows[0]] if base else rows[0]
+        else:
+            full = [base + sum(parts, ()) for parts in product(*rows)]
+        return list(map(make, map(pick, full)))
 
 
 class _Rel:
     """A constraint reduced by the fixed axes: free scope + how to test or generate."""
 
-    __slots__ = ("constraint", "free", "is_table", "rows", "spec", "identity")
+    __slots__ = ("constraint", "free", "is_table", "rows", "spec", "identity", "verdicts")
+
+    @classmethod
+    def table_of(cls, base: "_Rel", free: tuple, rows: frozenset) -> "_Rel":
+        """A table derived from ``base`` (pushed-down filters, a projection)."""
+        rel = object.__new__(cls)
+        rel.constraint, rel.free, rel.is_table, rel.rows = base.constraint, free, True, rows
+        rel.spec, rel.identity, rel.verdicts = None, True, {}
+        return rel
+
+    @property
+    def key(self) -> tuple:
+        """What the rel tests, as a hashable value (filter caches key on it)."""
+        return (self.constraint, self.free, self.rows if self.is_table else self.spec)
 
     def __init__(self, constraint: Constraint, fixed: dict, domains: dict | None = None):
         self.constraint = constraint
@@ -87,6 +153,7 @@ class _Rel:
         where = {a: i for i, a in enumerate(self.free)}
         self.spec = tuple((True, fixed[a]) if a in fixed else (False, where[a]) for a in scope)
         self.identity = self.free == scope
+        self.verdicts: dict = {}  # key on the free axes -> verdict, kept across solves
         self.rows = None
         if self.is_table:
             # Rows must also respect domains pruned by constraints already propagated away.
@@ -104,6 +171,21 @@ class _Rel:
 
 
 _FREE = object()
+_RELS: dict = {}
+
+
+def _rel(constraint: Constraint, domains: dict) -> _Rel:
+    """The one ``_Rel`` of a constraint under these domains of its axes.
+
+    The same arch or rule-set constraint meets the same fixed values in many
+    combinations; sharing the reduced relation shares its verdict memo too.
+    """
+    key = (constraint, tuple(map(domains.__getitem__, constraint.scope)))
+    rel = _RELS.get(key)
+    if rel is None:
+        fixed = {a: d[0] for a, d in zip(constraint.scope, key[1]) if len(d) == 1}
+        rel = _RELS[key] = _Rel(constraint, fixed, domains)
+    return rel
 
 
 @lru_cache(maxsize=4096)
@@ -113,14 +195,16 @@ def _reduced_rows(table: Table, fixed_key: tuple, live_key: tuple) -> frozenset:
     Cached: the same rule-set table meets the same fixed values in many
     combinations (every arch, for instance).
     """
-    free_idx = [i for i, v in enumerate(fixed_key) if v is _FREE]
-    fixed_idx = [(i, v) for i, v in enumerate(fixed_key) if v is not _FREE]
-    live = [(i, frozenset(live_key[i])) for i in free_idx if live_key[i] is not None]
-    return frozenset(
-        tuple(r[i] for i in free_idx)
-        for r in table.rows
-        if all(r[i] == v for i, v in fixed_idx) and all(r[i] in d for i, d in live)
-    )
+    rows = table.rows
+    fixed_idx = tuple(i for i, v in enumerate(fixed_key) if v is not _FREE)
+    if fixed_idx:
+        want = tuple(fixed_key[i] for i in fixed_idx)
+        rows = list(compress(rows, map(want.__eq__, map(_getter(fixed_idx), rows))))
+    free_idx = tuple(i for i, v in enumerate(fixed_key) if v is _FREE)
+    for i in free_idx:
+        if live_key[i] is not None:
+            rows = list(compress(rows, map(frozenset(live_key[i]).__contains__, map(itemgetter(i), rows))))
+    return frozenset(map(_getter(free_idx), rows))
 
 
 _SOLVED: dict = {}
@@ -195,7 +279,7 @@ def _solve(model: Model) -> SolutionSet:
     constraints = [c for i, c in enumerate(constraints) if not done[i]]
 
     fixed = {a: d[0] for a, d in domains.items() if len(d) == 1}
-    rels = [_Rel(c, fixed, domains) for c in constraints]
+    rels = [_rel(c, domains) for c in constraints]
     free_axes = [a for a in model.axes if a not in fixed]
 
     # 2. components of the free axes
@@ -207,6 +291,7 @@ def _solve(model: Model) -> SolutionSet:
             a = parent[a]
         return a
 
+    rels = _push_down(rels)
     for rel in rels:
         first = find(rel.free[0])
         for a in rel.free[1:]:
@@ -220,11 +305,162 @@ def _solve(model: Model) -> SolutionSet:
         members.setdefault(find(rel.free[0]), []).append(rel)
     components = []
     for root, axes in groups.items():
-        comp = _join(axes, members.get(root, []), domains)
+        comp = _factorise(axes, members.get(root, []), domains)
         if not comp.rows:
             return SolutionSet(model, fixed, (), empty=True)
         components.append(comp)
     return SolutionSet(model, fixed, tuple(components))
+
+
+_PUSHED_RELS: dict = {}
+
+
+def _push_down(rels: list[_Rel]) -> list[_Rel]:
+    """Cached on the (canonical) rels: the same relation set recurs across combinations."""
+    key = tuple(rels)
+    hit = _PUSHED_RELS.get(key)
+    if hit is None:
+        hit = _PUSHED_RELS[key] = tuple(_push_down_uncached(rels))
+    return hit
+
+
+def _push_down_uncached(rels: list[_Rel]) -> list[_Rel]:
+    """Apply every filter whose axes one table covers to that table's rows.
+
+    A filter then costs nothing per solve: the reduced table is cached, and
+    the same rule-set table meets the same arch constraint in many
+    combinations. A table whose axes another table covers is such a filter
+    too (a semi-join).
+    """
+    tables = sorted((r for r in rels if r.is_table), key=lambda r: (len(r.free), len(r.rows), r.constraint.name))
+    hosts: dict[int, list[_Rel]] = {}
+    kept: list[_Rel] = []
+    for rel in rels:
+        if rel.is_table:
+            continue
+        host = _host(rel, tables, hosts)
+        if host is None:
+            kept.append(rel)
+        else:
+            hosts.setdefault(id(host), []).append(rel)
+    # smaller tables first: one covered by a larger table becomes its filter
+    live: list[_Rel] = []
+    for i, rel in enumerate(tables):
+        host = _host(rel, tables[i + 1:], hosts)
+        if host is None:
+            live.append(rel)
+        else:
+            hosts.setdefault(id(host), []).extend([rel, *hosts.pop(id(rel), ())])
+    for rel in live:
+        filters = hosts.get(id(rel))
+        if filters:
+            rel = _Rel.table_of(rel, rel.free, _filtered_rows(rel.rows, rel.free, tuple(f.key for f in filters),
+                                                              tuple(filters)))
+        kept.append(rel)
+    return kept
+
+
+def _host(rel: _Rel, tables: Sequence[_Rel], hosts: dict) -> "_Rel | None":
+    axes = set(rel.free)
+    for t in tables:
+        if t is not rel and axes.issubset(t.free):
+            return t
+    return None
+
+
+_PUSHED: dict = {}
+
+
+def _filtered_rows(rows: frozenset, free: tuple, keys: tuple, filters: tuple) -> frozenset:
+    """``rows`` (over ``free``) that pass ``filters``; cached on what the filters test."""
+    cache_key = (rows, free, keys)
+    hit = _PUSHED.get(cache_key)
+    if hit is None:
+        pos = {a: i for i, a in enumerate(free)}
+        kept = list(rows)
+        for f in filters:
+            kept = _filter(kept, f, pos)
+        hit = _PUSHED[cache_key] = frozenset(kept)
+    return hit
+
+
+def _factorise(axes: Sequence[str], rels: list[_Rel], domains: dict) -> Component:
+    """Join the coupled core; keep tables whose other axes only the core reads as leaves."""
+    tables = [r for r in rels if r.is_table]
+    filters = [r for r in rels if not r.is_table]
+    leaves = _choose_leaves(tables, filters)
+    if not leaves:
+        return _join(axes, rels, domains)
+    private = {a for leaf in leaves for a in leaf[1]}
+    core_rels = [r for r in rels if not any(r is leaf[0] or r in leaf[2] for leaf in leaves)]
+    for table, own, _filters, _iface in leaves:
+        shared = tuple(a for a in table.free if a not in own)
+        if shared:
+            index = _index(table.rows, tuple(table.free.index(a) for a in shared), ())
+            core_rels.append(_Rel.table_of(table, shared, frozenset(index)))
+    core = _join([a for a in axes if a not in private], core_rels, domains)
+    rows, out_axes, out_leaves = core.rows, list(core.axes), []
+    for table, own, leaf_filters, iface in leaves:
+        key = tuple(out_axes.index(a) for a in iface)
+        options = _leaf_options(table, own, leaf_filters, iface, set(map(_getter(key), rows)))
+        rows = list(compress(rows, map(options.__contains__, map(_getter(key), rows))))
+        out_leaves.append(Leaf(own, key, options))
+        out_axes.extend(own)
+    # keys of rows dropped by a later leaf may linger in earlier options: harmless (never looked up)
+    return Component(tuple(out_axes), tuple(rows), tuple(out_leaves))
+
+
+def _choose_leaves(tables: list[_Rel], filters: list[_Rel]) -> list[tuple]:
+    """Tables that fan out over axes no other table and no other leaf's filter reads.
+
+    A leaf is (table, its own axes, the filters reading them, the core axes it
+    depends on). Candidates with the largest fan-out (rows per core key) go
+    first; a candidate whose axes a chosen leaf reads, or that reads a chosen
+    leaf's axes, stays in the core.
+    """
+    seen: dict[str, int] = {}
+    for t in tables:
+        for a in t.free:
+            seen[a] = seen.get(a, 0) + 1
+    candidates = []
+    for t in tables:
+        own = tuple(a for a in t.free if seen[a] == 1)
+        shared = tuple(i for i, a in enumerate(t.free) if seen[a] > 1)
+        if not own or not shared or not t.rows:
+            continue
+        fan_out = len(t.rows) / len(_index(t.rows, shared, ()))
+        if fan_out <= 1:
+            continue
+        own_set = set(own)
+        reads = [f for f in filters if own_set.intersection(f.free)]
+        scope = set(t.free).union(*(f.free for f in reads))
+        iface = tuple(sorted(scope - own_set))
+        candidates.append((-fan_out, t.constraint.name, t, own, reads, iface, scope))
+    candidates.sort(key=lambda c: c[:2])
+    chosen: list[tuple] = []
+    for _, _, t, own, reads, iface, scope in candidates:
+        if any(scope.intersection(c[1]) or c[4].intersection(own) for c in chosen):
+            continue
+        chosen.append((t, own, reads, iface, scope))
+    return [c[:4] for c in chosen]
+
+
+def _leaf_options(table: _Rel, own: tuple, filters: list[_Rel], iface: tuple, keys: set) -> dict:
+    """For each core key: the leaf's value rows that its table and filters allow."""
+    shared_at = tuple(iface.index(a) for a in table.free if a not in own)
+    index = _index(table.rows, tuple(i for i, a in enumerate(table.free) if a not in own),
+                   tuple(table.free.index(a) for a in own))
+    sub = _getter(shared_at)
+    rows = [k + o for k in keys for o in index.get(sub(k), ())]
+    if filters:
+        pos = {a: i for i, a in enumerate(iface + own)}
+        for f in filters:
+            rows = _filter(rows, f, pos)
+    n = len(iface)
+    options: dict = {}
+    for r in rows:
+        options.setdefault(r[:n], []).append(r[n:])
+    return {k: tuple(v) for k, v in options.items()}
 
 
 def _join(axes: Sequence[str], rels: list[_Rel], domains: dict) -> Component:
@@ -291,8 +527,8 @@ def _join_table(rows: list[tuple], rel: _Rel, pos: dict, bound: list) -> list[tu
 def _index(rows: frozenset, shared: tuple, new: tuple) -> dict:
     """Rows grouped by their shared-axis values (cached: tables recur across combinations)."""
     index: dict[tuple, list[tuple]] = {}
-    for r in rows:
-        index.setdefault(tuple(r[i] for i in shared), []).append(tuple(r[i] for i in new))
+    for k, v in zip(map(_getter(shared), rows), map(_getter(new), rows)):
+        index.setdefault(k, []).append(v)
     return {k: tuple(v) for k, v in index.items()}
 
 
@@ -306,10 +542,13 @@ def _filter(rows: list[tuple], rel: _Rel, pos: dict) -> list[tuple]:
         key_of = itemgetter(*positions)
         wrap = _same
     keys = list(map(key_of, rows))
-    if rel.is_table:
-        verdicts = {k: wrap(k) in rel.rows for k in set(keys)}
-    else:
-        verdicts = {k: rel.holds_free(wrap(k)) for k in set(keys)}
+    verdicts = rel.verdicts
+    missing = set(keys).difference(verdicts)
+    if missing:
+        if rel.is_table:
+            verdicts.update((k, wrap(k) in rel.rows) for k in missing)
+        else:
+            verdicts.update((k, rel.holds_free(wrap(k))) for k in missing)
     return list(compress(rows, map(verdicts.__getitem__, keys)))
 
 
