@@ -44,7 +44,7 @@ print(json.dumps({"n": n, "load": t1 - t0, "work": t2 - t1}))
 """
 
 
-def probe(rule_set: str, what: str, repeat: int = 3) -> dict:
+def probe(rule_set: str, what: str, repeat: int = 5) -> dict:
     best = None
     for _ in range(repeat):
         out = subprocess.run([sys.executable, "-c", _PROBE, rule_set, what, str(BUILDER) if BUILDER.exists() else ""],

@@ -79,3 +79,23 @@ def test_names_are_unique_per_arch(arch, rule_set_name):
             for ndim in AXES["ndim"].domain:
                 names.extend(c.name() for c in direct.solve(build_model(Combo(arch, variant, dtype, ndim), rule_set)).configs())
     assert len(names) == len(set(names))
+
+
+def test_factorised_count_equals_expansion_for_every_combination():
+    """``count`` sums, over core rows, the product of leaf option counts; ``configs`` expands them.
+
+    Both must agree on every combination, and ``full`` must actually take the
+    leaf path (otherwise this test would not exercise it).
+    """
+    from cksolve import query
+
+    leaves = 0
+    for name in BUILT_IN:
+        rule_set = get_rule_set(name)
+        for combo in query.select().combos():
+            solved = direct.solve(build_model(combo, rule_set))
+            configs = solved.configs()
+            assert solved.count() == len(configs), (name, combo)
+            assert len({c.name() for c in configs}) == len(configs), (name, combo, "duplicate names")
+            leaves += sum(len(c.leaves) for c in solved.components)
+    assert leaves > 0

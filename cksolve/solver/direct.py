@@ -1,18 +1,28 @@
-"""The direct backend: propagate, factorise, join.
+"""The direct backend: propagate, push down, factorise, join.
 
 1. Selection axes are fixed; unary constraints prune domains until nothing
    changes; a constraint whose scope is fully fixed is decided once.
-2. The remaining constraints link the free axes into independent components
-   (connected by shared scope). Each component is solved by a hash join of its
-   allowed tables, with every filter (forbidden tables, checks) applied as soon
-   as its axes are bound; an axis no table covers is expanded from its domain.
-3. The solution set is the Cartesian product of the components: counting
-   multiplies their sizes and never materialises a config.
+2. A filter (forbidden table, check) whose axes one allowed table covers is
+   applied to that table's rows, and so is a table another table covers; the
+   reduced tables are cached, so an arch rule that meets the same rule-set
+   table in many combinations is evaluated once.
+3. The remaining constraints link the free axes into independent components
+   (connected by shared scope). Inside a component, a table whose other axes
+   no other table reads (specialization, vectors, the feature flags given tile
+   and pipeline) is a *leaf*: once the coupled core is fixed it is independent
+   of the rest, so only the core is joined and each leaf keeps its options per
+   core key. The core is a hash join of its tables, with every filter applied
+   as soon as its axes are bound; an axis no table covers is expanded from
+   its domain.
+4. The solution set is the Cartesian product of the components: counting
+   multiplies their sizes (a component's size sums, over core rows, the
+   product of its leaves' option counts) and never materialises a config.
 
-Filters are evaluated once per distinct value tuple of their scope (the rows
-are mapped in C), table indexes are cached across combinations, and models
-that differ only on axes no constraint reads share one solve. The order of
-rows inside a solution set is unspecified; every public output sorts by name.
+Relations are canonical per (constraint, domains of its axes) and keep a memo
+of their verdicts across solves; per-row work runs in C (map/compress/
+itemgetter); models that differ only on axes no constraint reads share one
+solve. The order of rows inside a solution set is unspecified; every public
+output sorts by name.
 """
 
 from __future__ import annotations
@@ -220,7 +230,8 @@ def solve(model: Model) -> SolutionSet:
     constraints = model.constraints
     used = _USED.get(constraints)
     if used is None:
-        used = _USED[constraints] = tuple(a for a in model.axes if any(a in c.scope for c in constraints))
+        read = set().union(*(c.scope for c in constraints))
+        used = _USED[constraints] = tuple(a for a in model.axes if a in read)
     domains = model.domains
     key = (model.kind, constraints, tuple(domains[a] for a in used))
     hit = _SOLVED.get(key)
@@ -228,6 +239,23 @@ def solve(model: Model) -> SolutionSet:
         hit = _SOLVED[key] = _solve(model)
     own = {a: d[0] for a, d in domains.items() if len(d) == 1 and a not in used}
     return SolutionSet(model, {**hit.fixed, **own}, hit.components, hit.empty)
+
+
+@lru_cache(maxsize=None)
+def _kept_values(constraint: Constraint, scope_domains: tuple, axis: str) -> tuple:
+    """Values of ``axis`` (the one free axis) that ``constraint`` allows, the others fixed.
+
+    Cached: the same constraint meets the same fixed values in many combinations.
+    """
+    values = [d[0] for d in scope_domains]
+    at = [i for i, a in enumerate(constraint.scope) if a == axis]
+    kept = []
+    for v in scope_domains[at[0]]:
+        for i in at:
+            values[i] = v
+        if constraint.holds(tuple(values)):
+            kept.append(v)
+    return tuple(kept)
 
 
 def _empty(model: Model, domains: dict) -> SolutionSet:
@@ -264,8 +292,7 @@ def _solve(model: Model) -> SolutionSet:
             continue
         done[i] = True
         axis = free[0]
-        kept = tuple(v for v in domains[axis]
-                     if c.holds(tuple(v if a == axis else domains[a][0] for a in scope)))
+        kept = _kept_values(c, tuple(map(domains.__getitem__, scope)), axis)
         if len(kept) == len(domains[axis]):
             continue
         domains[axis] = kept
