@@ -228,16 +228,18 @@ def solve(model: Model) -> SolutionSet:
     rebuilt set carries each model's own fixed values.)
     """
     constraints = model.constraints
-    used = _USED.get(constraints)
-    if used is None:
+    split = _USED.get(constraints)
+    if split is None:
         read = set().union(*(c.scope for c in constraints))
-        used = _USED[constraints] = tuple(a for a in model.axes if a in read)
+        split = _USED[constraints] = (tuple(a for a in model.axes if a in read),
+                                      tuple(a for a in model.axes if a not in read))
+    used, unused = split
     domains = model.domains
-    key = (model.kind, constraints, tuple(domains[a] for a in used))
+    key = (model.kind, constraints, tuple(map(domains.__getitem__, used)))
     hit = _SOLVED.get(key)
     if hit is None:
         hit = _SOLVED[key] = _solve(model)
-    own = {a: d[0] for a, d in domains.items() if len(d) == 1 and a not in used}
+    own = {a: domains[a][0] for a in unused if len(domains[a]) == 1}
     return SolutionSet(model, {**hit.fixed, **own}, hit.components, hit.empty)
 
 

@@ -9,6 +9,7 @@ are free over their whole domain, so every rule set pins all of them
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Iterable, Mapping, NamedTuple, Sequence
 
 from ..axes import AXES
@@ -77,7 +78,12 @@ def table(name: str, scope: Sequence[str], rows: Iterable[tuple], message: str, 
 
 def pin(rule_set: str, axis: str, values: Iterable, source: str, applies_to: str = "gemm") -> Table:
     """A unary table: ``axis`` takes one of ``values`` in this rule set."""
-    values = tuple(values)
+    return _pin(rule_set, axis, tuple(values), source, applies_to)
+
+
+@lru_cache(maxsize=None)
+def _pin(rule_set: str, axis: str, values: tuple, source: str, applies_to: str) -> Table:
+    # one object per distinct pin: combinations share it, so solve-cache keys compare by identity
     return table(
         f"rules.{rule_set}.{axis}", (axis,), ((v,) for v in values),
         f"{rule_set}: {axis}={{{axis}}} is not one of {list(values)}", source, applies_to,
