@@ -139,7 +139,7 @@ class SolutionSet:
 class _Rel:
     """A constraint reduced by the fixed axes: free scope + how to test or generate."""
 
-    __slots__ = ("constraint", "free", "is_table", "rows", "spec", "identity", "verdicts")
+    __slots__ = ("constraint", "free", "is_table", "rows", "spec", "identity", "verdicts", "_token")
 
     @classmethod
     def table_of(cls, base: "_Rel", free: tuple, rows: frozenset) -> "_Rel":
@@ -153,6 +153,15 @@ class _Rel:
     def key(self) -> tuple:
         """What the rel tests, as a hashable value (filter caches key on it)."""
         return (self.constraint, self.free, self.rows if self.is_table else self.spec)
+
+    @property
+    def token(self) -> int:
+        """A small int standing for ``key``: equal keys, equal tokens (cheap cache keys)."""
+        try:
+            return self._token
+        except AttributeError:
+            self._token = _TOKENS.setdefault(self.key, len(_TOKENS))
+            return self._token
 
     def __init__(self, constraint: Constraint, fixed: dict, domains: dict | None = None):
         self.constraint = constraint
@@ -182,18 +191,27 @@ class _Rel:
 
 _FREE = object()
 _RELS: dict = {}
+_TOKENS: dict = {}
 
 
-def _rel(constraint: Constraint, domains: dict) -> _Rel:
+_DOMAIN_IDS: dict = {}
+
+
+def _domain_ids(domains: dict) -> dict:
+    """A small int per distinct domain: relation keys then hash ints, not nested tuples."""
+    return {a: _DOMAIN_IDS.setdefault(d, len(_DOMAIN_IDS)) for a, d in domains.items()}
+
+
+def _rel(constraint: Constraint, domains: dict, ids: dict) -> _Rel:
     """The one ``_Rel`` of a constraint under these domains of its axes.
 
     The same arch or rule-set constraint meets the same fixed values in many
     combinations; sharing the reduced relation shares its verdict memo too.
     """
-    key = (constraint, tuple(map(domains.__getitem__, constraint.scope)))
+    key = (constraint, tuple(map(ids.__getitem__, constraint.scope)))
     rel = _RELS.get(key)
     if rel is None:
-        fixed = {a: d[0] for a, d in zip(constraint.scope, key[1]) if len(d) == 1}
+        fixed = {a: domains[a][0] for a in constraint.scope if len(domains[a]) == 1}
         rel = _RELS[key] = _Rel(constraint, fixed, domains)
     return rel
 
@@ -308,7 +326,8 @@ def _solve(model: Model) -> SolutionSet:
     constraints = [c for i, c in enumerate(constraints) if not done[i]]
 
     fixed = {a: d[0] for a, d in domains.items() if len(d) == 1}
-    rels = [_rel(c, domains) for c in constraints]
+    ids = _domain_ids(domains)
+    rels = [_rel(c, domains, ids) for c in constraints]
     free_axes = [a for a in model.axes if a not in fixed]
 
     # 2. components of the free axes
@@ -383,7 +402,7 @@ def _push_down_uncached(rels: list[_Rel]) -> list[_Rel]:
     for rel in live:
         filters = hosts.get(id(rel))
         if filters:
-            rel = _Rel.table_of(rel, rel.free, _filtered_rows(rel.rows, rel.free, tuple(f.key for f in filters),
+            rel = _Rel.table_of(rel, rel.free, _filtered_rows(rel.rows, rel.free, tuple(f.token for f in filters),
                                                               tuple(filters)))
         kept.append(rel)
     return kept
@@ -432,10 +451,10 @@ def _factorise(axes: Sequence[str], rels: list[_Rel], domains: dict) -> Componen
     for table, own, leaf_filters, iface in leaves:
         key = tuple(out_axes.index(a) for a in iface)
         options = _leaf_options(table, own, leaf_filters, iface, set(map(_getter(key), rows)))
-        rows = list(compress(rows, map(options.__contains__, map(_getter(key), rows))))
+        rows = list(compress(rows, map(options.__getitem__, map(_getter(key), rows))))  # () drops a row
         out_leaves.append(Leaf(own, key, options))
         out_axes.extend(own)
-    # keys of rows dropped by a later leaf may linger in earlier options: harmless (never looked up)
+    # options are memos: they may hold keys of other combinations; only the rows' own keys are looked up
     return Component(tuple(out_axes), tuple(rows), tuple(out_leaves))
 
 
@@ -474,22 +493,36 @@ def _choose_leaves(tables: list[_Rel], filters: list[_Rel]) -> list[tuple]:
     return [c[:4] for c in chosen]
 
 
+_LEAF_MEMO: dict = {}
+
+
 def _leaf_options(table: _Rel, own: tuple, filters: list[_Rel], iface: tuple, keys: set) -> dict:
-    """For each core key: the leaf's value rows that its table and filters allow."""
+    """Core key -> the leaf's value rows its table and filters allow (``()`` if none).
+
+    The answer for a key depends only on the table and the filters, which recur
+    across combinations (every arch with the same rules), so it is memoised per
+    (table, filters) and only keys never seen before are computed. The memo
+    itself is returned: it may hold more keys than asked for.
+    """
+    memo = _LEAF_MEMO.setdefault((table.rows, table.free, own, iface, tuple(f.token for f in filters)), {})
+    missing = keys.difference(memo)
+    if not missing:
+        return memo
     shared_at = tuple(iface.index(a) for a in table.free if a not in own)
     index = _index(table.rows, tuple(i for i, a in enumerate(table.free) if a not in own),
                    tuple(table.free.index(a) for a in own))
     sub = _getter(shared_at)
-    rows = [k + o for k in keys for o in index.get(sub(k), ())]
+    rows = [k + o for k in missing for o in index.get(sub(k), ())]
     if filters:
         pos = {a: i for i, a in enumerate(iface + own)}
         for f in filters:
             rows = _filter(rows, f, pos)
     n = len(iface)
-    options: dict = {}
+    options: dict = {k: [] for k in missing}
     for r in rows:
-        options.setdefault(r[:n], []).append(r[n:])
-    return {k: tuple(v) for k, v in options.items()}
+        options[r[:n]].append(r[n:])
+    memo.update((k, tuple(v)) for k, v in options.items())
+    return memo
 
 
 def _join(axes: Sequence[str], rels: list[_Rel], domains: dict) -> Component:

@@ -228,17 +228,26 @@ class FullRuleSet(RuleSet):
 
     @lru_cache(maxsize=None)
     def _wave_warp_rows(self, variant: str, tiles: tuple, splits: tuple, warp_tiles: tuple) -> frozenset:
+        warp_mn = tuple(dict.fromkeys((wm, wn) for wm, wn, _k in warp_tiles))
         rows = set()
         for t in tiles:
-            m, n, _ = t
-            # tile_math.get_valid_wave_warp_pairs: every arch wave split and warp tile that divide the tile
-            structural = {(w, (wm, wn)) for w in splits for wm, wn, _k in warp_tiles
-                          if m % (w[0] * wm) == 0 and n % (w[1] * wn) == 0}
-            curated = {(w, mn) for w in self._waves(variant, t) for mn in self._warp_mn(variant, t, w)
-                       if mn not in self._excluded and (w, mn) in structural}
-            # CK: "if no curated pair survives, use all tile_math pairs" (unfiltered fallback)
-            rows.update((*t, *w, *mn) for w, mn in (curated or structural))
+            rows.update(self._wave_warp_of_tile(variant, t, splits, warp_mn))
         return frozenset(rows)
+
+    @lru_cache(maxsize=None)
+    def _wave_warp_of_tile(self, variant: str, t: tuple, splits: tuple, warp_mn: tuple) -> tuple:
+        """One tile's rows (cached per tile: tiles recur across ndims, dtypes and archs)."""
+        m, n, _ = t
+
+        def divides(w, mn):  # tile_math.get_valid_wave_warp_pairs: the arch pair divides the tile
+            return m % (w[0] * mn[0]) == 0 and n % (w[1] * mn[1]) == 0
+
+        arch_pairs = set(warp_mn)
+        curated = [(w, mn) for w in self._waves(variant, t) if w in splits for mn in self._warp_mn(variant, t, w)
+                   if mn not in self._excluded and mn in arch_pairs and divides(w, mn)]
+        # CK: "if no curated pair survives, use all tile_math pairs" (unfiltered fallback)
+        pairs = curated or [(w, mn) for w in splits for mn in warp_mn if divides(w, mn)]
+        return tuple((*t, *w, *mn) for w, mn in pairs)
 
     @lru_cache(maxsize=None)
     def _vector_rows(self, variant: str, dclass: str, tiles: tuple) -> frozenset:
@@ -252,11 +261,12 @@ class FullRuleSet(RuleSet):
     def _warp_tile_k_rows(self, variant: str, ndim: int, dtype: str, warp_ms: tuple) -> frozenset:
         dclass = self._dclass(dtype)
         legacy_tiles = {_tile(t) for t in self.data["warp_tile_k"]["legacy_wavelet_tiles"].get(variant, [])}
-        rows = set()
         n_f = len(_FEATURES)
         streamk_at = _FEATURES.index("streamk")
-        for r in self._family_rows(variant, ndim, dtype):
-            t, pipeline, streamk = r[n_f:n_f + 3], r[n_f + 3], r[streamk_at]
+        # the rule reads tile, pipeline and stream-K only: once per distinct triple, not per family row
+        keys = {(r[n_f:n_f + 3], r[n_f + 3], r[streamk_at]) for r in self._family_rows(variant, ndim, dtype)}
+        rows = set()
+        for t, pipeline, streamk in keys:
             legacy = streamk or (t in legacy_tiles and pipeline == "wavelet")
             for wm in warp_ms:
                 rows.add((*t, wm, pipeline, streamk, self._warp_tile_k(dclass, wm, t[2], legacy)))
