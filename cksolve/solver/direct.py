@@ -32,7 +32,7 @@ from functools import lru_cache, partial
 from itertools import compress, product
 from math import prod
 from operator import itemgetter
-from typing import Sequence
+from typing import NamedTuple, Sequence
 
 from ..space.constraints import Constraint, Table
 from ..space.config import config_fields
@@ -328,9 +328,44 @@ def _solve(model: Model) -> SolutionSet:
     fixed = {a: d[0] for a, d in domains.items() if len(d) == 1}
     ids = _domain_ids(domains)
     rels = [_rel(c, domains, ids) for c in constraints]
-    free_axes = [a for a in model.axes if a not in fixed]
+    free_axes = tuple(a for a in model.axes if a not in fixed)
 
-    # 2. components of the free axes
+    # 2-3. push-down, components and leaves depend only on which axes each relation
+    #      reads, so they are planned once per shape and the plan is reused.
+    shape = (free_axes, tuple((r.constraint.name, r.free, r.is_table) for r in rels))
+    plan = _PLANS.get(shape)
+    if plan is None:
+        plan = _PLANS[shape] = _make_plan(rels, free_axes)
+    pushed = _push_down(rels, plan.pushed)
+    components = []
+    for axes, members, leaves in plan.components:
+        comp = _factorise(axes, [pushed[i] for i in members], leaves, domains)
+        if not comp.rows:
+            return SolutionSet(model, fixed, (), empty=True)
+        components.append(comp)
+    return SolutionSet(model, fixed, tuple(components))
+
+
+class _Plan(NamedTuple):
+    """How to solve relations of one shape (positions refer to the relation lists).
+
+    ``pushed``: per relation after push-down, (its position, positions of the
+    relations applied to its rows). ``components``: (axes, positions among the
+    pushed relations, leaves as (table, own axes, filters, core axes) with
+    positions among the component's relations).
+    """
+
+    pushed: tuple
+    components: tuple
+
+
+_PLANS: dict = {}
+
+
+def _make_plan(rels: list[_Rel], free_axes: tuple) -> _Plan:
+    pushed = _plan_push_down(rels)
+    after = [rels[i] for i, _ in pushed]
+
     parent = {a: a for a in free_axes}
 
     def find(a):
@@ -339,40 +374,29 @@ def _solve(model: Model) -> SolutionSet:
             a = parent[a]
         return a
 
-    rels = _push_down(rels)
-    for rel in rels:
+    for rel in after:
         first = find(rel.free[0])
         for a in rel.free[1:]:
             parent[find(a)] = first
     groups: dict[str, list[str]] = {}
     for a in free_axes:
         groups.setdefault(find(a), []).append(a)
-
-    members: dict[str, list[_Rel]] = {}
-    for rel in rels:
-        members.setdefault(find(rel.free[0]), []).append(rel)
+    members: dict[str, list[int]] = {}
+    for k, rel in enumerate(after):
+        members.setdefault(find(rel.free[0]), []).append(k)
     components = []
     for root, axes in groups.items():
-        comp = _factorise(axes, members.get(root, []), domains)
-        if not comp.rows:
-            return SolutionSet(model, fixed, (), empty=True)
-        components.append(comp)
-    return SolutionSet(model, fixed, tuple(components))
+        mine = members.get(root, [])
+        local = [after[k] for k in mine]
+        where = {id(r): j for j, r in enumerate(local)}
+        leaves = tuple((where[id(t)], own, tuple(where[id(f)] for f in reads), iface)
+                       for t, own, reads, iface in _choose_leaves([r for r in local if r.is_table],
+                                                                  [r for r in local if not r.is_table]))
+        components.append((tuple(axes), tuple(mine), leaves))
+    return _Plan(tuple(pushed), tuple(components))
 
 
-_PUSHED_RELS: dict = {}
-
-
-def _push_down(rels: list[_Rel]) -> list[_Rel]:
-    """Cached on the (canonical) rels: the same relation set recurs across combinations."""
-    key = tuple(rels)
-    hit = _PUSHED_RELS.get(key)
-    if hit is None:
-        hit = _PUSHED_RELS[key] = tuple(_push_down_uncached(rels))
-    return hit
-
-
-def _push_down_uncached(rels: list[_Rel]) -> list[_Rel]:
+def _plan_push_down(rels: list[_Rel]) -> list[tuple[int, tuple[int, ...]]]:
     """Apply every filter whose axes one table covers to that table's rows.
 
     A filter then costs nothing per solve: the reduced table is cached, and
@@ -380,40 +404,57 @@ def _push_down_uncached(rels: list[_Rel]) -> list[_Rel]:
     combinations. A table whose axes another table covers is such a filter
     too (a semi-join).
     """
-    tables = sorted((r for r in rels if r.is_table), key=lambda r: (len(r.free), len(r.rows), r.constraint.name))
-    hosts: dict[int, list[_Rel]] = {}
-    kept: list[_Rel] = []
-    for rel in rels:
+    tables = sorted((i for i, r in enumerate(rels) if r.is_table),
+                    key=lambda i: (len(rels[i].free), len(rels[i].rows), rels[i].constraint.name))
+    hosts: dict[int, list[int]] = {}
+    out: list[tuple[int, tuple[int, ...]]] = []
+    for i, rel in enumerate(rels):
         if rel.is_table:
             continue
-        host = _host(rel, tables, hosts)
+        host = _host(rels, i, tables)
         if host is None:
-            kept.append(rel)
+            out.append((i, ()))
         else:
-            hosts.setdefault(id(host), []).append(rel)
+            hosts.setdefault(host, []).append(i)
     # smaller tables first: one covered by a larger table becomes its filter
-    live: list[_Rel] = []
-    for i, rel in enumerate(tables):
-        host = _host(rel, tables[i + 1:], hosts)
+    for n, i in enumerate(tables):
+        host = _host(rels, i, tables[n + 1:])
         if host is None:
-            live.append(rel)
+            out.append((i, tuple(hosts.get(i, ()))))
         else:
-            hosts.setdefault(id(host), []).extend([rel, *hosts.pop(id(rel), ())])
-    for rel in live:
-        filters = hosts.get(id(rel))
-        if filters:
-            rel = _Rel.table_of(rel, rel.free, _filtered_rows(rel.rows, rel.free, tuple(f.token for f in filters),
-                                                              tuple(filters)))
-        kept.append(rel)
-    return kept
+            hosts.setdefault(host, []).extend([i, *hosts.pop(i, ())])
+    return out
 
 
-def _host(rel: _Rel, tables: Sequence[_Rel], hosts: dict) -> "_Rel | None":
-    axes = set(rel.free)
+def _host(rels: list[_Rel], i: int, tables: Sequence[int]) -> int | None:
+    axes = set(rels[i].free)
     for t in tables:
-        if t is not rel and axes.issubset(t.free):
+        if t != i and axes.issubset(rels[t].free):
             return t
     return None
+
+
+def _push_down(rels: list[_Rel], pushed: tuple) -> list[_Rel]:
+    out = []
+    for i, hosted in pushed:
+        rel = rels[i]
+        if hosted:
+            filters = tuple(rels[j] for j in hosted)
+            rel = _derived(rel, rel.free, _filtered_rows(rel.rows, rel.free, tuple(f.token for f in filters), filters))
+        out.append(rel)
+    return out
+
+
+_DERIVED: dict = {}
+
+
+def _derived(base: _Rel, free: tuple, rows: frozenset) -> _Rel:
+    """The one table relation of these rows (so its verdict memo lasts across solves)."""
+    key = (base.constraint, free, rows)
+    rel = _DERIVED.get(key)
+    if rel is None:
+        rel = _DERIVED[key] = _Rel.table_of(base, free, rows)
+    return rel
 
 
 _PUSHED: dict = {}
@@ -432,25 +473,23 @@ def _filtered_rows(rows: frozenset, free: tuple, keys: tuple, filters: tuple) ->
     return hit
 
 
-def _factorise(axes: Sequence[str], rels: list[_Rel], domains: dict) -> Component:
-    """Join the coupled core; keep tables whose other axes only the core reads as leaves."""
-    tables = [r for r in rels if r.is_table]
-    filters = [r for r in rels if not r.is_table]
-    leaves = _choose_leaves(tables, filters)
+def _factorise(axes: Sequence[str], rels: list[_Rel], leaves: tuple, domains: dict) -> Component:
+    """Join the coupled core; the planned leaves keep their options per core key."""
     if not leaves:
         return _join(axes, rels, domains)
-    private = {a for leaf in leaves for a in leaf[1]}
-    core_rels = [r for r in rels if not any(r is leaf[0] or r in leaf[2] for leaf in leaves)]
-    for table, own, _filters, _iface in leaves:
+    in_leaf = {t for t, _own, _reads, _iface in leaves}.union(*(reads for _t, _own, reads, _iface in leaves))
+    private = {a for _t, own, _reads, _iface in leaves for a in own}
+    core_rels = [r for k, r in enumerate(rels) if k not in in_leaf]
+    for t, own, _reads, _iface in leaves:
+        table = rels[t]
         shared = tuple(a for a in table.free if a not in own)
         if shared:
-            index = _index(table.rows, tuple(table.free.index(a) for a in shared), ())
-            core_rels.append(_Rel.table_of(table, shared, frozenset(index)))
+            core_rels.append(_derived(table, shared, _projection(table.rows, tuple(map(table.free.index, shared)))))
     core = _join([a for a in axes if a not in private], core_rels, domains)
     rows, out_axes, out_leaves = core.rows, list(core.axes), []
-    for table, own, leaf_filters, iface in leaves:
+    for t, own, reads, iface in leaves:
         key = tuple(out_axes.index(a) for a in iface)
-        options = _leaf_options(table, own, leaf_filters, iface, set(map(_getter(key), rows)))
+        options = _leaf_options(rels[t], own, [rels[k] for k in reads], iface, set(map(_getter(key), rows)))
         rows = list(compress(rows, map(options.__getitem__, map(_getter(key), rows))))  # () drops a row
         out_leaves.append(Leaf(own, key, options))
         out_axes.extend(own)
@@ -583,6 +622,12 @@ def _join_table(rows: list[tuple], rel: _Rel, pos: dict, bound: list) -> list[tu
         if ext is not None:
             out += [row + e for e in ext]
     return out
+
+
+@lru_cache(maxsize=4096)
+def _projection(rows: frozenset, positions: tuple) -> frozenset:
+    """The distinct values of ``rows`` at ``positions`` (a leaf's table as the core sees it)."""
+    return frozenset(_index(rows, positions, ()))
 
 
 @lru_cache(maxsize=4096)
