@@ -27,6 +27,7 @@ output sorts by name.
 
 from __future__ import annotations
 
+import gc
 from dataclasses import dataclass
 from functools import lru_cache, partial
 from itertools import compress, product
@@ -115,9 +116,23 @@ class SolutionSet:
         return self.count()
 
     def configs(self) -> list:
-        """Every solution as a config (built as tuples: 30+ fields, 40k configs)."""
+        """Every solution as a config (built as tuples: 30+ fields, 40k configs).
+
+        The cyclic garbage collector is paused meanwhile: the configs are
+        acyclic tuples, and the collections their allocation triggers walk every
+        long-lived cached table (measured: 0.25 s -> 0.15 s for all of full).
+        """
         if self.empty:
             return []
+        if not gc.isenabled():
+            return self._configs()
+        gc.disable()
+        try:
+            return self._configs()
+        finally:
+            gc.enable()
+
+    def _configs(self) -> list:
         cls = config_class(self.model.kind)
         fixed_axes = tuple(self.fixed)
         offsets, flat_axes = {}, list(fixed_axes)
