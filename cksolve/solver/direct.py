@@ -354,7 +354,13 @@ def _solve(model: Model) -> SolutionSet:
     pushed = _push_down(rels, plan.pushed)
     components = []
     for axes, members, leaves in plan.components:
-        comp = _factorise(axes, [pushed[i] for i in members], leaves, domains)
+        # relations are canonical values: archs whose rules differ only where the push-down
+        # absorbed them (an LDS limit no tile reaches, say) meet the same component again
+        mine = tuple(pushed[i] for i in members)
+        key = (axes, mine, leaves, tuple(map(ids.__getitem__, axes)))
+        comp = _COMPONENTS.get(key)
+        if comp is None:
+            comp = _COMPONENTS[key] = _factorise(axes, list(mine), leaves, domains)
         if not comp.rows:
             return SolutionSet(model, fixed, (), empty=True)
         components.append(comp)
@@ -375,6 +381,7 @@ class _Plan(NamedTuple):
 
 
 _PLANS: dict = {}
+_COMPONENTS: dict = {}
 
 
 def _make_plan(rels: list[_Rel], free_axes: tuple) -> _Plan:
