@@ -9,7 +9,7 @@ from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Iterable, Iterator, Sequence
+from typing import Iterable, Iterator, NamedTuple, Sequence
 
 from .arch.facts import ARCHS
 from .errors import CksolveError
@@ -95,8 +95,9 @@ def load_rule_set(name: str, builder_configs: str | None = None) -> RuleSet:
         raise CksolveError(str(exc)) from None
 
 
-@dataclass(frozen=True)
-class Record:
+class Record(NamedTuple):
+    """One enumerated kernel (a named tuple: tens of thousands are made per listing)."""
+
     rule_set: str
     combo: Combo
     config: object
@@ -127,9 +128,13 @@ def enumerate_records(rule_set: RuleSet, selection: Selection) -> Iterator[Recor
     label = rule_set.name
     for combo in selection.combos():
         configs = _solve(rule_set, combo).configs()
-        named = sorted((c.name(), c) for c in configs)
-        for _, c in named:
+        configs.sort(key=_name)
+        for c in configs:
             yield Record(label, combo, c)
+
+
+def _name(config) -> str:
+    return config.name()
 
 
 def count_records(rule_set: RuleSet, selection: Selection) -> dict[Combo, int]:

@@ -79,7 +79,7 @@ class KernelConfig(NamedTuple):
         return block_per_cu(self.pipeline, self.double_smem_buffer)
 
     def name(self) -> str:
-        return _naming().gemm_name(self)
+        return _gemm_name(self)
 
     def as_dict(self) -> dict:
         return self._asdict()
@@ -115,7 +115,7 @@ class DepthwiseConfig(NamedTuple):
     dil_w = 1
 
     def name(self) -> str:
-        return _naming().depthwise_name(self)
+        return _depthwise_name(self)
 
     def as_dict(self) -> dict:
         return self._asdict()
@@ -132,14 +132,6 @@ def config_fields(cls) -> tuple[str, ...]:
     return cls._fields
 
 
-def _naming():
-    # naming imports this module; bind it on first use instead of per call.
-    global _naming_module
-    if _naming_module is None:
-        from . import naming
-
-        _naming_module = naming
-    return _naming_module
-
-
-_naming_module = None
+# naming needs the classes above and the classes need naming's functions: import it
+# last, when both classes exist (a module-level name is the cheapest lookup per call).
+from .naming import depthwise_name as _depthwise_name, gemm_name as _gemm_name  # noqa: E402
