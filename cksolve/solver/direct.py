@@ -46,8 +46,9 @@ __all__ = ["Component", "Leaf", "SolutionSet", "solve"]
 class Leaf:
     """Axes that depend on the core only through ``key`` (positions in a core row).
 
-    ``options`` maps each key present in the core to the non-empty tuple of
-    value rows (over ``axes``) allowed with it.
+    ``options`` maps the key of every core row to the non-empty tuple of value
+    rows (over ``axes``) allowed with it. It is a memo shared across solves, so
+    it may also hold other keys (with ``()`` where nothing is allowed).
     """
 
     axes: tuple[str, ...]
@@ -207,8 +208,6 @@ class _Rel:
 _FREE = object()
 _RELS: dict = {}
 _TOKENS: dict = {}
-
-
 _DOMAIN_IDS: dict = {}
 
 
