@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from ..space.constraints import Check, Constraint, Table
+from ..space.constraints import Check, Constraint, Table, interned
 from .facts import arch_facts, common_facts
 
 __all__ = ["gemm_constraints", "depthwise_constraints", "wmma_k_constraint", "vectors_ok", "wmma_shape_ok", "wmma_k_ok", "constraints_for", "OPERATOR_TILE_RULES"]
@@ -130,7 +130,7 @@ def gemm_constraints(arch: str) -> tuple[Constraint, ...]:
     splits = frozenset(facts.wave_splits)
     splits_text = str([list(s) for s in facts.wave_splits])
     tiles_by_key = tuple(sorted(facts.warp_tiles.items()))
-    return (
+    return tuple(map(interned, (
         # ---- layer 1: is_valid_for_arch --------------------------------------------
         Table(
             "arch.trait_combo", ("pipeline", "epilogue", "scheduler"), _TRAIT_BASE_UNSUPPORTED,
@@ -264,7 +264,7 @@ def gemm_constraints(arch: str) -> tuple[Constraint, ...]:
             f"{_FILTER} _validate_dimension_alignment (wave_k forced to 1)",
             doc="K must split evenly over warp tiles.",
         ),
-    )
+    )))
 
 
 def _fits_k(warp_tile_k, tile_k):
@@ -292,12 +292,12 @@ def wmma_k_constraint(arch: str) -> Constraint:
     does not.
     """
     ws = arch_facts(arch).warp_size
-    return Check(
+    return interned(Check(
         "arch.wmma_k", ("warp_tile_k",), wmma_k_ok,
         "WMMA on wave32 {arch}: warp_tile_k must be at least 32 for a dtype-tagged config, got {warp_tile_k}",
         f"grouped_config_rules_default.py check_wmma_instance (dtype != 'float') via {_UNIFIED}", params=(ws,),
         doc="Wave32 WMMA needs K warp tiles of 32 or more when CK knows the config's dtype.",
-    )
+    ))
 
 
 def depthwise_constraints(arch: str) -> tuple[Constraint, ...]:

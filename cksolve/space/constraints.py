@@ -28,7 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-__all__ = ["Constraint", "Table", "Check", "Violation", "scope_values"]
+__all__ = ["Constraint", "Table", "Check", "Violation", "interned", "scope_values"]
 
 
 @dataclass(frozen=True)
@@ -130,3 +130,16 @@ def _product(domains: Mapping[str, Sequence], scope: Iterable[str]) -> Iterable[
     from itertools import product
 
     return product(*(domains[a] for a in scope))
+
+
+_INTERNED: dict = {}
+
+
+def interned(constraint: Constraint) -> Constraint:
+    """The one object of the constraint's value.
+
+    Archs with equal facts produce equal rules; as one object they compare by
+    identity in the solve caches that key on them (equality of two distinct
+    tables compares every row).
+    """
+    return _INTERNED.setdefault(constraint, constraint)
