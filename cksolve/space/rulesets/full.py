@@ -200,7 +200,7 @@ class FullRuleSet(RuleSet):
     # ---- tables ----------------------------------------------------------------------
 
     @lru_cache(maxsize=None)
-    def _family_rows(self, variant: str, ndim: int, dtype: str) -> tuple:
+    def _family_rows(self, variant: str, ndim: int, dtype: str) -> frozenset:
         d, dclass = self.data, self._dclass(dtype)
         base_tiles = d["tiles"].get(variant, {}).get(f"{ndim}d/{dtype}", [])
         sources = [(_FEATURE_BASE, base_tiles, None)]
@@ -220,7 +220,7 @@ class FullRuleSet(RuleSet):
                     # double LDS buffer: forced by the pipeline, or set by the feature
                     flags[dsb_at] = feature["double_smem_buffer"] or p in dsb_pipelines
                     rows.add((*flags, *t, p, s))
-        return tuple(sorted(rows, key=repr))
+        return frozenset(rows)  # a frozenset hashes once: tables are looked up by their rows
 
     @lru_cache(maxsize=None)
     def _tiles(self, variant: str, ndim: int, dtype: str) -> tuple:
