@@ -281,33 +281,33 @@ class FullRuleSet(RuleSet):
         dclass = self._dclass(dtype)
         return (
             _table("rules.full.family", (*_FEATURES, *_TILE, "pipeline", "scheduler"),
-                  self._family_rows(variant, ndim, dtype),
-                  "full: tile {tile_m}x{tile_n}x{tile_k} with {pipeline}/{scheduler} (split_image={split_image}, "
-                  "gm={groups_to_merge}, explicit_gemm={explicit_gemm}, two_stage={two_stage}, "
-                  "streamk={streamk}/{streamk_persistent}, dsb={double_smem_buffer}) is not a base or feature "
-                  "kernel of {variant} {ndim}d {dtype}",
-                  f"{_SRC} get_configs: get_tiles, VARIANT_FEATURES, get_pipelines_for_tile, "
-                  "_emit_configs_for_tile (double_smem_buffer)"),
+                   self._family_rows(variant, ndim, dtype),
+                   "full: tile {tile_m}x{tile_n}x{tile_k} with {pipeline}/{scheduler} (split_image={split_image}, "
+                   "gm={groups_to_merge}, explicit_gemm={explicit_gemm}, two_stage={two_stage}, "
+                   "streamk={streamk}/{streamk_persistent}, dsb={double_smem_buffer}) is not a base or feature "
+                   "kernel of {variant} {ndim}d {dtype}",
+                   f"{_SRC} get_configs: get_tiles, VARIANT_FEATURES, get_pipelines_for_tile, "
+                   "_emit_configs_for_tile (double_smem_buffer)"),
             _explicit_gemm_wavelet(),
             _table("rules.full.specialization", (*_TILE, "specialization"), self._spec_rows(variant, tiles),
-                  "full: specialization {specialization} is not used for tile {tile_m}x{tile_n}x{tile_k} ({variant})",
-                  f"{_SRC} get_specs_for_tile"),
+                   "full: specialization {specialization} is not used for tile {tile_m}x{tile_n}x{tile_k} ({variant})",
+                   f"{_SRC} get_specs_for_tile"),
             _table("rules.full.wave_warp", (*_TILE, *_WAVE, "warp_tile_m", "warp_tile_n"),
-                  self._wave_warp_rows(variant, tiles, facts.wave_splits, warp_tiles),
-                  "full: waves {wave_m}x{wave_n}x{wave_k} with warp {warp_tile_m}x{warp_tile_n} are not a wave/warp "
-                  "pair of tile {tile_m}x{tile_n}x{tile_k} ({variant} {dtype} on {arch})",
-                  f"{_SRC} get_wave_warp_pairs (curated waves, warp m/n rule, exceptions, excluded shapes; "
-                  f"fallback to {_TM} get_valid_wave_warp_pairs)"),
+                   self._wave_warp_rows(variant, tiles, facts.wave_splits, warp_tiles),
+                   "full: waves {wave_m}x{wave_n}x{wave_k} with warp {warp_tile_m}x{warp_tile_n} are not a wave/warp "
+                   "pair of tile {tile_m}x{tile_n}x{tile_k} ({variant} {dtype} on {arch})",
+                   f"{_SRC} get_wave_warp_pairs (curated waves, warp m/n rule, exceptions, excluded shapes; "
+                   f"fallback to {_TM} get_valid_wave_warp_pairs)"),
             _table("rules.full.warp_tile_k", (*_TILE, "warp_tile_m", "pipeline", "streamk", "warp_tile_k"),
-                  self._warp_tile_k_rows(variant, ndim, dtype, tuple(sorted({w[0] for w in warp_tiles}))),
-                  "full: warp_tile_k {warp_tile_k} is not CK's for {dtype} warp m {warp_tile_m}, tile K "
-                  "{tile_k}, pipeline {pipeline}, streamk={streamk}",
-                  f"{_SRC} compute_warp_tile_k / get_k_mfma (legacy for stream-K and wavelet legacy tiles)"),
+                   self._warp_tile_k_rows(variant, ndim, dtype, tuple(sorted({w[0] for w in warp_tiles}))),
+                   "full: warp_tile_k {warp_tile_k} is not CK's for {dtype} warp m {warp_tile_m}, tile K "
+                   "{tile_k}, pipeline {pipeline}, streamk={streamk}",
+                   f"{_SRC} compute_warp_tile_k / get_k_mfma (legacy for stream-K and wavelet legacy tiles)"),
             _tile_config_k(),
             _table("rules.full.vectors", (*_TILE, *_VEC), self._vector_rows(variant, dclass, tiles),
-                  "full: vectors {vector_a}/{vector_b}/{vector_c} are not a strategy or extra triple of tile "
-                  f"{{tile_m}}x{{tile_n}}x{{tile_k}} ({{variant}}, {dclass})",
-                  f"{_SRC} get_vec_strategies / compute_vector_size / get_extra_vec_triples"),
+                   "full: vectors {vector_a}/{vector_b}/{vector_c} are not a strategy or extra triple of tile "
+                   f"{{tile_m}}x{{tile_n}}x{{tile_k}} ({{variant}}, {dclass})",
+                   f"{_SRC} get_vec_strategies / compute_vector_size / get_extra_vec_triples"),
             _vector_gate(self._gate),
             wmma_k_constraint(arch),
             *_pins(),
