@@ -170,7 +170,7 @@ def _push_down(rels: list[Relation], pushed: tuple) -> list[Relation]:
         rel = rels[i]
         if hosted:
             filters = tuple(rels[j] for j in hosted)
-            rel = derived(rel, rel.free, filtered_rows(rel.rows, rel.free, tuple(f.token for f in filters), filters))
+            rel = derived(rel, rel.free, filtered_rows(rel.rows, rel.free, filters))
         out.append(rel)
     return out
 

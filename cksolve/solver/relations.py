@@ -57,7 +57,7 @@ class Relation:
             self._token = _TOKENS.setdefault(self.key, len(_TOKENS))
             return self._token
 
-    def __init__(self, constraint: Constraint, fixed: dict, domains: dict | None = None):
+    def __init__(self, constraint: Constraint, fixed: dict, domains: dict):
         self.constraint = constraint
         scope = constraint.scope
         self.free = tuple(dict.fromkeys(a for a in scope if a not in fixed))
@@ -71,7 +71,7 @@ class Relation:
         if self.is_table:
             # Rows must also respect domains pruned by constraints already propagated away.
             fixed_key = tuple(fixed.get(a, _FREE) for a in scope)
-            live_key = tuple(domains[a] if domains is not None and a not in fixed else None for a in scope)
+            live_key = tuple(None if a in fixed else domains[a] for a in scope)
             self.rows = _reduced_rows(constraint, fixed_key, live_key)
 
     def holds_free(self, free_values: tuple) -> bool:
@@ -142,9 +142,9 @@ def derived(base: Relation, free: tuple, rows: frozenset) -> Relation:
 _PUSHED: dict = {}
 
 
-def filtered_rows(rows: frozenset, free: tuple, keys: tuple, filters: tuple) -> frozenset:
+def filtered_rows(rows: frozenset, free: tuple, filters: tuple) -> frozenset:
     """``rows`` (over ``free``) that pass ``filters``; cached on what the filters test."""
-    cache_key = (rows, free, keys)
+    cache_key = (rows, free, tuple(f.token for f in filters))
     hit = _PUSHED.get(cache_key)
     if hit is None:
         pos = {a: i for i, a in enumerate(free)}
@@ -172,27 +172,12 @@ def index_rows(rows: frozenset, shared: tuple, new: tuple) -> dict:
 
 def filter_rows(rows: list[tuple], rel: Relation, pos: dict) -> list[tuple]:
     """Rows whose values on ``rel.free`` satisfy it; the per-row work runs in C (map/compress)."""
-    positions = [pos[a] for a in rel.free]
-    if len(positions) == 1:
-        key_of = itemgetter(positions[0])
-        wrap = _one
-    else:
-        key_of = itemgetter(*positions)
-        wrap = _same
-    keys = list(map(key_of, rows))
+    keys = list(map(key_getter(tuple(pos[a] for a in rel.free)), rows))
     verdicts = rel.verdicts
     missing = set(keys).difference(verdicts)
     if missing:
         if rel.is_table:
-            verdicts.update((k, wrap(k) in rel.rows) for k in missing)
+            verdicts.update((k, k in rel.rows) for k in missing)
         else:
-            verdicts.update((k, rel.holds_free(wrap(k))) for k in missing)
+            verdicts.update((k, rel.holds_free(k)) for k in missing)
     return list(compress(rows, map(verdicts.__getitem__, keys)))
-
-
-def _one(value) -> tuple:
-    return (value,)
-
-
-def _same(key: tuple) -> tuple:
-    return key
