@@ -16,7 +16,7 @@ from .errors import CksolveError
 from .space.axes import AXES
 from .space.naming import NameError_, parse_names
 from .space.rulesets import Combo, RuleSet, RuleSetError, get_rule_set
-from .solver import solve_combo
+from .solver import enumerate_combo, solve_combo
 
 __all__ = [
     "CksolveError",
@@ -116,9 +116,10 @@ class Record(NamedTuple):
         return d
 
 
-def _solve(rule_set: RuleSet, combo: Combo):
+def _solve(rule_set: RuleSet, combo: Combo, solver=solve_combo):
+    """``solver(rule_set, combo)``; a rule set that cannot load is one line for the user."""
     try:
-        return solve_combo(rule_set, combo)
+        return solver(rule_set, combo)
     except RuleSetError as exc:
         raise CksolveError(str(exc)) from None
 
@@ -127,14 +128,8 @@ def enumerate_records(rule_set: RuleSet, selection: Selection) -> Iterator[Recor
     """Every (arch, config) of the rule set valid for the selection, in canonical order."""
     label = rule_set.name
     for combo in selection.combos():
-        configs = _solve(rule_set, combo).configs()
-        configs.sort(key=_name)
-        for c in configs:
+        for c in _solve(rule_set, combo, enumerate_combo):
             yield Record(label, combo, c)
-
-
-def _name(config) -> str:
-    return config.name()
 
 
 def count_records(rule_set: RuleSet, selection: Selection) -> dict[Combo, int]:
