@@ -25,6 +25,7 @@ import json
 import os
 import re
 import shutil
+import string
 import sys
 import tempfile
 import time
@@ -41,10 +42,13 @@ __all__ = ["EmitError", "EmitSummary", "emit", "names_to_configs", "MANIFEST", "
 MANIFEST = ".cksolve-emit.manifest"
 _MANIFEST_FORMAT = 3
 _TMP_TAG = ".cksolve-tmp"
-#: a kernel name must be a plain file name: no separators, no leading dot
-_PLAIN = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+-]*")
-_NAME_BYTES = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.+-"  # _PLAIN's characters
-_BAD_FIRST = frozenset({"", ".", "+", "-"})
+#: a kernel name must be a plain file name: these characters only, none of _NOT_FIRST first
+#: (no separators, no leading dot)
+_NAME_CHARS = string.ascii_letters + string.digits + "_.+-"
+_NOT_FIRST = ".+-"
+_PLAIN = re.compile(f"(?![{re.escape(_NOT_FIRST)}])[{re.escape(_NAME_CHARS)}]+")
+_NAME_BYTES = _NAME_CHARS.encode()
+_BAD_FIRST = frozenset(("", *_NOT_FIRST))
 _ARCH = re.compile(r"gfx[0-9a-z]+")
 _NAME_MAX = 255  # bytes per path component on the usual file systems
 
