@@ -138,8 +138,8 @@ _INTERNED: dict = {}
 def interned(constraint: Constraint) -> Constraint:
     """The one object of the constraint's value.
 
-    Archs with equal facts produce equal rules; as one object they compare by
-    identity in the solve caches that key on them (equality of two distinct
-    tables compares every row).
+    Archs with equal facts, and combinations with equal rules, produce equal
+    constraints; as one object they compare by identity in the solve caches
+    that key on them (equality of two distinct tables compares every row).
     """
     return _INTERNED.setdefault(constraint, constraint)

@@ -9,11 +9,10 @@ are free over their whole domain, so every rule set pins all of them
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Iterable, Mapping, NamedTuple, Sequence
 
 from ..axes import AXES
-from ..constraints import Constraint, Table
+from ..constraints import Constraint, Table, interned
 
 __all__ = ["Combo", "RuleSet", "RuleSetError", "pin", "pin_defaults", "nothing", "table", "GEMM_DEFAULTS", "kind_of"]
 
@@ -72,18 +71,15 @@ GEMM_DEFAULTS: Mapping[str, object] = {
 
 def table(name: str, scope: Sequence[str], rows: Iterable[tuple], message: str, source: str,
           applies_to: str = "gemm", doc: str = "") -> Table:
-    return Table(name, tuple(scope), frozenset(tuple(r) for r in rows), message, source,
-                 applies_to=applies_to, doc=doc)
+    # interned: equal tables of different combinations are one object, so the solve
+    # caches keyed on them compare by identity
+    return interned(Table(name, tuple(scope), frozenset(tuple(r) for r in rows), message, source,
+                          applies_to=applies_to, doc=doc))
 
 
 def pin(rule_set: str, axis: str, values: Iterable, source: str, applies_to: str = "gemm") -> Table:
     """A unary table: ``axis`` takes one of ``values`` in this rule set."""
-    return _pin(rule_set, axis, tuple(values), source, applies_to)
-
-
-@lru_cache(maxsize=None)
-def _pin(rule_set: str, axis: str, values: tuple, source: str, applies_to: str) -> Table:
-    # one object per distinct pin: combinations share it, so solve-cache keys compare by identity
+    values = tuple(values)
     return table(
         f"rules.{rule_set}.{axis}", (axis,), ((v,) for v in values),
         f"{rule_set}: {axis}={{{axis}}} is not one of {list(values)}", source, applies_to,

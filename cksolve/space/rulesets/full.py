@@ -339,8 +339,8 @@ class FullRuleSet(RuleSet):
 
 # --- constraints that do not depend on the combination --------------------------------
 
-# The archs of one (variant, ndim, dtype) share most tables: build each value once, so
-# equal tables are one object (cheap to hash and compare as solve-cache keys).
+# The archs of one (variant, ndim, dtype) share most tables: build each one once (``table``
+# interns its result anyway; the memo saves re-building and re-hashing the rows, 0.05 s per run).
 _table = lru_cache(maxsize=None)(table)
 
 
