@@ -64,9 +64,9 @@ def make_plan(rels: list[Relation], free_axes: tuple) -> Plan:
 
 
 def _plan_push_down(rels: list[Relation]) -> list[tuple[int, tuple[int, ...]]]:
-    """Apply every filter whose axes one table covers to that table's rows.
+    """Assign every filter whose axes one table covers to that table (its rows absorb it).
 
-    A filter then costs nothing per solve: the reduced table is cached, and
+    Such a filter then costs nothing per solve: the reduced table is cached, and
     the same rule-set table meets the same arch constraint in many
     combinations. A table whose axes another table covers is such a filter
     too (a semi-join).
