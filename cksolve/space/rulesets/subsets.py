@@ -25,6 +25,13 @@ contract over the *valid* ``full`` configs of that combination, in canonical
        configs that bring a tile shape not yet present (GEMM: tile m x n x k;
        depthwise: tile h x w), then the rest in name order.
 
+       The size is CK's own aim for tiny (ten configs, or all there are). CK
+       reaches it before its arch filter, which then drops some, so CK's
+       accepted tiny can be smaller (2-4 configs in some combinations) with the
+       same coverage; here the padding is counted over valid configs, and the
+       minimum-cover part alone is never larger than CK's tiny where the
+       coverages are equal (``benchmarks/compare_subsets.py``, tested).
+
 Depthwise kernels have no pipeline or scheduler, so for them only the
 category counts (depthwise combinations hold only depthwise configs, so their
 cover is one config).
