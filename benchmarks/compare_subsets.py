@@ -11,9 +11,11 @@ the same way. The last lines summarise:
 * among combos where the coverages are equal, how the sizes compare;
 * for tiny, the same size comparison for the minimum-cover part alone.
 
-    PYTHONPATH=. python benchmarks/compare_subsets.py [--rule-set tiny|full-tests|both] [--all]
+    PYTHONPATH=. python benchmarks/compare_subsets.py [--rule-set tiny|full-tests|both] [--all] [--markdown]
 
-``--all`` prints every combination (default: only non-empty ones).
+``--all`` prints every combination (default: only non-empty ones);
+``--markdown`` prints each comparison as a table (CK's categories and pairs,
+then what cksolve covers beyond them as ``+x`` or misses as ``-x``).
 """
 
 from __future__ import annotations
@@ -60,7 +62,21 @@ def _fmt(n, cats, pairs) -> str:
     return f"{n:>3} | {c:<14} | {p}"
 
 
-def compare(rule_set: str, show_all: bool) -> dict:
+def _delta(theirs: frozenset, ours: frozenset, fmt) -> str:
+    """CK's values, then cksolve's extra (+) and missing (-) ones."""
+    out = ",".join(sorted(map(fmt, theirs))) or "-"
+    extra = [f"+{v}" for v in sorted(map(fmt, ours - theirs))] + [f"-{v}" for v in sorted(map(fmt, theirs - ours))]
+    return out + (" " + " ".join(extra) if extra else "")
+
+
+def _md_row(key: str, ck_cfgs, ours, cover, ck_cov, our_cov) -> str:
+    size = f"{len(ours)}" + (f" ({len(cover)})" if cover is not None else "")
+    cats = _delta(ck_cov[0], our_cov[0], _ABBR.__getitem__)
+    pairs = _delta(ck_cov[1], our_cov[1], lambda p: f"{p[0]}/{_SCHED[p[1]]}")
+    return f"| {key} | {len(ck_cfgs)} | {size} | {cats} | {pairs} |"
+
+
+def compare(rule_set: str, show_all: bool, markdown: bool = False) -> dict:
     ck = _oracle(rule_set)
     stats = Counter()
     rows = []
@@ -91,10 +107,21 @@ def compare(rule_set: str, show_all: bool) -> dict:
         stats["our_size"] += len(ours)
         flag = "" if superset else "  !! misses CK coverage"
         extra = f" (cover {len(cover)})" if cover is not None else ""
-        rows.append(f"{key:<34} CK      {_fmt(len(ck_cfgs), *ck_cov)}\n{'':<34} cksolve {_fmt(len(ours), *our_cov)}{extra}{flag}")
+        if markdown:
+            rows.append(_md_row(key, ck_cfgs, ours, cover, ck_cov, our_cov))
+        else:
+            rows.append(f"{key:<34} CK      {_fmt(len(ck_cfgs), *ck_cov)}\n"
+                        f"{'':<34} cksolve {_fmt(len(ours), *our_cov)}{extra}{flag}")
     print(f"== {rule_set}: CK (accepted names of ../shared/ck/oracle/{rule_set}.json.gz) vs cksolve ==")
     print("   categories: " + ", ".join(f"{v}={k}" for k, v in _ABBR.items()))
+    if markdown:
+        print()
+        print("| combination | CK | cksolve" + (" (cover)" if rule_set == "tiny" else "")
+              + " | categories: CK, +/- cksolve | (pipeline, scheduler): CK, +/- cksolve |")
+        print("|---|---|---|---|---|")
     print("\n".join(rows))
+    if markdown:
+        print()
     print(f"-- {rule_set} summary: {stats['superset']}/{stats['combos']} combos where cksolve covers ⊇ CK "
           f"({stats['strictly_more']} strictly more, {stats['equal']} equal); total configs CK {stats['ck_size']}, "
           f"cksolve {stats['our_size']}")
@@ -113,11 +140,12 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rule-set", choices=("tiny", "full-tests", "both"), default="both")
     ap.add_argument("--all", action="store_true", help="also print combinations empty on both sides")
+    ap.add_argument("--markdown", action="store_true", help="print tables (CK's coverage, then cksolve's +/-)")
     args = ap.parse_args(argv)
     t0 = time.perf_counter()
     names = ("tiny", "full-tests") if args.rule_set == "both" else (args.rule_set,)
     for name in names:
-        compare(name, args.all)
+        compare(name, args.all, args.markdown)
     print(f"({time.perf_counter() - t0:.1f} s)", file=sys.stderr)
     return 0
 
