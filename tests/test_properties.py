@@ -99,3 +99,18 @@ def test_factorised_count_equals_expansion_for_every_combination():
             assert len({c.name() for c in configs}) == len(configs), (name, combo, "duplicate names")
             leaves += sum(len(c.leaves) for c in solved.components)
     assert leaves > 0
+
+
+def test_shared_solves_never_mix_models_with_different_domains():
+    """Models that differ only on an axis no constraint reads share one solve -- unless that
+    axis keeps several values, which the solve then expands: such a model is solved on its own."""
+    from dataclasses import replace
+
+    rule_set = get_rule_set("default")  # reads no ndim
+    model = build_model(Combo("gfx942", "forward", "fp16", 2), rule_set)
+    assert "ndim" not in {a for c in model.constraints for a in c.scope}
+    every_ndim = replace(model, domains={**model.domains, "ndim": AXES["ndim"].domain})
+    one = direct.solve(model).count()
+    assert one > 0
+    assert direct.solve(every_ndim).count() == one * len(AXES["ndim"].domain)
+    assert direct.solve(build_model(Combo("gfx942", "forward", "fp16", 3), rule_set)).count() == one

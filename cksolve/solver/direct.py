@@ -21,7 +21,7 @@
 This module runs those steps; :mod:`.relations` holds the reduced constraints
 and the row operations (canonical, with verdict memos), :mod:`.plan` decides
 steps 2-3 once per relation shape, and :mod:`.solutions` is what a solve
-returns. Models that differ only on axes no constraint reads share one solve.
+returns. Models that differ only in the fixed value of an axis no constraint reads share one solve.
 The order of rows inside a solution set is unspecified; every public output
 sorts by name.
 """
@@ -48,24 +48,27 @@ _USED: dict = {}
 
 
 def solve(model: Model) -> SolutionSet:
-    """Solve ``model``; models that differ only on axes no constraint reads share the work.
+    """Solve ``model``; models that differ only in the fixed value of an axis no constraint
+    reads share the work.
 
     (``default`` never reads ndim, so its three ndims are one solve; the
     rebuilt set carries each model's own fixed values.)
     """
     constraints = model.constraints
-    split = _USED.get(constraints)
+    split = _USED.get((model.axes, constraints))
     if split is None:
         read = set().union(*(c.scope for c in constraints))
-        split = _USED[constraints] = (tuple(a for a in model.axes if a in read),
-                                      tuple(a for a in model.axes if a not in read))
+        split = _USED[model.axes, constraints] = (tuple(a for a in model.axes if a in read),
+                                                  tuple(a for a in model.axes if a not in read))
     used, unused = split
     domains = model.domains
-    key = (model.kind, constraints, tuple(map(domains.__getitem__, used)))
+    own = {a: domains[a][0] for a in unused if len(domains[a]) == 1}
+    # an unread axis with several values is still expanded by the solve: its domain is part of the key
+    key = (model.axes, constraints, tuple(map(domains.__getitem__, used)),
+           tuple(domains[a] for a in unused if a not in own))
     hit = _SOLVED.get(key)
     if hit is None:
         hit = _SOLVED[key] = _solve(model)
-    own = {a: domains[a][0] for a in unused if len(domains[a]) == 1}
     return SolutionSet(model, {**hit.fixed, **own}, hit.components, hit.empty)
 
 
