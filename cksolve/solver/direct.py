@@ -21,9 +21,9 @@
 This module runs those steps; :mod:`.relations` holds the reduced constraints
 and the row operations (canonical, with verdict memos), :mod:`.plan` decides
 steps 2-3 once per relation shape, and :mod:`.solutions` is what a solve
-returns. Models that differ only in the fixed value of an axis no constraint reads share one solve.
-The order of rows inside a solution set is unspecified; every public output
-sorts by name.
+returns. Models that differ only in the fixed value of an axis no constraint
+reads share one solve. The order of rows inside a solution set is
+unspecified; every public output sorts by name.
 """
 
 from __future__ import annotations
