@@ -40,7 +40,14 @@ class RuleSet:
     """Base class; subclasses implement :meth:`constraints`."""
 
     name: str = ""
-    description: str = ""
+
+    @property
+    def description(self) -> str:
+        """A built-in rule set's one line lives in the registry, which lists it before its module loads."""
+        from . import RULE_SETS
+
+        entry = RULE_SETS.get(self.name)
+        return entry[2] if entry is not None else ""
 
     def constraints(self, combo: Combo) -> Sequence[Constraint]:  # pragma: no cover - interface
         raise NotImplementedError

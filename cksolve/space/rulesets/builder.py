@@ -144,10 +144,8 @@ class BuilderRuleSet(RuleSet):
 class TestsRuleSet(BuilderRuleSet):
     name = "tests"
     subset = "tests"
-    description = "CK's tests build set: the CK Builder tests/*.conf instances."
 
 
 class ProfilerRuleSet(BuilderRuleSet):
     name = "profiler"
     subset = "profiler"
-    description = "CK's profiler build set: the CK Builder profiler/*.conf instances."

@@ -32,7 +32,6 @@ class DefaultRuleSet(RuleSet):
 
     def __init__(self) -> None:
         self.data = load_toml(__package__, "default.toml")
-        self.description = self.data["description"]
 
     @lru_cache(maxsize=None)
     def _core_rows(self, variant: str) -> tuple[tuple, ...]:

@@ -31,6 +31,8 @@ __all__ = ["FileRuleSet"]
 
 
 class FileRuleSet(RuleSet):
+    description: str = ""  # the file's own (not the registry's)
+
     def __init__(self, name: str, description: str, base: RuleSet | None, own: tuple[Constraint, ...]):
         self.name = name
         self.description = description

@@ -116,7 +116,6 @@ class FullRuleSet(RuleSet):
 
     def __init__(self) -> None:
         self.data = load_toml(__package__, "full.toml")
-        self.description = self.data["description"]
         d = self.data
         self._strategies = {k: tuple(v) for k, v in d["wave_strategies"].items()}
         self._exceptions = {

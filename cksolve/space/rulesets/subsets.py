@@ -206,11 +206,7 @@ def _constraints(name: str, combo: Combo) -> tuple:
 
 class FullTestsRuleSet(_SubsetRuleSet):
     name = "full-tests"
-    description = ("Every 5th full config per feature category (at least one), plus one per uncovered "
-                   "(pipeline, scheduler) pair; per combination, in name order.")
 
 
 class TinyRuleSet(_SubsetRuleSet):
     name = "tiny"
-    description = ("Minimum CP-SAT cover of full-tests' categories and (pipeline, scheduler) pairs, "
-                   "padded to 10 configs with new tile shapes first.")
