@@ -28,10 +28,14 @@ def rule_set_names() -> list[str]:
     return list(RULE_SETS)
 
 
+def _class(name: str) -> type:
+    module, cls, _ = RULE_SETS[name]
+    return getattr(importlib.import_module(module, __package__), cls)
+
+
 @lru_cache(maxsize=None)
 def _load(name: str, options: tuple) -> RuleSet:
-    module, cls, _ = RULE_SETS[name]
-    return getattr(importlib.import_module(module, __package__), cls)(**dict(options))
+    return _class(name)(**dict(options))
 
 
 def get_rule_set(name: str, **options) -> RuleSet:
@@ -41,9 +45,7 @@ def get_rule_set(name: str, **options) -> RuleSet:
     others ignore them.
     """
     if name in RULE_SETS:
-        module, cls_name, _ = RULE_SETS[name]
-        cls = getattr(importlib.import_module(module, __package__), cls_name)
-        wanted = tuple(sorted((k, v) for k, v in options.items() if k in getattr(cls, "OPTIONS", ())))
+        wanted = tuple(sorted((k, v) for k, v in options.items() if k in getattr(_class(name), "OPTIONS", ())))
         return _load(name, wanted)
     path = Path(name)
     if path.suffix == ".toml" or path.exists():
