@@ -44,15 +44,19 @@ print(json.dumps({"n": n, "load": t1 - t0, "work": t2 - t1}))
 """
 
 
-def probe(rule_set: str, what: str, repeat: int = 5) -> dict:
-    best = None
+def best_of(script: str, args: list[str], repeat: int, key: str) -> dict:
+    """Run ``script`` in ``repeat`` fresh processes; the JSON it prints with the smallest ``key``."""
+    runs = []
     for _ in range(repeat):
-        out = subprocess.run([sys.executable, "-c", _PROBE, rule_set, what, str(BUILDER) if BUILDER.exists() else ""],
-                             capture_output=True, text=True, cwd=ROOT, check=True).stdout
-        r = json.loads(out)
-        if best is None or r["work"] < best["work"]:
-            best = r
-    return best
+        run = subprocess.run([sys.executable, "-c", script, *args], capture_output=True, text=True, cwd=ROOT)
+        if run.returncode:
+            sys.exit(f"probe {args} failed: {run.stderr.strip().splitlines()[-1]}")
+        runs.append(json.loads(run.stdout))
+    return min(runs, key=lambda r: r[key])
+
+
+def probe(rule_set: str, what: str, repeat: int = 5) -> dict:
+    return best_of(_PROBE, [rule_set, what, str(BUILDER) if BUILDER.exists() else ""], repeat, "work")
 
 
 def startup(repeat: int = 5) -> float:
