@@ -56,23 +56,33 @@ def _cov(configs):
     return cats, pairs
 
 
+def _cat_label(category: str) -> str:
+    return _ABBR[category]
+
+
+def _pair_label(p: tuple[str, str]) -> str:
+    return f"{p[0]}/{_SCHED[p[1]]}"
+
+
+def _labels(values, label) -> str:
+    return ",".join(sorted(map(label, values))) or "-"
+
+
 def _fmt(n, cats, pairs) -> str:
-    c = ",".join(sorted(_ABBR[x] for x in cats)) or "-"
-    p = ",".join(sorted(f"{a}/{_SCHED[b]}" for a, b in pairs)) or "-"
-    return f"{n:>3} | {c:<14} | {p}"
+    return f"{n:>3} | {_labels(cats, _cat_label):<14} | {_labels(pairs, _pair_label)}"
 
 
-def _delta(theirs: frozenset, ours: frozenset, fmt) -> str:
+def _delta(theirs: frozenset, ours: frozenset, label) -> str:
     """CK's values, then cksolve's extra (+) and missing (-) ones."""
-    out = ",".join(sorted(map(fmt, theirs))) or "-"
-    extra = [f"+{v}" for v in sorted(map(fmt, ours - theirs))] + [f"-{v}" for v in sorted(map(fmt, theirs - ours))]
-    return out + (" " + " ".join(extra) if extra else "")
+    extra = ([f"+{v}" for v in sorted(map(label, ours - theirs))]
+             + [f"-{v}" for v in sorted(map(label, theirs - ours))])
+    return _labels(theirs, label) + (" " + " ".join(extra) if extra else "")
 
 
 def _md_row(key: str, ck_cfgs, ours, cover, ck_cov, our_cov) -> str:
     size = f"{len(ours)}" + (f" ({len(cover)})" if cover is not None else "")
-    cats = _delta(ck_cov[0], our_cov[0], _ABBR.__getitem__)
-    pairs = _delta(ck_cov[1], our_cov[1], lambda p: f"{p[0]}/{_SCHED[p[1]]}")
+    cats = _delta(ck_cov[0], our_cov[0], _cat_label)
+    pairs = _delta(ck_cov[1], our_cov[1], _pair_label)
     return f"| {key} | {len(ck_cfgs)} | {size} | {cats} | {pairs} |"
 
 
