@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import gzip
-import json
-from functools import lru_cache
 from pathlib import Path
 
 import pytest
@@ -17,33 +14,29 @@ from cksolve.space.naming import parse_name
 from cksolve.space.rulesets import Combo, RuleSetError, get_rule_set
 from cksolve.space.rulesets import builder
 
+from conftest import CK, first_differences, oracle, split_key
+
 ENV_VAR = builder.ENV_VAR
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
-CONFIGS = SHARED / "ck" / "builder-configs"
+CONFIGS = CK / "builder-configs"
 RULE_SETS = ("tests", "profiler")
 
 pytestmark = pytest.mark.skipif(not CONFIGS.is_dir(), reason="shared CK reference data not present")
-
-
-@lru_cache(maxsize=None)
-def oracle(name: str) -> dict:
-    with gzip.open(SHARED / "ck" / "oracle" / f"{name}.json.gz", "rt") as fh:
-        return json.load(fh)["combos"]
 
 
 def rule_set(name: str):
     return get_rule_set(name, builder_configs=str(CONFIGS))
 
 
-def combo_of(key: str) -> Combo:
-    arch, variant, dtype, ndim = key.split("/")
-    return Combo(arch, variant, dtype, int(ndim.rstrip("d")))
-
-
-def _diff(label: str, key: str, got: set, want: set) -> str:
-    return (f"{label} {key}: {len(got)} vs CK {len(want)}; only cksolve: {sorted(got - want)[:3]}; "
-            f"only CK: {sorted(want - got)[:3]}")
+def _assert_names_match(name: str, label: str, got_of, want_of) -> None:
+    """``got_of(combo)`` equals ``want_of(entry)`` (sets of names) on every oracle combination."""
+    bad = []
+    for key, entry in oracle(name).items():
+        got, want = got_of(Combo(*split_key(key))), want_of(entry)
+        if got != want:
+            only_us, only_ck = first_differences(got, want, 3)
+            bad.append(f"{label} {key}: {len(got)} vs CK {len(want)}; only cksolve: {only_us}; only CK: {only_ck}")
+    assert not bad, f"{len(bad)} of {len(oracle(name))} combinations differ:\n" + "\n".join(bad[:5])
 
 
 # --- conformance ------------------------------------------------------------------------
@@ -53,26 +46,17 @@ def _diff(label: str, key: str, got: set, want: set) -> str:
 def test_builder_rows_are_what_ck_produces(name):
     """Before any arch filter, the parsed configs are exactly CK's: accepted + rejected + ck_only."""
     rs = rule_set(name)
-    bad = []
-    for key, entry in oracle(name).items():
-        c = combo_of(key)
-        got = {cfg.name() for cfg in rs.configs(c.variant, c.dtype, c.ndim, arch_facts(c.arch).warp_size)}
-        want = set(entry["accepted"]) | set(entry["rejected"]) | set(entry["ck_only"])
-        if got != want:
-            bad.append(_diff("produced", key, got, want))
-    assert not bad, f"{len(bad)} of {len(oracle(name))} combinations differ:\n" + "\n".join(bad[:5])
+    _assert_names_match(
+        name, "produced",
+        lambda c: {cfg.name() for cfg in rs.configs(c.variant, c.dtype, c.ndim, arch_facts(c.arch).warp_size)},
+        lambda entry: set(entry["accepted"]) | set(entry["rejected"]) | set(entry["ck_only"]))
 
 
 @pytest.mark.parametrize("name", RULE_SETS)
 def test_enumeration_equals_ck_accepted(name):
     rs = rule_set(name)
-    bad = []
-    for key, entry in oracle(name).items():
-        got = {cfg.name() for cfg in enumerate_combo(rs, combo_of(key))}
-        want = set(entry["accepted"])
-        if got != want:
-            bad.append(_diff("enumerated", key, got, want))
-    assert not bad, f"{len(bad)} of {len(oracle(name))} combinations differ:\n" + "\n".join(bad[:5])
+    _assert_names_match(name, "enumerated", lambda c: {cfg.name() for cfg in enumerate_combo(rs, c)},
+                        lambda entry: set(entry["accepted"]))
 
 
 @pytest.mark.parametrize("name", RULE_SETS)
@@ -80,7 +64,7 @@ def test_rejected_and_ck_only_are_invalid(name):
     rs = rule_set(name)
     bad = []
     for key, entry in oracle(name).items():
-        model = build_model(combo_of(key), rs)
+        model = build_model(Combo(*split_key(key)), rs)
         for kernel in [*entry["rejected"], *entry["ck_only"]]:
             config = parse_name(kernel)
             violated = [c.name for c in model.constraints if not c.holds(scope_values(config, c.scope))]
@@ -93,7 +77,7 @@ def test_rejected_and_ck_only_are_invalid(name):
 def test_accepted_names_violate_nothing():
     rs = rule_set("tests")
     for key, entry in oracle("tests").items():
-        model = build_model(combo_of(key), rs)
+        model = build_model(Combo(*split_key(key)), rs)
         for kernel in entry["accepted"]:
             config = parse_name(kernel)
             violated = [c.name for c in model.constraints if not c.holds(scope_values(config, c.scope))]

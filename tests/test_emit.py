@@ -26,8 +26,9 @@ from cksolve.emit import EmitError, emit, names_to_configs
 from cksolve.emit import render, writer
 from cksolve.space.config import DepthwiseConfig, KernelConfig
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
-FACTS_DIR = SHARED / "ck" / "instance-facts"
+from conftest import CK, SHARED
+
+FACTS_DIR = CK / "instance-facts"
 TOOL = SHARED / "tools" / "instance_facts.py"
 FULL = os.environ.get("CKSOLVE_FACTS_SAMPLE", "") in ("", "0")
 
