@@ -29,7 +29,7 @@ from typing import Sequence
 from ...arch.constraints import wmma_k_constraint
 from ...arch.facts import arch_facts
 from ..axes import DEPTHWISE_AXES, GEMM_AXES
-from ..constraints import Constraint, scope_values
+from ..constraints import Constraint, Table, scope_values
 from .base import Combo, RuleSet, RuleSetError, kind_of, table
 from .builder_conf import Instance, builder_data, parse_conf
 
@@ -94,8 +94,7 @@ class BuilderRuleSet(RuleSet):
             if not path.is_file():
                 continue  # CK warns and goes on: the combination simply has no builder kernels
             if path not in parsed:
-                read_as = "forward_depthwise" if variant == "forward_depthwise" else variant
-                parsed[path] = parse_conf(path, read_as)
+                parsed[path] = parse_conf(path, variant)
             self._files.setdefault((variant, dtype, ndim), []).append((layout, path, parsed[path]))
         self.files_read = len(parsed)
 
@@ -105,40 +104,31 @@ class BuilderRuleSet(RuleSet):
     def configs(self, variant: str, dtype: str, ndim: int, warp_size: int) -> tuple:
         """CK's builder configs of one combination for one warp size, deduplicated, in file order."""
         skip = set(builder_data()["skip"]["bwd_weight_pipelines"]) if variant == "bwd_weight" else set()
-        seen: dict = {}
-        for layout, _, instances in self._files.get((variant, dtype, ndim), ()):
-            for inst in instances:
-                config = inst.config(warp_size, dtype, ndim, layout)
-                if config is None or getattr(config, "pipeline", None) in skip:
-                    continue
-                seen.setdefault(config, inst)
-        return tuple(seen)
-
-    def origin(self, config, warp_size: int) -> Instance | None:
-        """The first ``.conf`` line that yields ``config`` (for explanations)."""
-        for layout, _, instances in self._files.get((config.variant, config.dtype, config.ndim), ()):
-            for inst in instances:
-                if inst.config(warp_size, config.dtype, config.ndim, layout) == config:
-                    return inst
-        return None
+        configs = (inst.config(warp_size, dtype, ndim, layout)
+                   for layout, _, instances in self._files.get((variant, dtype, ndim), ()) for inst in instances)
+        return tuple(dict.fromkeys(c for c in configs if c is not None and getattr(c, "pipeline", None) not in skip))
 
     def constraints(self, combo: Combo) -> Sequence[Constraint]:
-        kind = kind_of(combo.variant)
-        ws = arch_facts(combo.arch).warp_size
-        configs = self.configs(combo.variant, combo.dtype, combo.ndim, ws)
+        instances = self._instances(combo.variant, combo.dtype, combo.ndim, arch_facts(combo.arch).warp_size)
+        if kind_of(combo.variant) == "depthwise":
+            return (instances,)
+        return (instances, wmma_k_constraint(combo.arch))
+
+    @lru_cache(maxsize=None)
+    def _instances(self, variant: str, dtype: str, ndim: int, ws: int) -> Table:
+        """The allowed table of one combination's instances (built once: ``check`` asks per config)."""
+        kind = kind_of(variant)
+        configs = self.configs(variant, dtype, ndim, ws)
         axes = DEPTHWISE_AXES if kind == "depthwise" else GEMM_AXES
-        files = [str(path) for _, path, _ in self._files.get((combo.variant, combo.dtype, combo.ndim), ())]
+        files = [str(path) for _, path, _ in self._files.get((variant, dtype, ndim), ())]
         where = ", ".join(files) if files else f"no .conf file under {self.root}"
-        instances = table(
+        return table(
             f"rules.{self.name}.instances", axes, (scope_values(c, axes) for c in configs),
-            f"{self.name}: not one of the {len(configs)} CK Builder instances for {combo.variant}/{combo.dtype}/"
-            f"{combo.ndim}d on wave{ws} targets ({where})",
+            f"{self.name}: not one of the {len(configs)} CK Builder instances for {variant}/{dtype}/"
+            f"{ndim}d on wave{ws} targets ({where})",
             f"{_SOURCE}; {where}", applies_to=kind,
             doc="The kernels the CK Builder .conf files list for this combination, as the Builder maps them.",
         )
-        if kind == "depthwise":
-            return (instances,)
-        return (instances, wmma_k_constraint(combo.arch))
 
 
 class TestsRuleSet(BuilderRuleSet):

@@ -98,10 +98,6 @@ class Instance:
     form: str  # "xdl", "native", "explicit" or "depthwise"
     f: Mapping[str, object] = field(repr=False)
 
-    @property
-    def where(self) -> str:
-        return f"{self.path}:{self.line}"
-
     def config(self, warp_size: int, dtype: str, ndim: int, layout: str):
         """The config this instance becomes on a target, or ``None`` if the Builder skips it."""
         if self.form == "depthwise":
