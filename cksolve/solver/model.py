@@ -11,17 +11,13 @@ from dataclasses import dataclass
 from typing import Iterable, Mapping
 
 from ..arch.constraints import constraints_for
-from ..space.axes import AXES, DEPTHWISE_AXES, GEMM_AXES, SELECTION_AXES
+from ..space.axes import AXES, SELECTION_AXES, kind_axes
 from ..space.canonical import space_constraints
 from ..space.config import DepthwiseConfig, KernelConfig
 from ..space.constraints import Constraint
 from ..space.rulesets import Combo, RuleSet, kind_of
 
 __all__ = ["Model", "build_model", "config_class", "kind_axes", "prune_domains"]
-
-
-def kind_axes(kind: str) -> tuple[str, ...]:
-    return GEMM_AXES if kind == "gemm" else DEPTHWISE_AXES
 
 
 def config_class(kind: str):

@@ -10,7 +10,7 @@ import tomllib
 from dataclasses import dataclass
 from importlib import resources
 
-__all__ = ["Axis", "AXES", "GEMM_AXES", "DEPTHWISE_AXES", "SELECTION_AXES"]
+__all__ = ["Axis", "AXES", "GEMM_AXES", "DEPTHWISE_AXES", "SELECTION_AXES", "kind_axes"]
 
 
 @dataclass(frozen=True)
@@ -38,3 +38,8 @@ SELECTION_AXES = ("variant", "dtype", "ndim")
 
 GEMM_AXES = tuple(n for n, a in AXES.items() if a.kind in ("common", "gemm"))
 DEPTHWISE_AXES = tuple(n for n, a in AXES.items() if a.kind in ("common", "depthwise"))
+
+
+def kind_axes(kind: str) -> tuple[str, ...]:
+    """Every axis of a config of the kind ("gemm" or "depthwise")."""
+    return GEMM_AXES if kind == "gemm" else DEPTHWISE_AXES

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from typing import Iterable, Mapping, NamedTuple, Sequence
 
-from ..axes import AXES
-from ..constraints import Constraint, Table, interned
+from ..axes import AXES, kind_axes
+from ..constraints import Constraint, Table, interned, scope_values
 
-__all__ = ["Combo", "RuleSet", "RuleSetError", "pin", "pin_defaults", "nothing", "table", "GEMM_DEFAULTS", "kind_of"]
+__all__ = ["Combo", "RuleSet", "RuleSetError", "pin", "pin_defaults", "nothing", "table", "configs_table",
+           "GEMM_DEFAULTS", "kind_of"]
 
 
 class RuleSetError(ValueError):
@@ -82,6 +83,12 @@ def table(name: str, scope: Sequence[str], rows: Iterable[tuple], message: str, 
     # caches keyed on them compare by identity
     return interned(Table(name, tuple(scope), frozenset(tuple(r) for r in rows), message, source,
                           applies_to=applies_to, doc=doc))
+
+
+def configs_table(name: str, kind: str, configs: Iterable, message: str, source: str, doc: str = "") -> Table:
+    """An allowed table over every axis of the kind, one row per config: exactly these kernels."""
+    axes = kind_axes(kind)
+    return table(name, axes, (scope_values(c, axes) for c in configs), message, source, applies_to=kind, doc=doc)
 
 
 def pin(rule_set: str, axis: str, values: Iterable, source: str, applies_to: str = "gemm") -> Table:

@@ -28,9 +28,8 @@ from typing import Sequence
 
 from ...arch.constraints import wmma_k_constraint
 from ...arch.facts import arch_facts
-from ..axes import DEPTHWISE_AXES, GEMM_AXES
-from ..constraints import Constraint, Table, scope_values
-from .base import Combo, RuleSet, RuleSetError, kind_of, table
+from ..constraints import Constraint, Table
+from .base import Combo, RuleSet, RuleSetError, configs_table, kind_of
 from .builder_conf import Instance, builder_data, parse_conf
 
 __all__ = ["BuilderRuleSet", "TestsRuleSet", "ProfilerRuleSet", "ENV_VAR", "conf_files"]
@@ -117,17 +116,14 @@ class BuilderRuleSet(RuleSet):
     @lru_cache(maxsize=None)
     def _instances(self, variant: str, dtype: str, ndim: int, ws: int) -> Table:
         """The allowed table of one combination's instances (built once: ``check`` asks per config)."""
-        kind = kind_of(variant)
         configs = self.configs(variant, dtype, ndim, ws)
-        axes = DEPTHWISE_AXES if kind == "depthwise" else GEMM_AXES
         files = [str(path) for _, path, _ in self._files.get((variant, dtype, ndim), ())]
         where = ", ".join(files) if files else f"no .conf file under {self.root}"
-        return table(
-            f"rules.{self.name}.instances", axes, (scope_values(c, axes) for c in configs),
+        return configs_table(
+            f"rules.{self.name}.instances", kind_of(variant), configs,
             f"{self.name}: not one of the {len(configs)} CK Builder instances for {variant}/{dtype}/"
             f"{ndim}d on wave{ws} targets ({where})",
-            f"{_SOURCE}; {where}", applies_to=kind,
-            doc="The kernels the CK Builder .conf files list for this combination, as the Builder maps them.",
+            f"{_SOURCE}; {where}", doc="The kernels the CK Builder .conf files list for this combination, as the Builder maps them.",
         )
 
 

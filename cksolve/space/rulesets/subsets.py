@@ -49,9 +49,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Sequence
 
-from ..axes import DEPTHWISE_AXES, GEMM_AXES
 from ..constraints import Constraint
-from .base import Combo, RuleSet, kind_of, table
+from .base import Combo, RuleSet, configs_table, kind_of
 
 __all__ = [
     "CATEGORIES", "STRIDE", "TINY_SIZE", "category", "pair", "coverage", "coverage_of",
@@ -180,14 +179,11 @@ def tiny_selection(combo: Combo) -> TinySelection:
 
 
 def _selection_table(rule_set: str, combo: Combo, configs: Sequence):
-    kind = kind_of(combo.variant)
-    axes = GEMM_AXES if kind == "gemm" else DEPTHWISE_AXES
-    return table(
-        f"rules.{rule_set}.selection", axes, (tuple(getattr(c, a) for a in axes) for c in configs),
+    return configs_table(
+        f"rules.{rule_set}.selection", kind_of(combo.variant), configs,
         f"{rule_set}: this config is not one of the {len(configs)} configs {rule_set} selects from full "
         f"for {combo.key}",
-        _SRC, applies_to=kind,
-        doc=f"One allowed row per config the {rule_set} contract selects from full for the combination.",
+        _SRC, doc=f"One allowed row per config the {rule_set} contract selects from full for the combination.",
     )
 
 
