@@ -54,7 +54,7 @@ def _raw_points():
 def test_cpsat_membership_equals_direct_evaluation(arch, config):
     combo = Combo(arch, config.variant, config.dtype, config.ndim)
     model = build_model(combo)
-    pins = cpsat.pins_of(config, model.axes)
+    pins = {a: getattr(config, a) for a in model.axes}
     assert cpsat.is_feasible(model, pins) == evaluate(config, arch).valid, config.name()
 
 

@@ -14,8 +14,7 @@ duplicates when enumerating).
 
 from __future__ import annotations
 
-from itertools import product
-from typing import Iterable, Mapping
+from typing import Mapping
 
 from ortools.sat.python import cp_model
 
@@ -28,25 +27,26 @@ __all__ = ["CompiledModel", "compile_model", "deterministic_solver", "enumerate_
 class CompiledModel:
     """A CP-SAT model plus the maps between domain values and variable values."""
 
-    def __init__(self, model: Model, domains: Mapping[str, tuple], assumptions: Mapping[str, object] | None = None):
-        self.model = model
+    def __init__(self, model: Model, domains: Mapping[str, tuple]):
         self.cp = cp_model.CpModel()
         self.domains = {a: tuple(domains[a]) for a in model.axes}
         self.index = {a: {v: i for i, v in enumerate(d)} for a, d in self.domains.items()}
         self.vars = {a: self.cp.NewIntVar(0, max(len(d) - 1, 0), a) for a, d in self.domains.items()}
         self.empty = any(len(d) == 0 for d in self.domains.values())
-        self.constraint_literals: dict[str, cp_model.IntVar] = {}
         for c in model.constraints:
             self._add(c)
 
     def _rows(self, c: Constraint) -> tuple[list[tuple], bool]:
-        """Index tuples for the constraint, and whether they are the allowed ones."""
-        doms = [self.domains[a] for a in c.scope]
-        if isinstance(c, Table):
-            rows = [r for r in c.rows if all(v in self.index[a] for a, v in zip(c.scope, r))]
-            return [tuple(self.index[a][v] for a, v in zip(c.scope, r)) for r in rows], not c.forbid
-        allowed = [r for r in product(*doms) if c.holds(r)]
-        return [tuple(self.index[a][v] for a, v in zip(c.scope, r)) for r in allowed], True
+        """Index tuples for the constraint, and whether they are the allowed ones.
+
+        A forbidden table stays forbidden (its rows within the domains); everything
+        else is tabulated as its allowed tuples.
+        """
+        if isinstance(c, Table) and c.forbid:
+            rows, allowed = [r for r in c.rows if all(v in self.index[a] for a, v in zip(c.scope, r))], False
+        else:
+            rows, allowed = c.allowed_rows(self.domains), True
+        return [tuple(self.index[a][v] for a, v in zip(c.scope, r)) for r in rows], allowed
 
     def _add(self, c: Constraint) -> None:
         scope = list(dict.fromkeys(c.scope))
@@ -58,9 +58,6 @@ class CompiledModel:
             self.cp.AddAllowedAssignments(variables, rows)
         elif rows:
             self.cp.AddForbiddenAssignments(variables, rows)
-
-    def decode(self, solver_values: Mapping[str, int]) -> dict:
-        return {a: self.domains[a][i] for a, i in solver_values.items()}
 
 
 def compile_model(model: Model, pins: Mapping[str, object] | None = None) -> CompiledModel:
@@ -116,6 +113,3 @@ def is_feasible(model: Model, pins: Mapping[str, object]) -> bool:
     status = deterministic_solver().Solve(compiled.cp)
     return status in (cp_model.OPTIMAL, cp_model.FEASIBLE)
 
-
-def pins_of(config, axes: Iterable[str]) -> dict:
-    return {a: getattr(config, a) for a in axes}

@@ -67,7 +67,7 @@ def prune_domains(constraints, domains: dict) -> dict:
             if any(len(domains[a]) == 0 for a in c.scope):
                 return domains
             if isinstance(c, Table) and not c.forbid:
-                live = [r for r in c.rows if all(v in domains[a] for a, v in zip(c.scope, r))]
+                live = c.allowed_rows(domains)
                 for i, a in enumerate(c.scope):
                     seen = {r[i] for r in live}
                     kept = tuple(v for v in domains[a] if v in seen)

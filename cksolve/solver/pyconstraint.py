@@ -9,22 +9,14 @@ from __future__ import annotations
 
 from constraint import FunctionConstraint, Problem
 
-from ..space.constraints import Table
 from .model import Model, prune_domains
 
 __all__ = ["enumerate_solutions"]
 
 
-def _table_test(rows, forbid):
+def _test(constraint):
     def test(*values):
-        return (values in rows) != forbid
-
-    return test
-
-
-def _check_test(check):
-    def test(*values):
-        return check.holds(values)
+        return constraint.holds(values)
 
     return test
 
@@ -37,8 +29,7 @@ def enumerate_solutions(model: Model) -> list:
     for axis in model.axes:
         problem.addVariable(axis, list(domains[axis]))
     for c in model.constraints:
-        test = _table_test(c.rows, c.forbid) if isinstance(c, Table) else _check_test(c)
-        problem.addConstraint(FunctionConstraint(test), list(c.scope))
+        problem.addConstraint(FunctionConstraint(_test(c)), list(c.scope))
     configs = [model.make_config(s) for s in problem.getSolutions()]
     configs.sort(key=lambda c: c.name())
     return configs

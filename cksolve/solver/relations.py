@@ -75,9 +75,7 @@ class Relation:
             self.rows = _reduced_rows(constraint, fixed_key, live_key)
 
     def holds_free(self, free_values: tuple) -> bool:
-        """Verdict for values of ``self.free`` (in that order)."""
-        if self.is_table:
-            return free_values in self.rows
+        """Verdict of a filter (not a table: ``filter_rows`` looks tables up itself) for values of ``self.free``."""
         if self.identity:
             return self.constraint.holds(free_values)
         return self.constraint.holds(tuple(v if f else free_values[v] for f, v in self.spec))
