@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Iterable, Mapping, NamedTuple, Sequence
 
 from ..axes import AXES, kind_axes
+from ..config import KernelConfig
 from ..constraints import Constraint, Table, interned, scope_values
 
 __all__ = ["Combo", "RuleSet", "RuleSetError", "pin", "pin_defaults", "nothing", "table", "configs_table",
@@ -54,26 +55,12 @@ class RuleSet:
         raise NotImplementedError
 
 
-#: CK's defaults for the axes most rule sets do not vary.
+#: CK's defaults for the axes most rule sets do not vary: a config's field defaults (one
+#: place for them) and CK's default scheduler, in the order rule sets pin them.
 GEMM_DEFAULTS: Mapping[str, object] = {
-    "layout": "nhwgc",
+    "layout": KernelConfig._field_defaults["layout"],
     "scheduler": "intrawave",
-    "vector_a": 4,
-    "vector_b": 8,
-    "vector_c": 8,
-    "pad_m": True,
-    "pad_n": True,
-    "pad_k": True,
-    "double_smem_buffer": False,
-    "groups_to_merge": 1,
-    "wave_groups": 1,
-    "split_image": False,
-    "explicit_gemm": False,
-    "two_stage": False,
-    "specialization": "default",
-    "streamk": False,
-    "streamk_strategy": "tree",
-    "streamk_persistent": False,
+    **KernelConfig._field_defaults,
 }
 
 

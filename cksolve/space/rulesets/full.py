@@ -44,7 +44,7 @@ from typing import Sequence
 from ...arch.constraints import wmma_k_constraint
 from ...arch.facts import arch_facts, common_facts
 from ..constraints import Check, Constraint, Table
-from .base import Combo, RuleSet, kind_of, nothing, pin, pin_defaults, table
+from .base import GEMM_DEFAULTS, Combo, RuleSet, kind_of, nothing, pin, pin_defaults, table
 from .data import load_toml
 
 __all__ = ["FullRuleSet"]
@@ -54,12 +54,10 @@ _TM = "tile_math.py"
 _TILE = ("tile_m", "tile_n", "tile_k")
 _WAVE = ("wave_m", "wave_n", "wave_k")
 _VEC = ("vector_a", "vector_b", "vector_c")
-#: The axes a feature variant sets (FeatureSpec fields), with their base values.
-_FEATURE_BASE = {
-    "split_image": False, "groups_to_merge": 1, "explicit_gemm": False, "two_stage": False,
-    "streamk": False, "streamk_strategy": "tree", "streamk_persistent": False, "double_smem_buffer": False,
-}
-_FEATURES = tuple(_FEATURE_BASE)
+#: The axes a feature variant sets (FeatureSpec fields), with their base values (CK's defaults).
+_FEATURES = ("split_image", "groups_to_merge", "explicit_gemm", "two_stage", "streamk", "streamk_strategy",
+             "streamk_persistent", "double_smem_buffer")
+_FEATURE_BASE = {a: GEMM_DEFAULTS[a] for a in _FEATURES}
 _DEPTHWISE = ("tile_h", "tile_w", "filt", "str_h", "str_w", "pad_h", "pad_w", "nbatch",
               "sub_h", "sub_w", "in_vec", "out_vec")
 
