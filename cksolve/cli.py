@@ -230,15 +230,11 @@ def explain_cmd(
     from . import query
 
     from .solver.explain import explain
-    from .space.naming import NameError_, parse_name
+    from .space.naming import parse_name
 
     arch = _one_arch(arch)
     rs = query.load_rule_set(rule_set, builder_configs) if rule_set else None
-    try:
-        config = parse_name(name)
-    except NameError_ as exc:
-        raise CksolveError(str(exc)) from None
-    sys.stdout.write(explain(config, arch, rs, nearest))
+    sys.stdout.write(explain(parse_name(name), arch, rs, nearest))
 
 
 @app.command("diff")
@@ -339,8 +335,6 @@ def archs_cmd(fmt: str = typer.Option("table", "--format", "-f", help="table or 
 
 def main(argv: Optional[list[str]] = None) -> None:
     """Entry point: run the app, turning every user error into one line and exit 2."""
-    from .space.rulesets import RuleSetError
-
     command = typer.main.get_command(app)
     try:
         rv = command.main(args=argv, prog_name="cksolve", standalone_mode=False)
@@ -355,7 +349,7 @@ def main(argv: Optional[list[str]] = None) -> None:
             sys.exit(0)
         sys.stderr.write(f"cksolve: error: {' '.join(exc.format_message().split())}\n")
         sys.exit(2)
-    except (CksolveError, RuleSetError) as exc:
+    except CksolveError as exc:
         sys.stderr.write(f"cksolve: error: {' '.join(str(exc).split())}\n")
         sys.exit(2)
     except BrokenPipeError:

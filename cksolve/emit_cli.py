@@ -39,11 +39,8 @@ def select_for_emit(rule_set: Optional[str], names: Optional[Path], arch, varian
 
 
 def run_emit(*, out: Path, rule_set, names, arch, variant, dtype, ndim, jobs, builder_configs) -> None:
-    from .emit import EmitError, emit
+    from .emit import emit
 
     items = select_for_emit(rule_set, names, arch, variant, dtype, ndim, builder_configs)
-    try:
-        summary = emit(items, Path(out), jobs=jobs, progress=sys.stderr.isatty())
-    except EmitError as exc:
-        raise CksolveError(str(exc)) from None
+    summary = emit(items, Path(out), jobs=jobs, progress=sys.stderr.isatty())
     sys.stdout.write(summary.line() + "\n")

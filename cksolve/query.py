@@ -14,8 +14,8 @@ from typing import Iterable, Iterator, NamedTuple, Sequence
 from .arch.facts import ARCHS
 from .errors import CksolveError
 from .space.axes import AXES
-from .space.naming import NameError_, parse_names
-from .space.rulesets import Combo, RuleSet, RuleSetError, get_rule_set
+from .space.naming import parse_names
+from .space.rulesets import Combo, RuleSet, get_rule_set
 from .solver import enumerate_combo, solve_combo
 
 __all__ = [
@@ -89,10 +89,7 @@ def select(archs=None, variants=None, dtypes=None, ndims=None) -> Selection:
 
 
 def load_rule_set(name: str, builder_configs: str | None = None) -> RuleSet:
-    try:
-        return get_rule_set(name, builder_configs=builder_configs)
-    except RuleSetError as exc:
-        raise CksolveError(str(exc)) from None
+    return get_rule_set(name, builder_configs=builder_configs)
 
 
 class Record(NamedTuple):
@@ -116,24 +113,16 @@ class Record(NamedTuple):
         return d
 
 
-def _solve(rule_set: RuleSet, combo: Combo, solver=solve_combo):
-    """``solver(rule_set, combo)``; a rule set that cannot load is one line for the user."""
-    try:
-        return solver(rule_set, combo)
-    except RuleSetError as exc:
-        raise CksolveError(str(exc)) from None
-
-
 def enumerate_records(rule_set: RuleSet, selection: Selection) -> Iterator[Record]:
     """Every (arch, config) of the rule set valid for the selection, in canonical order."""
     label = rule_set.name
     for combo in selection.combos():
-        for c in _solve(rule_set, combo, enumerate_combo):
+        for c in enumerate_combo(rule_set, combo):
             yield Record(label, combo, c)
 
 
 def count_records(rule_set: RuleSet, selection: Selection) -> dict[Combo, int]:
-    return {combo: _solve(rule_set, combo).count() for combo in selection.combos()}
+    return {combo: solve_combo(rule_set, combo).count() for combo in selection.combos()}
 
 
 # --- diff ---------------------------------------------------------------------------
@@ -149,7 +138,7 @@ class Source:
 
     def configs(self, combo: Combo) -> dict[str, object]:
         if self.rule_set is not None:
-            return {c.name(): c for c in _solve(self.rule_set, combo).configs()}
+            return {c.name(): c for c in solve_combo(self.rule_set, combo).configs()}
         return {n: c for n, c in self.names
                 if c.variant == combo.variant and c.dtype == combo.dtype and c.ndim == combo.ndim}
 
@@ -178,10 +167,7 @@ def read_names(path: Path) -> list[tuple[str, object]]:
         lines = Path(path).read_text(encoding="utf-8").splitlines()
     except OSError as exc:
         raise CksolveError(f"cannot read {path}: {exc.strerror}") from None
-    try:
-        return [(c.name(), c) for c in parse_names(lines, str(path))]
-    except NameError_ as exc:
-        raise CksolveError(str(exc)) from None
+    return [(c.name(), c) for c in parse_names(lines, str(path))]
 
 
 @dataclass(frozen=True)

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
 from . import render
+from ..errors import CksolveError
 from ..space.config import DepthwiseConfig, KernelConfig
 
 __all__ = ["EmitError", "EmitSummary", "emit", "names_to_configs", "MANIFEST", "check_file_name"]
@@ -53,7 +54,7 @@ _ARCH = re.compile(r"gfx[0-9a-z]+")
 _NAME_MAX = 255  # bytes per path component on the usual file systems
 
 
-class EmitError(Exception):
+class EmitError(CksolveError):
     """Emission failed; the message is one line fit for the user."""
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from ..errors import CksolveError
 from .axes import AXES
 
 __all__ = ["gemm_name", "depthwise_name", "parse_name", "parse_names", "NameError_", "VARIANT_TAG"]
@@ -23,7 +24,7 @@ _TAG_VARIANT = {v: k for k, v in VARIANT_TAG.items()}
 _DEFAULT_VECTORS = (4, 8, 8)
 
 
-class NameError_(ValueError):
+class NameError_(CksolveError, ValueError):
     """A string that is not a cksolve/CK kernel name."""
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Iterable, Mapping, NamedTuple, Sequence
 
+from ...errors import CksolveError
 from ..axes import AXES, kind_axes
 from ..config import KernelConfig
 from ..constraints import Constraint, Table, interned, scope_values
@@ -19,7 +20,7 @@ __all__ = ["Combo", "RuleSet", "RuleSetError", "pin", "pin_defaults", "nothing",
            "GEMM_DEFAULTS", "kind_of"]
 
 
-class RuleSetError(ValueError):
+class RuleSetError(CksolveError, ValueError):
     """A rule set cannot be loaded (missing or malformed data)."""
 
 
