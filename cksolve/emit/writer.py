@@ -141,6 +141,24 @@ def _same_on_disk(path: str, data: bytes) -> os.stat_result | None:
         return None
 
 
+def _put(final: str, data: bytes, fresh: bool, token: str, temps: list) -> tuple[tuple[int, int], bool]:
+    """Put ``data`` at ``final`` unless it is there already: ((size, mtime_ns), whether it wrote).
+
+    Into a fresh (staged) tree the file is written in place; otherwise into a temp
+    file, queued in ``temps`` before it is written (so a failure can remove it) for
+    the renames that publish all files together.
+    """
+    if fresh:
+        return _write_new(final, data), True
+    st = _same_on_disk(final, data)
+    if st is not None:
+        return (st.st_size, st.st_mtime_ns), False
+    d, b = os.path.split(final)
+    tmp = os.path.join(d, f".{b}.{token}{_TMP_TAG}")
+    temps.append((tmp, final))
+    return _write_new(tmp, data), True
+
+
 def _stat_ok(path: str, size: int, mtime: int) -> bool:
     try:
         st = os.stat(path)
@@ -180,22 +198,14 @@ def _do_chunk(bounds: tuple[int, int]) -> _Chunk:
             entry = [arch]
             for rel, text in zip(rels, render.render_kernel(arch, c, name=name)):
                 data = text.encode()
-                final = root + "/" + rel
                 res.bytes += len(data)
-                if not fresh:
-                    st = _same_on_disk(final, data)
-                    if st is not None:
-                        res.unchanged += 1
-                        entry += [st.st_size, st.st_mtime_ns]
-                        continue
-                    d, b = os.path.split(final)
-                    tmp = os.path.join(d, f".{b}.{token}{_TMP_TAG}")
-                    res.temps.append((tmp, final))
-                    entry += _write_new(tmp, data)
+                stat, wrote = _put(root + "/" + rel, data, fresh, token, res.temps)
+                entry += stat
+                if wrote:
+                    res.written += 1
+                    res.bytes_written += len(data)
                 else:
-                    entry += _write_new(final, data)
-                res.written += 1
-                res.bytes_written += len(data)
+                    res.unchanged += 1
             res.entries[name] = tuple(entry)
     except _Aborted:
         res.error = "aborted"
@@ -480,7 +490,6 @@ def emit(configs: Sequence[tuple[str, KernelConfig | DepthwiseConfig]], out_dir:
     summary.bytes += g_counts[2]
     summary.bytes_written += g_counts[3]
 
-    changed = summary.written > 0 or old_globals != g_entry or len(kernels) != len(manifest)
     if stage is not None:
         _save_manifest(stage, kernels, g_entry)
         try:
@@ -488,7 +497,7 @@ def emit(configs: Sequence[tuple[str, KernelConfig | DepthwiseConfig]], out_dir:
         except OSError as e:
             _cleanup_stage(stage)
             raise EmitError(f"cannot write to {root}: {_describe(e)}") from None
-    elif changed or kernels != manifest:
+    elif summary.written > 0 or old_globals != g_entry or kernels != manifest:
         _save_manifest(root, kernels, g_entry)
     summary.seconds = time.perf_counter() - t0
     return summary
@@ -508,28 +517,20 @@ def _write_globals(work: Path, items, fresh: bool, old: list | None, token: str)
         return old, [], (0, len(rels), sum(old[1::2][: len(rels)]), 0)
     files = render.global_files(n for _, _, n in items)
     entry, temps, written, unchanged, total, nbytes = [key], [], 0, 0, 0, 0
-    for rel in rels:
-        data = files[rel].encode()
-        final = str(work / rel)
-        total += len(data)
-        if not fresh:
-            st = _same_on_disk(final, data)
-            if st is not None:
+    try:
+        for rel in rels:
+            data = files[rel].encode()
+            total += len(data)
+            stat, wrote = _put(str(work / rel), data, fresh, token, temps)
+            entry += stat
+            if wrote:
+                written += 1
+                nbytes += len(data)
+            else:
                 unchanged += 1
-                entry += [st.st_size, st.st_mtime_ns]
-                continue
-            d, b = os.path.split(final)
-            tmp = os.path.join(d, f".{b}.{token}{_TMP_TAG}")
-            temps.append((tmp, final))
-            try:
-                entry += _write_new(tmp, data)
-            except OSError:
-                _remove(t for t, _ in temps)
-                raise
-        else:
-            entry += _write_new(final, data)
-        written += 1
-        nbytes += len(data)
+    except OSError:
+        _remove(t for t, _ in temps)
+        raise
     return entry, temps, (written, unchanged, total, nbytes)
 
 
