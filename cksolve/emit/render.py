@@ -241,13 +241,16 @@ def _compile_skeleton(text: str):
 
 
 def _skeleton(tname: str, ctx: dict):
-    keys = _STRUCTURAL[tname]
-    sk = ctx.get("_shape")  # contexts precompute their structural key (hot path)
-    if sk is None:
-        sk = tuple(tuple(v) if isinstance(v, list) else v for v in (ctx[k] for k in keys))
-    sk = (tname, sk)
+    sk = (tname, ctx["_shape"])  # every context precomputes its structural key (hot path)
     fill = _SKELETONS.get(sk)
     if fill is None:
+        # a new skeleton (cold path): the precomputed key must be the structural values,
+        # or a skeleton would later be reused for a kernel it does not fit
+        keys = _STRUCTURAL[tname]
+        values = tuple(tuple(v) if isinstance(v, list) else v for v in (ctx[k] for k in keys))
+        if values != ctx["_shape"]:
+            raise RuntimeError(f"{tname}: context _shape {ctx['_shape']!r} is not its structural values "
+                               f"{dict(zip(keys, values))!r}")
         holes = {k: (v if k in keys or k == "_shape" else
                      _HoleObject(k) if not isinstance(v, (str, int)) else _Hole(f"\x00{k}\x01"))
                  for k, v in ctx.items()}
