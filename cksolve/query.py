@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 from typing import Iterable, Iterator, NamedTuple, Sequence
 
@@ -15,7 +14,7 @@ from .arch.facts import ARCHS
 from .errors import CksolveError
 from .space.axes import AXES
 from .space.naming import parse_names
-from .space.rulesets import Combo, RuleSet, get_rule_set
+from .space.rulesets import Combo, RuleSet, get_rule_set, rule_set_names
 from .solver import enumerate_combo, solve_combo
 
 __all__ = [
@@ -73,10 +72,6 @@ class Selection:
     def combos(self) -> list[Combo]:
         """Combinations in canonical order: arch, variant, dtype, ndim."""
         return [Combo(a, v, d, n) for a in self.archs for v in self.variants for d in self.dtypes for n in self.ndims]
-
-    def contains(self, arch: str, config) -> bool:
-        return (arch in self.archs and config.variant in self.variants
-                and config.dtype in self.dtypes and config.ndim in self.ndims)
 
 
 def select(archs=None, variants=None, dtypes=None, ndims=None) -> Selection:
@@ -146,19 +141,12 @@ class Source:
 def open_source(spec: str, builder_configs: str | None = None) -> Source:
     """A rule-set name, a rule-set file (.toml), or a file of kernel names."""
     path = Path(spec)
-    if spec in _rule_set_names() or path.suffix == ".toml":
+    if spec in rule_set_names() or path.suffix == ".toml":
         rs = load_rule_set(spec, builder_configs)
         return Source(rs.name or spec, rule_set=rs)
     if not path.is_file():
-        raise CksolveError(f"{spec!r} is neither a rule set ({', '.join(_rule_set_names())}) nor a readable file of names")
+        raise CksolveError(f"{spec!r} is neither a rule set ({', '.join(rule_set_names())}) nor a readable file of names")
     return Source(path.name, names=tuple(read_names(path)))
-
-
-@lru_cache(maxsize=1)
-def _rule_set_names() -> tuple[str, ...]:
-    from .space.rulesets import rule_set_names
-
-    return tuple(rule_set_names())
 
 
 def read_names(path: Path) -> list[tuple[str, object]]:

@@ -369,10 +369,10 @@ def render_kernel(arch: str, c: KernelConfig | DepthwiseConfig, direct: bool = F
     return header, unit, wrapper
 
 
-def kernel_files(arch: str, c: KernelConfig | DepthwiseConfig) -> dict[str, str]:
+def kernel_files(arch: str, c: KernelConfig | DepthwiseConfig, direct: bool = False) -> dict[str, str]:
     """Relative path -> text of one kernel's three files."""
     name = c.name()
-    return dict(zip(kernel_paths(name), render_kernel(arch, c, name=name)))
+    return dict(zip(kernel_paths(name), render_kernel(arch, c, direct, name)))
 
 
 def global_paths() -> tuple[str, ...]:
@@ -406,9 +406,7 @@ def global_files(names: Iterable[str]) -> dict[str, str]:
 def render_all(items: Sequence[tuple[str, KernelConfig | DepthwiseConfig]], direct: bool = False) -> dict[str, str]:
     """Every file of an emit, in memory (for tests and small sets)."""
     out: dict[str, str] = {}
-    names = []
     for arch, c in items:
-        names.append(c.name())
-        out.update(zip(kernel_paths(names[-1]), render_kernel(arch, c, direct, names[-1])))
-    out.update(global_files(names))
+        out.update(kernel_files(arch, c, direct))
+    out.update(global_files(c.name() for _, c in items))
     return out
