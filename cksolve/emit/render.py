@@ -31,6 +31,7 @@ from ..space.config import DepthwiseConfig, KernelConfig
 __all__ = [
     "TEMPLATE_DIR",
     "WRAPPER_DIR",
+    "WRAPPER_PREFIX",
     "REGISTER_HEADER",
     "INCLUDE_ALL",
     "DEFAULT_REGISTRY_ARCH",
@@ -48,6 +49,8 @@ __all__ = [
 
 TEMPLATE_DIR = Path(__file__).with_name("templates")
 WRAPPER_DIR = "dispatcher_wrappers"
+#: a kernel's dispatcher wrapper is WRAPPER_DIR/WRAPPER_PREFIX<name>.hpp
+WRAPPER_PREFIX = "dispatcher_wrapper_"
 REGISTER_HEADER = f"{WRAPPER_DIR}/register_all_grouped_conv_kernels.hpp"
 #: include_all header per kernel-name prefix: (file, label, launcher alias, prefix)
 INCLUDE_ALL = (
@@ -323,18 +326,16 @@ def depthwise_context(c: DepthwiseConfig, arch: str, name: str | None = None) ->
 
 
 def _wrapper_context(c, arch: str, name: str) -> dict:
+    depthwise = isinstance(c, DepthwiseConfig)
+    d = _DIRECTIONS["forward" if depthwise else c.variant]  # a depthwise kernel registers as a forward one
     ctx = dict(name=name, arch=arch, c=c, default_arch=DEFAULT_REGISTRY_ARCH,
-               dtype_enum=_DISPATCH_DTYPE[c.dtype], ndim=c.ndim)
-    if isinstance(c, DepthwiseConfig):
-        ctx.update(depthwise=True, _shape=(True,), key_layout=c.layout, conv_type="forward",
-                   host_args="GroupedConvFwdHostArgs<>", launcher_alias="SelectedConvKernelLauncher")
+               dtype_enum=_DISPATCH_DTYPE[c.dtype], ndim=c.ndim, depthwise=depthwise, _shape=(depthwise,),
+               conv_type=d["conv_type"], host_args=d["host_args"], launcher_alias=d["launcher_alias"])
+    if depthwise:
+        ctx.update(key_layout=c.layout)
         return ctx
-    d = _DIRECTIONS[c.variant]
     ctx.update(
-        depthwise=False,
-        _shape=(False,),
         key_layout="nhwgc",  # CK keys every implicit-GEMM kernel as nhwgc
-        conv_type=d["conv_type"], host_args=d["host_args"], launcher_alias=d["launcher_alias"],
         tile_shape=f"{{{c.tile_m}, {c.tile_n}, {c.tile_k}}}",
         wave_shape=f"{{{c.wave_m}, {c.wave_n}, 1}}",
         warp_tile_shape=f"{{{c.warp_tile_m}, {c.warp_tile_n}, {c.warp_tile_k}}}",
@@ -347,7 +348,7 @@ def _wrapper_context(c, arch: str, name: str) -> dict:
 # ---------------------------------------------------------------------- files
 def kernel_paths(name: str) -> tuple[str, str, str]:
     """Relative paths of a kernel's header, compilation unit and dispatcher wrapper."""
-    return f"{name}.hpp", f"{name}.cpp", f"{WRAPPER_DIR}/dispatcher_wrapper_{name}.hpp"
+    return f"{name}.hpp", f"{name}.cpp", f"{WRAPPER_DIR}/{WRAPPER_PREFIX}{name}.hpp"
 
 
 def render_kernel(arch: str, c: KernelConfig | DepthwiseConfig, direct: bool = False,
@@ -395,8 +396,7 @@ def global_files(names: Iterable[str]) -> dict[str, str]:
         out[fname] = _template("include_all.hpp.j2").render(headers=headers, label=label, launcher_alias=alias)
         tag = prefix[len("grouped_conv_"):-1]
         groups.append(dict(tag=tag, label=label, kernels=mine))
-    wrappers = sorted(kernel_paths(n)[2].split("/", 1)[1] for n in names
-                      if any(n.startswith(p) for *_, p in INCLUDE_ALL))
+    wrappers = sorted(kernel_paths(n)[2].split("/", 1)[1] for g in groups for n in g["kernels"])
     out[REGISTER_HEADER] = _template("register_all.hpp.j2").render(
         wrappers=wrappers, groups=groups, total=sum(len(g["kernels"]) for g in groups),
         default_arch=DEFAULT_REGISTRY_ARCH)

@@ -78,7 +78,8 @@ class EmitSummary:
                 f"({self.bytes_written / 1e6:.1f} MB written) in {self.seconds:.2f} s -> {self.out_dir}")
 
 
-_LONGEST_PREFIX = len("dispatcher_wrapper_") + len(".hpp")
+_WRAPPER_PREFIX = render.WRAPPER_PREFIX
+_LONGEST_PREFIX = len(_WRAPPER_PREFIX) + len(".hpp")
 
 
 def check_file_name(name: str) -> None:
@@ -240,7 +241,7 @@ def _unchanged(name: str, prev, top: int, wrap: int) -> bool:
     try:
         a = stat(name + ".hpp", dir_fd=top)
         b = stat(name + ".cpp", dir_fd=top)
-        w = stat("dispatcher_wrapper_" + name + ".hpp", dir_fd=wrap)
+        w = stat(_WRAPPER_PREFIX + name + ".hpp", dir_fd=wrap)
     except OSError:
         return False
     return (a.st_size, a.st_mtime_ns, b.st_size, b.st_mtime_ns, w.st_size, w.st_mtime_ns) == prev[1:]
