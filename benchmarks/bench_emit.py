@@ -2,9 +2,7 @@
 
     PYTHONPATH=. python benchmarks/bench_emit.py [--arch gfx942] [--jobs N] [--keep DIR] [--progress]
 
-The set is the ``full`` rule set for the arch when cksolve has it
-(``cksolve.space.rulesets``), otherwise CK's accepted ``full`` names for the arch
-from ``shared/ck/oracle/full.json.gz`` (parsed back into configs). Reference:
+The set is the ``full`` rule set for the arch. Reference:
 CK's generator writes the 9,077 ``full`` kernels of gfx942 in 2.7 s on the
 project machine; targets are 1.3 s for the first run and 0.3 s unchanged.
 Only ``emit()`` is timed (configs are built before the clock starts).
@@ -13,8 +11,6 @@ Only ``emit()`` is timed (configs are built before the clock starts).
 from __future__ import annotations
 
 import argparse
-import gzip
-import json
 import os
 import shutil
 import sys
@@ -23,40 +19,18 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared"
 CK_SECONDS = 2.7
 TARGET_FIRST, TARGET_UNCHANGED = 1.3, 0.3
 
 
 def full_configs(arch: str):
     """(source, [(arch, config)]) of the large set."""
-    try:
-        from cksolve.solver import enumerate_combo
-        from cksolve.space.axes import AXES
-        from cksolve.space.rulesets import Combo, get_rule_set, rule_set_names
+    from cksolve.query import select
+    from cksolve.solver import enumerate_combo
+    from cksolve.space.rulesets import get_rule_set
 
-        if "full" in rule_set_names():
-            rs = get_rule_set("full")
-            items = [(arch, c)
-                     for variant in AXES["variant"].domain
-                     for dtype in AXES["dtype"].domain
-                     for ndim in AXES["ndim"].domain
-                     for c in enumerate_combo(rs, Combo(arch, variant, dtype, ndim))]
-            return "cksolve rule set full", items
-    except Exception as e:  # noqa: BLE001 - fall back to CK's own names
-        print(f"(rule set full unavailable: {e}; using CK's names)", file=sys.stderr)
-    from cksolve.space.naming import parse_name
-
-    names = set()
-    for path in sorted((SHARED / "ck" / "oracle").glob("*.json.gz")):
-        if path.name != "full.json.gz":
-            continue
-        with gzip.open(path, "rt", encoding="utf-8") as fh:
-            combos = json.load(fh)["combos"]
-        for key, combo in combos.items():
-            if key.split("/", 1)[0] == arch:
-                names.update(combo["accepted"])
-    return "CK oracle full names", [(arch, parse_name(n)) for n in sorted(names)]
+    rs = get_rule_set("full")
+    return "cksolve rule set full", [(arch, c) for combo in select([arch]).combos() for c in enumerate_combo(rs, combo)]
 
 
 def main(argv=None) -> int:

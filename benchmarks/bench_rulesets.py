@@ -33,7 +33,6 @@ sel = query.select()
 t1 = time.perf_counter()
 if sys.argv[2] == "enumerate":
     n = sum(1 for _ in query.enumerate_records(rs, sel))
-    names = None
 elif sys.argv[2] == "configs":
     from cksolve.solver import solve_combo
     n = sum(len(solve_combo(rs, c).configs()) for c in sel.combos())

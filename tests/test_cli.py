@@ -141,20 +141,21 @@ def test_unwritable_output_leaves_nothing(capsys, tmp_path):
     assert not target.parent.exists()
 
 
+def _cksolve(seed: str, *args: str, **kwargs) -> subprocess.CompletedProcess:
+    """``python -m cksolve ARGS`` in a fresh process with PYTHONHASHSEED=seed."""
+    return subprocess.run([sys.executable, "-m", "cksolve", *args], capture_output=True,
+                          env=dict(os.environ, PYTHONHASHSEED=seed), cwd=Path(__file__).resolve().parents[1], **kwargs)
+
+
 def test_console_script_reports_errors_without_traceback():
-    env = dict(os.environ, PYTHONHASHSEED="123")
-    proc = subprocess.run([sys.executable, "-m", "cksolve", "enumerate", "--rule-set", "default", "--arch", "bogus"],
-                          capture_output=True, text=True, env=env, cwd=Path(__file__).resolve().parents[1])
+    proc = _cksolve("123", "enumerate", "--rule-set", "default", "--arch", "bogus", text=True)
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
 
 
 def test_output_is_byte_identical_across_hash_seeds():
     outs = set()
     for seed in ("0", "1", "4242"):
-        env = dict(os.environ, PYTHONHASHSEED=seed)
-        proc = subprocess.run([sys.executable, "-m", "cksolve", "enumerate", "--rule-set", "default", "--format", "jsonl"],
-                              capture_output=True, env=env, cwd=Path(__file__).resolve().parents[1], check=True)
-        outs.add(proc.stdout)
+        outs.add(_cksolve(seed, "enumerate", "--rule-set", "default", "--format", "jsonl", check=True).stdout)
     assert len(outs) == 1 and len(next(iter(outs))) > 1000
 
 
@@ -175,9 +176,6 @@ def test_tiny_is_byte_identical_across_hash_seeds():
     # tiny goes through the full rule set, set ordering and the CP-SAT cover: all must be seed-free.
     outs = set()
     for seed in ("0", "977"):
-        env = dict(os.environ, PYTHONHASHSEED=seed)
-        proc = subprocess.run([sys.executable, "-m", "cksolve", "enumerate", "--rule-set", "tiny", "--arch", "gfx942",
-                               "--format", "jsonl"], capture_output=True, env=env,
-                              cwd=Path(__file__).resolve().parents[1], check=True)
-        outs.add(proc.stdout)
+        outs.add(_cksolve(seed, "enumerate", "--rule-set", "tiny", "--arch", "gfx942", "--format", "jsonl",
+                          check=True).stdout)
     assert len(outs) == 1 and next(iter(outs)).count(b"\n") >= 100

@@ -160,13 +160,16 @@ def test_rule_sets_solve_to_the_selection(arch):
 
 
 def test_check_explains_a_full_config_outside_tiny():
-    from cksolve.solver.evaluate import evaluate  # noqa: F401 - the API `check` uses
+    from cksolve.solver.evaluate import evaluate  # the API `check` uses
 
     combo = Combo("gfx942", "forward", "fp16", 2)
     outside = next(c for c in full_configs(combo) if c not in set(tiny_selection(combo).configs))
     rows = subsets._constraints("tiny", combo)[-1]
     assert rows.name == "rules.tiny.selection"
     assert not rows.holds(tuple(getattr(outside, a) for a in rows.scope))
+    verdict = evaluate(outside, combo.arch, get_rule_set("tiny"))
+    assert verdict.valid and verdict.member is False
+    assert [v.constraint for v in verdict.rule_violations] == ["rules.tiny.selection"], verdict
 
 
 # --- determinism -----------------------------------------------------------------------
