@@ -79,23 +79,28 @@ def enumerate_cmd(
         raise CksolveError(f"unknown format {fmt!r}; valid: names, jsonl, csv, table")
     selection = _selection(arch, variant, dtype, ndim)
     rs = query.load_rule_set(rule_set, builder_configs)
-    records = query.enumerate_records(rs, selection)
+    _write(_records_text(query.enumerate_records(rs, selection), fmt), output)
+
+
+def _records_text(records, fmt: str) -> str:
+    """Kernel records (``query.Record``) as names, jsonl, csv or a table."""
     if fmt == "names":
-        text = "".join(f"{r.name}\n" for r in records)
-    elif fmt == "jsonl":
-        text = "".join(json.dumps(r.as_dict(), sort_keys=False) + "\n" for r in records)
-    elif fmt == "csv":
-        rows = [r.as_dict() for r in records]
-        buf = io.StringIO()
-        columns = list(dict.fromkeys(k for row in rows for k in row))
-        writer = csv.DictWriter(buf, fieldnames=columns, lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(rows)
-        text = buf.getvalue() if rows else ""
-    else:
-        text = _table_text(["arch", "variant", "dtype", "ndim", "name"],
-                           [[r.combo.arch, r.combo.variant, r.combo.dtype, str(r.combo.ndim), r.name] for r in records])
-    _write(text, output)
+        return "".join(f"{r.name}\n" for r in records)
+    if fmt == "jsonl":
+        return "".join(json.dumps(r.as_dict(), sort_keys=False) + "\n" for r in records)
+    if fmt == "csv":
+        return _csv_text([r.as_dict() for r in records])
+    return _table_text(["arch", "variant", "dtype", "ndim", "name"],
+                       [[r.combo.arch, r.combo.variant, r.combo.dtype, str(r.combo.ndim), r.name] for r in records])
+
+
+def _csv_text(rows: list[dict]) -> str:
+    buf = io.StringIO()
+    columns = list(dict.fromkeys(k for row in rows for k in row))
+    writer = csv.DictWriter(buf, fieldnames=columns, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    return buf.getvalue() if rows else ""
 
 
 def _table_text(header: list[str], rows: list[list[str]]) -> str:
@@ -224,6 +229,8 @@ def explain_cmd(
     arch: str = typer.Option(..., "--arch", "-a"),
     rule_set: Optional[str] = typer.Option(None, "--rule-set", "-r", help="Rule set to explain membership in."),
     nearest: int = typer.Option(3, "--nearest", help="How many nearest valid configs to show."),
+    problem: Optional[str] = typer.Option(None, "--problem", "-p",
+                                          help="Also explain whether NAME can run this problem (FIELD=VALUE,...)."),
     builder_configs: Optional[str] = BuilderOpt,
 ) -> None:
     """Explain in words every constraint NAME violates, and show the nearest valid configs."""
@@ -234,7 +241,13 @@ def explain_cmd(
 
     arch = _one_arch(arch)
     rs = query.load_rule_set(rule_set, builder_configs) if rule_set else None
-    sys.stdout.write(explain(parse_name(name), arch, rs, nearest))
+    if problem is None:
+        sys.stdout.write(explain(parse_name(name), arch, rs, nearest))
+        return
+    from .workload import parse_problem
+    from .workload.explain import explain_on_problem
+
+    sys.stdout.write(explain_on_problem(parse_name(name), arch, parse_problem(problem), rs, nearest))
 
 
 @app.command("diff")
@@ -331,6 +344,69 @@ def archs_cmd(fmt: str = typer.Option("table", "--format", "-f", help="table or 
         tiles = "; ".join(f"{k.split('_')[0]}: " + " ".join("x".join(map(str, t)) for t in v) for k, v in f.warp_tiles.items())
         rows.append([f.name, f.family, str(f.warp_size), " ".join("x".join(map(str, w)) for w in f.wave_splits), tiles])
     sys.stdout.write(_table_text(["arch", "family", "wave", "wave splits", "warp tiles"], rows))
+
+
+ProblemDtypeOpt = typer.Option(None, "--dtype", help="fp16, bf16, fp32 (default: all).")
+
+
+@app.command("applicable")
+def applicable_cmd(
+    problem: str = typer.Option(..., "--problem", "-p", help="FIELD=VALUE,... with CK's field names and defaults."),
+    rule_set: str = RuleSetOpt,
+    arch: str = typer.Option(..., "--arch", "-a", help="Architecture."),
+    dtype: Optional[List[str]] = ProblemDtypeOpt,
+    fmt: str = typer.Option("names", "--format", "-f", help="names, jsonl or table."),
+    builder_configs: Optional[str] = BuilderOpt,
+) -> None:
+    """List every kernel of a rule set, valid for ARCH, that can run one convolution problem."""
+    from . import query
+    from .workload import Workspace, parse_problem
+
+    if fmt not in ("names", "jsonl", "table"):
+        raise CksolveError(f"unknown format {fmt!r}; valid: names, jsonl, table")
+    arch = _one_arch(arch)
+    dtypes = query.select(dtypes=dtype).dtypes
+    p = parse_problem(problem)
+    rs = query.load_rule_set(rule_set, builder_configs)
+    ws = Workspace(rs)
+    records = [query.Record(rs.name, combo, c) for d in dtypes for combo, c in ws.decide(p, arch, d)[0]]
+    sys.stdout.write(_records_text(records, fmt))
+
+
+@app.command("coverage")
+def coverage_cmd(
+    problems: Path = typer.Option(..., "--problems", help="CSV with CK's header, or JSONL with the same keys."),
+    rule_set: str = RuleSetOpt,
+    arch: str = typer.Option(..., "--arch", "-a", help="Architecture."),
+    dtype: Optional[List[str]] = ProblemDtypeOpt,
+    fmt: str = typer.Option("table", "--format", "-f", help="table, jsonl or csv."),
+    with_kernels: bool = typer.Option(False, "--with-kernels", help="List the applicable kernels of each problem."),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write here instead of stdout."),
+    builder_configs: Optional[str] = BuilderOpt,
+) -> None:
+    """For every problem of a workload, how many kernels of a rule set can run it (and why not)."""
+    from . import query
+    from .workload import coverage, read_problems
+    from .workload.report import coverage_table
+
+    if fmt not in ("table", "jsonl", "csv"):
+        raise CksolveError(f"unknown format {fmt!r}; valid: table, jsonl, csv")
+    arch = _one_arch(arch)
+    dtypes = query.select(dtypes=dtype).dtypes
+    rs = query.load_rule_set(rule_set, builder_configs)
+    records = coverage(read_problems(problems), rs, arch, dtypes)
+    if fmt == "jsonl":
+        text = "".join(json.dumps(r.as_dict(with_kernels)) + "\n" for r in records)
+    elif fmt == "csv":
+        rows = [r.as_dict(with_kernels) for r in records]
+        if with_kernels:
+            for row in rows:
+                row["kernels"] = " ".join(row["kernels"])
+        text = _csv_text(rows)
+    else:
+        header, rows, summary = coverage_table(records, with_kernels)
+        text = _table_text(header, rows) + "".join(f"{line}\n" for line in summary)
+    _write(text, output)
 
 
 def main(argv: Optional[list[str]] = None) -> None:

@@ -86,7 +86,26 @@ def constraints_page() -> str:
         lines += header[1:]
         lines += [_row(c) for c in seen.values()]
         lines.append("")
+    lines += _applicability_section(header)
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _applicability_section(header: list[str]) -> list[str]:
+    from .workload.rules import every_rule
+
+    lines = ["", "## Applicability constraints", "",
+             "CK Tile's run-time checks (`IsSupportedArgument`): whether a kernel can run a given",
+             "convolution problem (`applicable`, `coverage`, `explain --problem`). The problem is fixed,",
+             "so each rule is a check over the kernel axes it reads, with the problem's facts (C and K",
+             "per group, filter, stride, pad, dilation, output sizes, split_k, GEMM sizes), the arch and",
+             "the dtype as parameters. Data: `cksolve/workload/applicability.toml`.",
+             "Kernel kind `depthwise` rules apply to forward_depthwise kernels only.",
+             *header]
+    for name, r in every_rule():
+        scope = ", ".join(r.scope)
+        doc = r.doc.replace("|", "\\|")
+        lines.append(f"| `{name}` | {scope} | check `{r.check}` ({'/'.join(r.kinds)}) | {doc} | {r.source} |")
+    return lines
 
 
 if __name__ == "__main__":

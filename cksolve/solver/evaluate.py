@@ -28,6 +28,12 @@ class Verdict:
     member: bool | None
     violations: tuple[Violation, ...]  # arch and domain violations
     rule_violations: tuple[Violation, ...]  # rule-set constraints not met
+    problem_violations: tuple[Violation, ...] = ()  # ``extra`` constraints not met (e.g. a problem's)
+
+    @property
+    def runs(self) -> bool:
+        """Valid for the arch and meets every ``extra`` constraint."""
+        return self.valid and not self.problem_violations
 
 
 def _domain_violations(config, axes) -> list[Violation]:
@@ -40,13 +46,16 @@ def _domain_violations(config, axes) -> list[Violation]:
     return out
 
 
-def evaluate(config, arch: str, rule_set: RuleSet | None = None) -> Verdict:
+def evaluate(config, arch: str, rule_set: RuleSet | None = None, extra=()) -> Verdict:
+    """``extra``: further constraints (a problem's applicability rules), reported apart."""
     combo = Combo(arch, config.variant, config.dtype, config.ndim)
     arch_only = build_model(combo)  # space + arch constraints
-    model = build_model(combo, rule_set) if rule_set is not None else arch_only
+    model = build_model(combo, rule_set, extra) if (rule_set is not None or extra) else arch_only
     arch_names = {c.name for c in arch_only.constraints}
+    extra_names = {c.name for c in extra}
     arch_v = _domain_violations(config, model.axes)
     rule_v: list[Violation] = []
+    extra_v: list[Violation] = []
     for c in model.constraints:
         values = scope_values(config, c.scope)
         try:
@@ -55,6 +64,8 @@ def evaluate(config, arch: str, rule_set: RuleSet | None = None) -> Verdict:
         except (KeyError, TypeError, ValueError, ZeroDivisionError) as exc:
             ok, message = False, f"cannot evaluate on {dict(zip(c.scope, values))}: {exc}"
         if not ok:
-            (arch_v if c.name in arch_names else rule_v).append(Violation(c.name, message))
+            bucket = arch_v if c.name in arch_names else extra_v if c.name in extra_names else rule_v
+            bucket.append(Violation(c.name, message))
     member = None if rule_set is None else (not rule_v and not arch_v)
-    return Verdict(valid=not arch_v, member=member, violations=tuple(arch_v), rule_violations=tuple(rule_v))
+    return Verdict(valid=not arch_v, member=member, violations=tuple(arch_v), rule_violations=tuple(rule_v),
+                   problem_violations=tuple(extra_v))

@@ -23,7 +23,8 @@ def _distance(a, b) -> int:
     return sum(1 for k in da.keys() | db.keys() if da.get(k) != db.get(k))
 
 
-def nearest_valid(config, arch: str, rule_set: RuleSet | None, how_many: int) -> list[tuple[int, object]]:
+def nearest_valid(config, arch: str, rule_set: RuleSet | None, how_many: int, keep=None) -> list[tuple[int, object]]:
+    """The ``how_many`` configs nearest to ``config`` (``keep``: a further test on candidates)."""
     combo = Combo(arch, config.variant, config.dtype, config.ndim)
     sources = [rule_set] if rule_set is not None else []
     if rule_set is None:
@@ -39,12 +40,16 @@ def nearest_valid(config, arch: str, rule_set: RuleSet | None, how_many: int) ->
                 seen.setdefault(c.name(), c)
         except (RuleSetError, KeyError, ValueError):
             continue
-    ranked = sorted(((_distance(config, c), n, c) for n, c in seen.items() if n != config.name()))
+    ranked = sorted(((_distance(config, c), n, c) for n, c in seen.items()
+                     if n != config.name() and (keep is None or keep(c))))
     return [(d, c) for d, _, c in ranked[:how_many]]
 
 
-def explain(config, arch: str, rule_set: RuleSet | None = None, how_many: int = 3) -> str:
-    verdict = evaluate(config, arch, rule_set)
+def explain(config, arch: str, rule_set: RuleSet | None = None, how_many: int = 3, extra=(), keep=None,
+            what: str = "the problem") -> str:
+    """``extra``: constraints the config must also meet (a problem's), reported after the others;
+    ``keep``: a test the nearest configs must pass too (e.g. running that problem)."""
+    verdict = evaluate(config, arch, rule_set, extra)
     name = config.name()
     lines = []
     if verdict.valid and verdict.member is not False:
@@ -57,7 +62,13 @@ def explain(config, arch: str, rule_set: RuleSet | None = None, how_many: int = 
             lines.append(f"{name} is not valid for {arch}:")
         for v in verdict.violations + verdict.rule_violations:
             lines.append(f"  - {v.message} [{v.constraint}]")
-    near = nearest_valid(config, arch, rule_set, how_many) if how_many > 0 else []
+    if extra:
+        if verdict.problem_violations:
+            lines.append(f"It cannot run {what}:")
+            lines.extend(f"  - {v.message} [{v.constraint}]" for v in verdict.problem_violations)
+        else:
+            lines.append(f"It can run {what}.")
+    near = nearest_valid(config, arch, rule_set, how_many, keep) if how_many > 0 else []
     if near:
         lines.append("Nearest valid configs (axes changed):")
         for d, c in near:

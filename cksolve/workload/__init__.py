@@ -1,0 +1,36 @@
+"""Workloads: convolution problems, and which kernels can run them.
+
+The library face (everything returns data; the CLI only prints)::
+
+    from cksolve.workload import Problem, parse_problem, read_problems, applicable, coverage
+
+    p = parse_problem("N=4,G=4,C=256,K=256,Hi=28,Wi=28,Y=1,X=1")   # CK's fields and defaults
+    rs = cksolve.query.load_rule_set("full")
+    applicable(p, rs, "gfx942", "fp16")        # -> kernel names, canonical order
+    coverage(read_problems("workload.csv"), rs, "gfx942", ["fp16"])  # -> CoverageRecord per (problem, dtype)
+
+A problem's C and K are totals over its G groups, as in CK's problem files; the
+rules see them per group (``Problem.facts()``). The rules themselves are data
+(``applicability.toml``) and become named constraints ``apply.<direction>.<rule>``
+(``rules.applicability_constraints``) that ``evaluate`` and ``explain`` accept.
+"""
+
+from .coverage import CoverageRecord, Workspace, applicable, coverage
+from .problem import DIRECTIONS, FIELDS, Problem, ProblemError, ProblemFacts, parse_problem, read_problems
+from .rules import RULES, applicability_constraints
+
+__all__ = [
+    "Problem",
+    "ProblemFacts",
+    "ProblemError",
+    "DIRECTIONS",
+    "FIELDS",
+    "parse_problem",
+    "read_problems",
+    "applicable",
+    "coverage",
+    "CoverageRecord",
+    "Workspace",
+    "RULES",
+    "applicability_constraints",
+]

@@ -1,0 +1,282 @@
+"""A convolution problem: CK's ``GroupedConvProblem`` as a value, and the facts the rules read.
+
+CK's problem files give C and K as totals over all G groups, while CK Tile's
+run-time checks (``ConvParam``) see them per group. Mixing the two is the most
+common way to get applicability wrong, so a ``Problem`` keeps CK's fields exactly
+as written and derives everything else once (``facts()``): per-group C and K,
+output sizes, and the implicit-GEMM sizes of its direction.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+from typing import Iterable, NamedTuple
+
+from ..errors import CksolveError
+
+__all__ = ["Problem", "ProblemFacts", "ProblemError", "DIRECTIONS", "FIELDS", "parse_problem", "read_problems"]
+
+#: The convolution directions, and the kernel variants that can run each.
+DIRECTIONS: dict[str, tuple[str, ...]] = {
+    "forward": ("forward", "forward_depthwise"),
+    "bwd_data": ("bwd_data",),
+    "bwd_weight": ("bwd_weight",),
+}
+
+#: Longest field value echoed in an error line.
+_ECHO = 60
+
+
+class ProblemError(CksolveError):
+    """A malformed problem: names the file and line (or the spec) and the field."""
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One grouped-convolution problem, with CK's field names and defaults.
+
+    C and K are totals over the G groups (CK requires both divisible by G). Pads
+    are symmetric. A problem is 3D when Di > 1, Z > 1 or pad_d > 0, else 2D (CK's rule).
+    """
+
+    N: int = 1
+    G: int = 1
+    C: int = 64
+    K: int = 128
+    Di: int = 1
+    Hi: int = 28
+    Wi: int = 28
+    Z: int = 1
+    Y: int = 3
+    X: int = 3
+    stride_d: int = 1
+    stride_h: int = 1
+    stride_w: int = 1
+    pad_d: int = 0
+    pad_h: int = 0
+    pad_w: int = 0
+    dilation_d: int = 1
+    dilation_h: int = 1
+    dilation_w: int = 1
+    direction: str = "forward"
+    split_k: int = 1
+
+    def __post_init__(self):
+        _validate(self)
+
+    @property
+    def ndim(self) -> int:
+        return 3 if (self.Di > 1 or self.Z > 1 or self.pad_d > 0) else 2
+
+    def spatial(self) -> dict[str, tuple[int, ...]]:
+        """Per spatial dimension (D, H, W for 3D; H, W for 2D): input, filter, stride, pad, dilation, output."""
+        dims = "dhw" if self.ndim == 3 else "hw"
+        inputs = {"d": self.Di, "h": self.Hi, "w": self.Wi}
+        filters = {"d": self.Z, "h": self.Y, "w": self.X}
+        stride = tuple(getattr(self, f"stride_{d}") for d in dims)
+        pad = tuple(getattr(self, f"pad_{d}") for d in dims)
+        dil = tuple(getattr(self, f"dilation_{d}") for d in dims)
+        inp = tuple(inputs[d] for d in dims)
+        filt = tuple(filters[d] for d in dims)
+        out = tuple((i + 2 * p - dl * (f - 1) - 1) // s + 1 for i, f, s, p, dl in zip(inp, filt, stride, pad, dil))
+        return {"input": inp, "filter": filt, "stride": stride, "pad": pad, "dilation": dil, "output": out}
+
+    def facts(self) -> "ProblemFacts":
+        return _facts(self)
+
+    def as_dict(self) -> dict:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+    def spec(self) -> str:
+        """The fields that differ from CK's defaults, as ``parse_problem`` reads them."""
+        return ",".join(f"{f.name}={getattr(self, f.name)}" for f in fields(self)
+                        if getattr(self, f.name) != f.default) or "defaults"
+
+    def replace(self, **changes) -> "Problem":
+        return replace(self, **changes)
+
+
+FIELDS: tuple[str, ...] = tuple(f.name for f in fields(Problem))
+_INT_FIELDS = tuple(f for f in FIELDS if f != "direction")
+
+
+class ProblemFacts(NamedTuple):
+    """What the applicability rules read, derived once per problem (hashable: it keys check memos)."""
+
+    direction: str
+    ndim: int
+    N: int
+    G: int
+    c_per_group: int
+    k_per_group: int
+    input: tuple[int, ...]
+    filter: tuple[int, ...]
+    stride: tuple[int, ...]
+    pad: tuple[int, ...]
+    dilation: tuple[int, ...]
+    output: tuple[int, ...]
+    split_k: int
+    gemm_m: int
+    gemm_n: int
+    gemm_k: int
+    gemm_batch: int
+    gemm_count: int  # backward data: one GEMM per filter phase (CK's tilde GEMMs)
+
+
+def _facts(p: Problem) -> ProblemFacts:
+    s = p.spatial()
+    cg, kg = p.C // p.G, p.K // p.G
+    pf, pdi, pdo = math.prod(s["filter"]), math.prod(s["input"]), math.prod(s["output"])
+    # Implicit-GEMM sizes per direction (applicability.md F-GEMM, D-GEMM, W-GEMM), for one
+    # group and without split-N: the shape a tile has to cover.
+    if p.direction == "forward":
+        m, n, k = p.N * pdo, kg, cg * pf
+    elif p.direction == "bwd_data":
+        m, n, k = p.N * pdi, cg, kg * pf
+    else:
+        m, n, k = kg, pf * cg, p.N * pdo
+    gemm_count = math.prod(min(f, st // math.gcd(st, d)) for f, st, d in zip(s["filter"], s["stride"], s["dilation"]))
+    return ProblemFacts(p.direction, p.ndim, p.N, p.G, cg, kg, s["input"], s["filter"], s["stride"], s["pad"],
+                        s["dilation"], s["output"], p.split_k, m, n, k, p.G, gemm_count)
+
+
+def _validate(p: Problem) -> None:
+    for name in _INT_FIELDS:
+        v = getattr(p, name)
+        if type(v) is not int:
+            raise ProblemError(f"field {name}: {v!r} is not an integer")
+    if p.direction not in DIRECTIONS:
+        raise ProblemError(f"field direction: unknown {_echo(p.direction)!r}; valid: {', '.join(DIRECTIONS)}")
+    positive = ("N", "G", "C", "K", "Di", "Hi", "Wi", "Z", "Y", "X", "stride_d", "stride_h", "stride_w",
+                "dilation_d", "dilation_h", "dilation_w", "split_k")
+    for name in positive:
+        if getattr(p, name) < 1:
+            raise ProblemError(f"field {name}: {getattr(p, name)} must be at least 1")
+    for name in ("pad_d", "pad_h", "pad_w"):
+        if getattr(p, name) < 0:
+            raise ProblemError(f"field {name}: {getattr(p, name)} must not be negative")
+    for name in ("C", "K"):
+        if getattr(p, name) % p.G:
+            raise ProblemError(f"field {name}: {getattr(p, name)} is not divisible by G={p.G}")
+    out = p.spatial()["output"]
+    if min(out) < 1:
+        dims = "DHW"[-len(out):]
+        bad = next(d for d, o in zip(dims, out) if o < 1)
+        raise ProblemError(f"output size {bad}o={min(out)} is below 1 (filter larger than the padded input)")
+
+
+def _echo(value) -> str:
+    text = str(value)
+    return text if len(text) <= _ECHO else text[:_ECHO] + "..."
+
+
+def _int(field: str, raw) -> int:
+    if isinstance(raw, bool):
+        raise ProblemError(f"field {field}: {raw!r} is not an integer")
+    if isinstance(raw, int):
+        return raw
+    text = str(raw).strip()
+    # ASCII digits only: int() would also accept other scripts' digits and '1_000'.
+    body = text[1:] if text[:1] in "+-" else text
+    if not body or not body.isascii() or not body.isdigit() or len(body) > 18:
+        raise ProblemError(f"field {field}: {_echo(text)!r} is not an integer")
+    return int(text)
+
+
+def _from_mapping(values: dict) -> Problem:
+    unknown = [k for k in values if k not in FIELDS]
+    if unknown:
+        raise ProblemError(f"unknown field {_echo(unknown[0])!r}; valid: {', '.join(FIELDS)}")
+    kwargs = {}
+    for key, raw in values.items():
+        if raw is None or (isinstance(raw, str) and raw.strip() == ""):
+            continue  # an empty CSV cell takes CK's default
+        kwargs[key] = str(raw).strip() if key == "direction" else _int(key, raw)
+    return Problem(**kwargs)
+
+
+def parse_problem(spec: str) -> Problem:
+    """``"N=4,G=4,C=256,K=256,Hi=28,Wi=28,Y=1,X=1"``: CK's field names, omitted fields take CK's defaults."""
+    values: dict[str, str] = {}
+    for part in spec.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        key, eq, value = part.partition("=")
+        if not eq:
+            raise ProblemError(f"problem spec {_echo(spec)!r}: {_echo(part)!r} is not FIELD=VALUE")
+        key = key.strip()
+        if key in values:
+            raise ProblemError(f"problem spec {_echo(spec)!r}: field {key!r} given twice")
+        values[key] = value
+    try:
+        return _from_mapping(values)
+    except ProblemError as exc:
+        raise ProblemError(f"problem spec {_echo(spec)!r}: {exc}") from None
+
+
+#: A problem file larger than this is refused rather than read into memory.
+MAX_FILE_BYTES = 64 * 1024 * 1024
+
+
+def read_problems(path: str | Path) -> list[Problem]:
+    """Problems of a CSV file with CK's header, or a JSONL file with the same keys, in file order."""
+    path = Path(path)
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(MAX_FILE_BYTES + 1)
+    except OSError as exc:
+        raise ProblemError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if len(data) > MAX_FILE_BYTES:
+        raise ProblemError(f"{path}: larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ProblemError(f"{path}: not UTF-8 (byte {exc.start})") from None
+    first = next((ln for ln in text.splitlines() if ln.strip()), "")
+    rows = _jsonl_rows(path, text) if first.lstrip().startswith("{") else _csv_rows(path, text)
+    problems = []
+    for line, values in rows:
+        try:
+            problems.append(_from_mapping(values))
+        except ProblemError as exc:
+            raise ProblemError(f"{path}:{line}: {exc}") from None
+    if not problems:
+        raise ProblemError(f"{path}: no problems")
+    return problems
+
+
+def _csv_rows(path: Path, text: str) -> Iterable[tuple[int, dict]]:
+    reader = csv.reader(io.StringIO(text))
+    header = None
+    for row in reader:
+        line = reader.line_num
+        if not row or all(not c.strip() for c in row) or row[0].lstrip().startswith("#"):
+            continue
+        if header is None:
+            header = [h.strip() for h in row]
+            unknown = [h for h in header if h not in FIELDS]
+            if unknown:
+                raise ProblemError(f"{path}:{line}: unknown column {_echo(unknown[0])!r}; valid: {', '.join(FIELDS)}")
+            continue
+        if len(row) != len(header):
+            raise ProblemError(f"{path}:{line}: {len(row)} values for {len(header)} columns")
+        yield line, dict(zip(header, row))
+
+
+def _jsonl_rows(path: Path, text: str) -> Iterable[tuple[int, dict]]:
+    for line, raw in enumerate(text.splitlines(), 1):
+        if not raw.strip():
+            continue
+        try:
+            values = json.loads(raw)
+        except (ValueError, RecursionError):
+            raise ProblemError(f"{path}:{line}: not a JSON object") from None
+        if not isinstance(values, dict):
+            raise ProblemError(f"{path}:{line}: not a JSON object")
+        yield line, values
