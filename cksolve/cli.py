@@ -409,6 +409,59 @@ def coverage_cmd(
     _write(text, output)
 
 
+@app.command("minimize")
+def minimize_cmd(
+    problems: Path = typer.Option(..., "--problems", help="CSV with CK's header, or JSONL with the same keys."),
+    rule_set: str = RuleSetOpt,
+    arch: str = typer.Option(..., "--arch", "-a", help="Architecture."),
+    dtype: Optional[List[str]] = ProblemDtypeOpt,
+    keep: float = typer.Option(0.9, "--keep", help="Each problem keeps a kernel scoring at least KEEP x R's best."),
+    per_problem: int = typer.Option(1, "--per-problem", help="Kernels each covered problem keeps (at least)."),
+    max_kernels: Optional[int] = typer.Option(None, "--max-kernels",
+                                              help="Keep at most N kernels; maximise the problems with a good one."),
+    time_limit: Optional[float] = typer.Option(None, "--time-limit", help="Seconds for the solver (default: none)."),
+    perf: Optional[Path] = typer.Option(None, "--perf", help="Measured results (CSV/JSONL: problem fields, kernel, "
+                                                             "tflops or time_ms) instead of the analytic score."),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the kept names here (else stdout)."),
+    output_rule_set: Optional[Path] = typer.Option(None, "--output-rule-set",
+                                                   help="Also write a rule-set file listing exactly the kept kernels."),
+    builder_configs: Optional[str] = BuilderOpt,
+) -> None:
+    """The fewest kernels of a rule set that keep a workload covered and fast (CP-SAT)."""
+    from . import query
+    from .workload import read_problems
+    from .workload.minimize import Request
+    from .workload.perf import read_perf
+    from .workload.plan import known_kernels, plan
+
+    if not 0.0 <= keep <= 1.0:
+        raise CksolveError(f"--keep {keep} must be between 0 and 1")
+    if per_problem < 1:
+        raise CksolveError(f"--per-problem {per_problem} must be at least 1")
+    if time_limit is not None and not time_limit > 0:
+        raise CksolveError(f"--time-limit {time_limit} must be positive")
+    arch = _one_arch(arch)
+    dtypes = query.select(dtypes=dtype).dtypes
+    rs = query.load_rule_set(rule_set, builder_configs)
+    workload = read_problems(problems)
+    measured = read_perf(perf, known_kernels(rs, workload, arch, dtypes)) if perf is not None else None
+    result = plan(workload, rs, arch, dtypes, Request(keep, per_problem, max_kernels, time_limit), measured,
+                  str(perf) if perf is not None else "analytic")
+    names = "".join(f"{c.name()}\n" for c in query.canonical_order(result.configs()))
+    if output_rule_set is not None:
+        from .space.rulesets.listed import rule_set_file
+
+        desc = f"minimize: {len(result.kept)} kernels of {rs.name} for {problems.name} on {arch}, keep {keep}"
+        _write(rule_set_file(result.configs(), desc), output_rule_set)
+    summary = "".join(f"{line}\n" for line in result.summary())
+    if output is not None:
+        _write(names, output)
+        sys.stdout.write(summary)
+    else:
+        sys.stdout.write(names)
+        sys.stderr.write(summary)
+
+
 def main(argv: Optional[list[str]] = None) -> None:
     """Entry point: run the app, turning every user error into one line and exit 2."""
     command = typer.main.get_command(app)

@@ -83,6 +83,12 @@ def select(archs=None, variants=None, dtypes=None, ndims=None) -> Selection:
     )
 
 
+def canonical_order(configs: Iterable) -> list:
+    """Configs of one arch in ``enumerate``'s order: variant, dtype, ndim (domain order), then name."""
+    return sorted(configs, key=lambda c: (VARIANTS.index(c.variant), DTYPES.index(c.dtype), NDIMS.index(c.ndim),
+                                          c.name()))
+
+
 def load_rule_set(name: str, builder_configs: str | None = None) -> RuleSet:
     return get_rule_set(name, builder_configs=builder_configs)
 

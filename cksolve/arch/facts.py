@@ -42,6 +42,7 @@ class ArchFacts:
     warp_size: int
     wave_splits: tuple[tuple[int, int, int], ...]
     warp_tiles: Mapping[str, tuple[tuple[int, int, int], ...]]
+    cu_count: int | None = None  # compute units of the arch's reference part; None where no source gives one
 
     @property
     def is_wave32(self) -> bool:
@@ -81,4 +82,5 @@ def arch_facts(arch: str) -> ArchFacts:
         warp_size=a["warp_size"],
         wave_splits=tuple(tuple(w) for w in a["wave_splits"]),
         warp_tiles=MappingProxyType({k: tuple(tuple(t) for t in v) for k, v in a["warp_tiles"].items()}),
+        cu_count=a.get("cu_count"),
     )

@@ -1,0 +1,229 @@
+"""The smallest kernel set that keeps a workload covered and fast (CP-SAT).
+
+The answer is defined before the search (``Instance`` and ``Request``): every
+(problem, dtype) that the rule set covers keeps at least ``per_problem`` of its
+applicable kernels (or all of them, if it has fewer), and at least one kept
+kernel scores ``keep`` x the best score the rule set offers for it. The fewest
+kernels win; ties go to the higher total score, then to names earlier in name
+order. With ``max_kernels`` the count is bounded instead and the number of
+problems that keep a good kernel is maximised (then the count minimised).
+
+Kernels that are applicable to, and good for, exactly the same problems are
+interchangeable for the count, so the model has one integer variable per such
+class (how many of its members to keep); members are taken best score first,
+then name order. The model is built in ``build_model`` and solved in ``solve``,
+OR-Tools style; ``check`` re-derives every claim through ``coverage``.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Sequence
+
+from ..errors import CksolveError
+
+__all__ = ["Instance", "Request", "Result", "build_instance", "solve", "check"]
+
+#: Scores are compared with this relative slack, so that keep = 1.0 keeps ties of the best.
+EPS = 1e-9
+#: Integer scale of scores in the tie-break objective (CP-SAT coefficients are integers).
+SCORE_SCALE = 1000
+
+
+@dataclass(frozen=True)
+class Instance:
+    """What the optimiser sees: problems x candidate kernels x scores."""
+
+    kernels: tuple[str, ...]                    # sorted names
+    labels: tuple[tuple[int, str], ...]         # per problem: (row, dtype)
+    applicable: tuple[tuple[int, ...], ...]     # per problem: indices into kernels
+    scores: tuple[tuple[float, ...], ...]       # per problem: score of each applicable kernel
+
+
+@dataclass(frozen=True)
+class Request:
+    keep: float = 0.9
+    per_problem: int = 1
+    max_kernels: int | None = None
+    time_limit: float | None = None
+
+
+@dataclass(frozen=True)
+class Result:
+    kept: tuple[str, ...]
+    status: str                  # OPTIMAL or FEASIBLE
+    objective: int               # kernels kept (or, with max_kernels, problems with a good kernel)
+    bound: float
+    seconds: float
+    good: int                    # problems that keep a good kernel
+    covered: int                 # problems the rule set covers
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def gap(self) -> float:
+        return abs(self.objective - self.bound) / max(1.0, abs(self.objective))
+
+
+def _good(scores: Sequence[float], keep: float) -> set[int]:
+    """Positions of the kernels that score at least keep x the best."""
+    best = max(scores, default=0.0)
+    return {i for i, s in enumerate(scores) if s >= keep * best - EPS * max(1.0, best)}
+
+
+def build_instance(records, scores_of) -> Instance:
+    """From coverage records (with kernels) and ``scores_of(record) -> {name: score}``."""
+    kernels = tuple(sorted({n for r in records for n in r.kernels}))
+    index = {n: i for i, n in enumerate(kernels)}
+    labels, applicable, scores = [], [], []
+    for r in records:
+        s = scores_of(r)
+        names = sorted(r.kernels)
+        labels.append((r.row, r.dtype))
+        applicable.append(tuple(index[n] for n in names))
+        scores.append(tuple(float(s.get(n, 0.0)) for n in names))
+    return Instance(kernels, tuple(labels), tuple(applicable), tuple(scores))
+
+
+def _classes(inst: Instance, keep: float):
+    """Kernel classes with equal (applicable, good) problem sets, members best first."""
+    cover: dict[int, set] = {}
+    good: dict[int, set] = {}
+    total = [0.0] * len(inst.kernels)
+    for p, (ks, ss) in enumerate(zip(inst.applicable, inst.scores)):
+        g = _good(ss, keep)
+        for j, (k, s) in enumerate(zip(ks, ss)):
+            cover.setdefault(k, set()).add(p)
+            total[k] += s
+            if j in g:
+                good.setdefault(k, set()).add(p)
+    classes: dict[tuple, list[int]] = {}
+    for k in sorted(cover):
+        sig = (frozenset(cover[k]), frozenset(good.get(k, ())))
+        classes.setdefault(sig, []).append(k)
+    out = []
+    for (cov, gd), members in sorted(classes.items(), key=lambda kv: min(inst.kernels[k] for k in kv[1])):
+        members.sort(key=lambda k: (-total[k], inst.kernels[k]))
+        out.append((cov, gd, members, total))
+    return out
+
+
+def build_model(inst: Instance, req: Request):
+    """The CP-SAT model: class counts, coverage and quality constraints (no objective yet)."""
+    from ortools.sat.python import cp_model  # deferred: loading CP-SAT costs ~0.4 s
+
+    classes = _classes(inst, req.keep)
+    m = cp_model.CpModel()
+    y = [m.NewIntVar(0, len(members), f"class{i}") for i, (_, _, members, _) in enumerate(classes)]
+    covering: dict[int, list] = {}
+    goods: dict[int, list] = {}
+    for var, (cov, gd, _, _) in zip(y, classes):
+        for p in cov:
+            covering.setdefault(p, []).append(var)
+        for p in gd:
+            goods.setdefault(p, []).append(var)
+    good_flags = []
+    for p, ks in enumerate(inst.applicable):
+        if not ks:
+            continue  # the rule set does not cover it: nothing to keep
+        m.Add(sum(covering[p]) >= min(req.per_problem, len(ks)))
+        if req.max_kernels is None:
+            m.Add(sum(goods[p]) >= 1)
+        else:
+            flag = m.NewBoolVar(f"good{p}")
+            m.Add(sum(goods[p]) >= 1).OnlyEnforceIf(flag)
+            good_flags.append(flag)
+    count = sum(y)
+    if req.max_kernels is not None:
+        m.Add(count <= req.max_kernels)
+    return m, y, classes, good_flags, count
+
+
+def _solver(time_limit: float | None):
+    from ortools.sat.python import cp_model
+
+    s = cp_model.CpSolver()
+    s.parameters.num_workers = 1       # one worker: same inputs, same answer
+    s.parameters.random_seed = 0
+    if time_limit is not None:
+        s.parameters.max_time_in_seconds = float(time_limit)
+    return s
+
+
+def solve(inst: Instance, req: Request) -> Result:
+    from ortools.sat.python import cp_model
+
+    if req.max_kernels is not None and req.max_kernels < 0:
+        raise CksolveError(f"--max-kernels {req.max_kernels} must not be negative")
+    t0 = time.perf_counter()
+    m, y, classes, good_flags, count = build_model(inst, req)
+    covered = sum(1 for ks in inst.applicable if ks)
+    # Stage 1: the primary objective.
+    if req.max_kernels is None:
+        m.Minimize(count)
+    else:
+        m.Maximize(sum(good_flags))
+    s = _solver(req.time_limit)
+    status = s.Solve(m)
+    if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        what = (f"no set of at most {req.max_kernels} kernels covers every covered problem"
+                if req.max_kernels is not None else "no kernel set meets the request")
+        raise CksolveError(f"infeasible: {what} ({s.StatusName(status)})")
+    primary, bound = int(round(s.ObjectiveValue())), s.BestObjectiveBound()
+    first = "OPTIMAL" if status == cp_model.OPTIMAL else "FEASIBLE"
+    # Stage 2 (with max_kernels): fewest kernels for that many good problems.
+    if req.max_kernels is not None:
+        m.Add(sum(good_flags) >= primary)
+        m.Minimize(count)
+        s = _solver(_left(req.time_limit, t0))
+        if s.Solve(m) not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+            raise CksolveError("the solver stopped before it found a kernel set (raise --time-limit)")
+    hint = [s.Value(v) for v in y]
+    n_kept = sum(hint)
+    # Stage 3: among sets of that size, the highest total score, then earlier names.
+    m.Add(count == n_kept)
+    rank = {c: i for i, c in enumerate(sorted(range(len(classes)), key=lambda i: inst.kernels[classes[i][2][0]]))}
+    r = len(classes) + 1
+    weights = [int(round(SCORE_SCALE * classes[i][3][classes[i][2][0]])) * r + (r - rank[i]) for i in range(len(classes))]
+    m.Maximize(sum(w * v for w, v in zip(weights, y)))
+    for v, h in zip(y, hint):
+        m.AddHint(v, h)
+    s3 = _solver(_left(req.time_limit, t0))
+    if s3.Solve(m) in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        counts = [s3.Value(v) for v in y]
+    else:
+        counts = hint
+    kept = tuple(sorted(inst.kernels[k] for (_, _, members, _), c in zip(classes, counts) for k in members[:c]))
+    good = sum(1 for ks, ss in zip(inst.applicable, inst.scores) if ks and _kept_good(inst, ks, ss, kept, req.keep))
+    return Result(kept, first, primary, bound, time.perf_counter() - t0, good, covered)
+
+
+def _left(limit: float | None, t0: float) -> float | None:
+    return None if limit is None else max(0.1, limit - (time.perf_counter() - t0))
+
+
+def _kept_good(inst: Instance, ks, ss, kept, keep: float) -> bool:
+    names = set(kept)
+    good = _good(ss, keep)
+    return any(inst.kernels[k] in names for j, k in enumerate(ks) if j in good)
+
+
+def check(inst: Instance, req: Request, result: Result, records) -> list[str]:
+    """Claims that do not hold, re-derived from ``records`` (coverage of the kept set); empty when all hold."""
+    problems = []
+    kept = set(result.kept)
+    by_label = {(r.row, r.dtype): r for r in records}
+    for label, ks, ss in zip(inst.labels, inst.applicable, inst.scores):
+        if not ks:
+            continue
+        r = by_label.get(label)
+        have = set(r.kernels) if r is not None else set()
+        if not have <= kept:
+            problems.append(f"row {label[0]} {label[1]}: coverage lists kernels that were not kept")
+        need = min(req.per_problem, len(ks))
+        if len(have) < need:
+            problems.append(f"row {label[0]} {label[1]}: {len(have)} kept kernels run it, {need} required")
+        good = {inst.kernels[ks[j]] for j in _good(ss, req.keep)}
+        if req.max_kernels is None and not (good & have):
+            problems.append(f"row {label[0]} {label[1]}: no kept kernel scores {req.keep} x the best")
+    return problems

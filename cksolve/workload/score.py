@@ -1,0 +1,102 @@
+"""How good kernel k is for problem p: the analytic score, and measured results.
+
+The analytic score does not predict TFLOPS; it ranks the obviously better
+kernel higher, from facts only, as a product of four terms in (0, 1]:
+
+``tile``
+    the share of useful work in the padded implicit-GEMM tiles:
+    (M N K) / (ceil(M/tm) tm . ceil(N/tn) tn . ceil(K/tk) tk), with M, N, K the
+    direction's GEMM sizes (``ProblemFacts``). A 256x256 tile on M = 64 keeps a
+    quarter of its rows busy.
+``occupancy``
+    how evenly the output tiles fill the arch's compute units: tiles /
+    (waves . CUs), where waves = ceil(tiles / CUs). One tile on a 228-CU part
+    leaves 227 idle for the whole kernel.
+``reuse``
+    how much work a tile does per element it loads: tm tn / (tm + tn) MACs per
+    loaded element and k-step, relative to a 128x128 tile's 64 and capped at 1.
+    Smaller tiles are bound by loads; without this term the smallest tile would
+    always win (it maximises occupancy and never pads much).
+``vector``
+    the mean over the three vector sizes of v / v_best, where v_best is the
+    widest load (up to 16 bytes) that the tensor dimension it reads allows.
+    A vector width of 1 where 8 divides C issues eight times the loads.
+
+Depthwise kernels tile the output image directly: ``tile`` is the share of
+useful output points in (tile_h x tile_w) tiles and ``occupancy`` counts one
+block per (group, batch tile); ``vector`` is 1 (the name fixes no per-problem
+choice there), and ``reuse`` is 1.
+"""
+
+from __future__ import annotations
+
+from math import ceil, prod
+
+from ..arch.facts import arch_facts, common_facts
+from ..errors import CksolveError
+from .problem import ProblemFacts
+
+__all__ = ["analytic_score", "cu_count", "score_terms"]
+
+#: The widest global load CK Tile issues per thread, in bytes (dwordx4). A vector
+#: wider than this is not faster, so it is the "best" a dimension can ask for.
+MAX_LOAD_BYTES = 16
+#: MACs per loaded element and k-step of a 128x128 tile (128*128 / (128+128)). Tiles at
+#: least this square keep CDNA's matrix cores fed from LDS; smaller ones wait on loads.
+FULL_REUSE = 64.0
+
+
+def cu_count(arch: str) -> int:
+    n = arch_facts(arch).cu_count
+    if n is None:
+        raise CksolveError(f"no compute-unit count for {arch} in facts.toml; the analytic score needs one "
+                           "(give measured results with --perf)")
+    return n
+
+
+def _padded_share(size: int, tile: int) -> float:
+    return size / (ceil(size / tile) * tile)
+
+
+def _occupancy(blocks: int, cus: int) -> float:
+    waves = ceil(blocks / cus)
+    return blocks / (waves * cus)
+
+
+def _best_vector(dim: int, dtype: str) -> int:
+    """The widest power-of-two vector (at most 16 bytes of the dtype) that divides ``dim``."""
+    v = MAX_LOAD_BYTES // common_facts().element_size[dtype]
+    while v > 1 and dim % v:
+        v //= 2
+    return v
+
+
+def _vector_dims(f: ProblemFacts) -> tuple[int, int, int]:
+    """The tensor dimension each of vector_a, vector_b, vector_c reads (applicability.md C6)."""
+    if f.direction == "forward":
+        return f.c_per_group, f.c_per_group, f.k_per_group
+    if f.direction == "bwd_data":
+        return f.k_per_group, f.c_per_group, f.c_per_group
+    return f.k_per_group, f.c_per_group, f.c_per_group
+
+
+def score_terms(f: ProblemFacts, config, arch: str) -> dict[str, float]:
+    """The four terms of the analytic score (see the module docstring)."""
+    cus = cu_count(arch)
+    if config.kind == "depthwise":
+        ho, wo = f.output
+        tile = (ho * wo) / (ceil(ho / config.tile_h) * config.tile_h * ceil(wo / config.tile_w) * config.tile_w)
+        return {"tile": tile, "occupancy": _occupancy(f.G * ceil(f.N / config.nbatch), cus), "reuse": 1.0,
+                "vector": 1.0}
+    tile = (_padded_share(f.gemm_m, config.tile_m) * _padded_share(f.gemm_n, config.tile_n)
+            * _padded_share(f.gemm_k, config.tile_k))
+    blocks = ceil(f.gemm_m / config.tile_m) * ceil(f.gemm_n / config.tile_n) * ceil(f.G / config.groups_to_merge)
+    vectors = (config.vector_a, config.vector_b, config.vector_c)
+    best = [_best_vector(d, config.dtype) for d in _vector_dims(f)]
+    vector = sum(min(v, b) / b for v, b in zip(vectors, best)) / 3
+    reuse = min(1.0, config.tile_m * config.tile_n / (config.tile_m + config.tile_n) / FULL_REUSE)
+    return {"tile": tile, "occupancy": _occupancy(blocks, cus), "reuse": reuse, "vector": vector}
+
+
+def analytic_score(f: ProblemFacts, config, arch: str) -> float:
+    return prod(score_terms(f, config, arch).values())
