@@ -13,33 +13,17 @@ fresh process), not loading Python. Best of N fresh processes.
 from __future__ import annotations
 
 import argparse
-import json
-import subprocess
-import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-HOLDOUT = ROOT.parent / "shared" / "ck" / "workloads" / "validation_holdout.csv"
+from workload_probe import best
+
 TARGETS = {300: 1.0, 2000: 3.0}
 
 _PROBE = r"""
-import json, random, sys, time
+import json, sys, time
 from cksolve import query
-from cksolve.workload import coverage, read_problems
-problems = read_problems(sys.argv[1])
-n = int(sys.argv[2])
-if n != len(problems):
-    # Vary batch and spatial sizes of the real problems, seeded: same rules, new shapes.
-    rng = random.Random(2000)
-    base, problems = problems, []
-    while len(problems) < n:
-        p = rng.choice(base)
-        scale = rng.choice((1, 2, 4))
-        try:
-            problems.append(p.replace(N=rng.choice((1, 2, 4, 8, 16, 32)), Hi=max(p.Y, p.Hi * scale // 2),
-                                      Wi=max(p.X, p.Wi * scale // 2)))
-        except Exception:
-            continue
+from cksolve.workload import coverage
+from workload_probe import problems
+problems = problems(int(sys.argv[1]))
 t0 = time.perf_counter()
 rs = query.load_rule_set("full")
 records = coverage(problems, rs, "gfx942", ["fp16", "bf16", "fp32"])
@@ -50,23 +34,12 @@ print(json.dumps({"seconds": t1 - t0, "records": len(records), "covered": sum(r.
 """
 
 
-def best(n: int, runs: int) -> dict:
-    results = []
-    for _ in range(runs):
-        out = subprocess.run([sys.executable, "-c", _PROBE, str(HOLDOUT), str(n)], capture_output=True, text=True,
-                             cwd=ROOT)
-        if out.returncode:
-            raise SystemExit(f"probe failed: {out.stderr.strip().splitlines()[-1]}")
-        results.append(json.loads(out.stdout))
-    return min(results, key=lambda r: r["seconds"])
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=5)
     args = ap.parse_args()
     for n, target in TARGETS.items():
-        r = best(n, args.runs)
+        r = best(_PROBE, n, args.runs)
         print(f"coverage {n:5d} problems x full gfx942 x 3 dtypes: {r['seconds']:.3f} s "
               f"(target {target} s, ratio {r['seconds'] / target:.2f}); {r['covered']}/{r['records']} covered, "
               f"{r['kernels_listed']} kernels listed; best of {args.runs}")

@@ -10,39 +10,23 @@ kernel 0, so any kernel that runs it is good enough.
 
 from __future__ import annotations
 
-import csv
-import io
-import json
 from pathlib import Path
 
-from .problem import FIELDS, Problem, ProblemError, _from_mapping
+from .problem import FIELDS, Problem, ProblemError, _from_mapping, read_rows
 
 __all__ = ["read_perf"]
 
-MAX_FILE_BYTES = 256 * 1024 * 1024
+#: The columns of a measured-results file besides the problem's fields.
+MEASURES = ("kernel", "tflops", "time_ms")
 
 
 def read_perf(path: str | Path, known_kernels: set[str] | None = None) -> dict[Problem, dict[str, float]]:
     """{problem: {kernel: score}}; the best measurement of a repeated pair counts."""
-    path = Path(path)
-    try:
-        with open(path, "rb") as fh:
-            data = fh.read(MAX_FILE_BYTES + 1)
-    except OSError as exc:
-        raise ProblemError(f"cannot read {path}: {exc.strerror or exc}") from None
-    if len(data) > MAX_FILE_BYTES:
-        raise ProblemError(f"{path}: larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB")
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise ProblemError(f"{path}: not UTF-8 (byte {exc.start})") from None
-    first = next((ln for ln in text.splitlines() if ln.strip()), "")
-    rows = list(_jsonl(path, text) if first.lstrip().startswith("{") else _csv(path, text))
+    rows = read_rows(path, (*FIELDS, *MEASURES))
     if not rows:
         raise ProblemError(f"{path}: no measurements")
     out: dict[Problem, dict[str, float]] = {}
-    for line, row in rows:
-        where = f"{path}:{line}"
+    for where, row in rows:
         kernel = str(row.pop("kernel", "") or "").strip()
         if not kernel:
             raise ProblemError(f"{where}: no 'kernel' value")
@@ -80,29 +64,3 @@ def _number(where: str, field: str, raw) -> float:
         raise ProblemError(f"{where}: field {field}: {raw!r} is not a finite number")
     return value
 
-
-def _csv(path: Path, text: str):
-    reader = csv.reader(io.StringIO(text))
-    header = None
-    for row in reader:
-        if not row or all(not c.strip() for c in row):
-            continue
-        if header is None:
-            header = [h.strip() for h in row]
-            continue
-        if len(row) != len(header):
-            raise ProblemError(f"{path}:{reader.line_num}: {len(row)} values for {len(header)} columns")
-        yield reader.line_num, dict(zip(header, row))
-
-
-def _jsonl(path: Path, text: str):
-    for line, raw in enumerate(text.splitlines(), 1):
-        if not raw.strip():
-            continue
-        try:
-            row = json.loads(raw)
-        except (ValueError, RecursionError):
-            raise ProblemError(f"{path}:{line}: not a JSON object") from None
-        if not isinstance(row, dict):
-            raise ProblemError(f"{path}:{line}: not a JSON object")
-        yield line, row

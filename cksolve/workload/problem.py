@@ -226,6 +226,23 @@ MAX_FILE_BYTES = 64 * 1024 * 1024
 
 def read_problems(path: str | Path) -> list[Problem]:
     """Problems of a CSV file with CK's header, or a JSONL file with the same keys, in file order."""
+    problems = []
+    for where, values in read_rows(path, FIELDS):
+        try:
+            problems.append(_from_mapping(values))
+        except ProblemError as exc:
+            raise ProblemError(f"{where}: {exc}") from None
+    if not problems:
+        raise ProblemError(f"{path}: no problems")
+    return problems
+
+
+def read_rows(path: str | Path, columns: Iterable[str]) -> list[tuple[str, dict]]:
+    """``(file:line, {key: raw value})`` of a CSV file whose header names only ``columns``, or of a JSONL file.
+
+    Problem files and measured-results files share this reader so that both bound
+    what they read, accept a BOM, and name the file and line of a bad row alike.
+    """
     path = Path(path)
     try:
         with open(path, "rb") as fh:
@@ -239,19 +256,11 @@ def read_problems(path: str | Path) -> list[Problem]:
     except UnicodeDecodeError as exc:
         raise ProblemError(f"{path}: not UTF-8 (byte {exc.start})") from None
     first = next((ln for ln in text.splitlines() if ln.strip()), "")
-    rows = _jsonl_rows(path, text) if first.lstrip().startswith("{") else _csv_rows(path, text)
-    problems = []
-    for line, values in rows:
-        try:
-            problems.append(_from_mapping(values))
-        except ProblemError as exc:
-            raise ProblemError(f"{path}:{line}: {exc}") from None
-    if not problems:
-        raise ProblemError(f"{path}: no problems")
-    return problems
+    rows = _jsonl_rows(path, text) if first.lstrip().startswith("{") else _csv_rows(path, text, tuple(columns))
+    return [(f"{path}:{line}", values) for line, values in rows]
 
 
-def _csv_rows(path: Path, text: str) -> Iterable[tuple[int, dict]]:
+def _csv_rows(path: Path, text: str, columns: tuple[str, ...]) -> Iterable[tuple[int, dict]]:
     reader = csv.reader(io.StringIO(text))
     header = None
     for row in reader:
@@ -260,9 +269,9 @@ def _csv_rows(path: Path, text: str) -> Iterable[tuple[int, dict]]:
             continue
         if header is None:
             header = [h.strip() for h in row]
-            unknown = [h for h in header if h not in FIELDS]
+            unknown = [h for h in header if h not in columns]
             if unknown:
-                raise ProblemError(f"{path}:{line}: unknown column {_echo(unknown[0])!r}; valid: {', '.join(FIELDS)}")
+                raise ProblemError(f"{path}:{line}: unknown column {_echo(unknown[0])!r}; valid: {', '.join(columns)}")
             continue
         if len(row) != len(header):
             raise ProblemError(f"{path}:{line}: {len(row)} values for {len(header)} columns")

@@ -1,0 +1,49 @@
+"""Shared by the workload benchmarks: CK's hold-out problems, scaled to any size, and a best-of runner.
+
+Each measurement runs in a fresh process (a probe script given as text), so
+nothing is warm that a user's first call would not have warm.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+HOLDOUT = ROOT.parent / "shared" / "ck" / "workloads" / "validation_holdout.csv"
+
+
+def problems(n: int) -> list:
+    """The hold-out problems, or ``n`` problems made from them by varying batch and spatial sizes (seeded):
+    the same rules meet new shapes."""
+    from cksolve.workload import ProblemError, read_problems
+
+    base = read_problems(HOLDOUT)
+    if n == len(base):
+        return base
+    rng = random.Random(2000)
+    out = []
+    while len(out) < n:
+        p = rng.choice(base)
+        scale = rng.choice((1, 2, 4))
+        try:
+            out.append(p.replace(N=rng.choice((1, 2, 4, 8, 16, 32)), Hi=max(p.Y, p.Hi * scale // 2),
+                                 Wi=max(p.X, p.Wi * scale // 2)))
+        except ProblemError:
+            continue
+    return out
+
+
+def best(probe: str, n: int, runs: int) -> dict:
+    """The fastest of ``runs`` fresh processes running ``probe`` (which prints one JSON object with "seconds")."""
+    setup = f"import sys; sys.path.insert(0, {str(Path(__file__).parent)!r})\n"
+    results = []
+    for _ in range(runs):
+        out = subprocess.run([sys.executable, "-c", setup + probe, str(n)], capture_output=True, text=True, cwd=ROOT)
+        if out.returncode:
+            raise SystemExit(f"probe failed: {out.stderr.strip().splitlines()[-1]}")
+        results.append(json.loads(out.stdout))
+    return min(results, key=lambda r: r["seconds"])
