@@ -93,6 +93,9 @@ def features(rule_set: RuleSet, combo: Combo | Iterable[Combo], problems: Sequen
         raise CksolveError(f"unknown semantics {semantics!r}; valid: {', '.join(SEMANTICS)}")
     combos = _combos(combo)
     kernels = _Kernels(semantics)
+    if semantics == "ck" or problems is not None:
+        for arch in dict.fromkeys(c.arch for c in combos):
+            hardware_block(arch)  # fails on an arch without a CK profile, whether or not it has kernels
     if problems is None:
         rows = []
         for c in combos:
