@@ -59,6 +59,19 @@ def test_golden_rows_computed_by_hand(problem, semantics):
         assert not wrong, f"{problem} x {kernel} ({semantics}): " + "; ".join(wrong)
 
 
+def test_3d_problem_block_by_hand():
+    from cksolve.features.engine import problem_block
+
+    block = dict(zip(FEATURE_NAMES, problem_block(parse_problem("N=2,C=64,K=32,Di=4,Hi=8,Wi=8,Y=3,X=3,pad_h=1,pad_w=1"), 2)))
+    # Di > 1 makes it 3D; Do = (4 - 1) // 1 + 1 = 4; volumes 4*8*8 = 256, 1*3*3 = 9, 256;
+    # flops 2*32*256*64*9*2 = 18874368 over (2*64*256 + 32*64*9 + 2*32*256)*2 = 135168 bytes = 1536/11.
+    want = {"is_3d": 1, "Di": 4, "Z": 1, "Do": 4, "filter_area": 9, "log2_spatial": 8.0, "log2_output": 8.0,
+            "arithmetic_intensity": 1536 / 11, "is_1x1_conv": 0, "is_3x3_conv": 0}  # 3x3 in 3D needs Z = 3 too
+    assert {k: block[k] for k in want} == pytest.approx(want, rel=1e-12)
+    block = dict(zip(FEATURE_NAMES, problem_block(parse_problem("Di=4,Hi=8,Wi=8,Z=3,Y=3,X=3,pad_d=1"), 2)))
+    assert (block["is_3x3_conv"], block["Do"], block["filter_area"]) == (1, 4, 27)
+
+
 def test_exact_differs_from_ck_only_in_documented_columns():
     problems = read_problems(HOLDOUT)[::5]
     ck = features(FULL, GFX950_FWD_BF16, problems, "ck")

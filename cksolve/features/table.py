@@ -103,19 +103,17 @@ def features(rule_set: RuleSet, combo: Combo | Iterable[Combo], problems: Sequen
                 _, block, name = kernels.get(c, config)
                 rows.append((*block, name, *config))
         return FeatureTable(KERNEL_COLUMNS, rows, semantics, tuple(sorted(kernels.unread)))
-    return _pairs(rule_set, combos, problems, kernels, workspace or Workspace(rule_set))
+    return _pairs(combos, problems, kernels, workspace or Workspace(rule_set))
 
 
-def _pairs(rule_set, combos, problems, kernels: _Kernels, ws: Workspace) -> FeatureTable:
+def _pairs(combos, problems, kernels: _Kernels, ws: Workspace) -> FeatureTable:
     wanted = set(combos)
-    by_target: dict[tuple[str, str], list[Combo]] = {}
-    for c in combos:
-        by_target.setdefault((c.arch, c.dtype), []).append(c)
-    hw = {arch: hardware_block(arch) for arch, _ in by_target}
+    targets = list(dict.fromkeys((c.arch, c.dtype) for c in combos))
+    hw = {arch: hardware_block(arch) for arch, _ in targets}
     rows = []
     for index, problem in enumerate(problems):
         gemm = problem_gemm(problem, kernels.semantics)
-        for (arch, dtype), _ in by_target.items():
+        for arch, dtype in targets:
             head = problem_block(problem, common_facts().element_size[dtype])
             tail = hw[arch]
             num_cus = tail[0]

@@ -33,9 +33,6 @@ class PipelineVariant(NamedTuple):
     split_image: bool
     witness: str  # a kernel of the space that has the combination (some dtype and ndim)
 
-    def as_dict(self) -> dict:
-        return self._asdict()
-
 
 def pipeline_variants(archs: Iterable[str], variants: Iterable[str], dtypes: Iterable[str],
                       ndims: Iterable[int]) -> list[PipelineVariant]:

@@ -50,7 +50,9 @@ def find_one(model: Model, pins: dict | None = None):
         return None
     problem = Problem()
     for axis in model.axes:
-        problem.addVariable(axis, list(domains[axis]))
+        # The search tries a domain's last value first; reversed, the witness takes the first
+        # values (CK's defaults: no feature flags, the nhwgc layout) wherever it can.
+        problem.addVariable(axis, list(reversed(domains[axis])))
     for c in model.constraints:
         problem.addConstraint(FunctionConstraint(_test(c)), list(c.scope))
     solution = problem.getSolution()
