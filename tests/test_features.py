@@ -86,6 +86,29 @@ def test_exact_differs_from_ck_only_in_documented_columns():
     assert {"block_size", "gemm_n_per_block", "gemm_n_output", "num_tiles_k", "lds_usage_ratio"} <= differing
 
 
+def test_candidate_pools_are_the_applicable_kernels():
+    from cksolve.workload import applicable
+
+    problems = read_problems(HOLDOUT)[:300:37]
+    table = features(FULL, GFX950_FWD_BF16, problems)
+    for i, p in enumerate(problems):
+        pool = [r[-1] for r in table.rows if r[-2] == i]
+        want = [n for n in applicable(p, FULL, "gfx950", "bf16") if "_depthwise_" not in n]
+        assert pool == want, f"problem row {i} ({p.spec()}): {len(pool)} pairs, applicable lists {len(want)}"
+
+
+def test_exact_gemm_follows_the_problem_direction():
+    p = parse_problem("N=2,G=2,C=64,K=128,Hi=14,Wi=14,Y=3,X=3,pad_h=1,pad_w=1,direction=bwd_data")
+    combo = [Combo("gfx942", "bwd_data", "fp16", 2)]
+    ck, exact = (features(get_rule_set("default"), combo, [p], s).dicts() for s in ("ck", "exact"))
+    assert ck and len(ck) == len(exact)
+    f = p.facts()
+    assert (exact[0]["gemm_m_output"], exact[0]["gemm_n_output"], exact[0]["gemm_k_output"]) == (f.gemm_m, f.gemm_n,
+                                                                                                  f.gemm_k)
+    # CK's engine maps every direction to the forward GEMM with all K output channels
+    assert (ck[0]["gemm_m_output"], ck[0]["gemm_n_output"], ck[0]["gemm_k_output"]) == (2 * 14 * 14, 128, 32 * 9)
+
+
 def test_ck_reads_dispatcher_names_as_its_parser_does():
     cfg = parse_name("grouped_conv_fwd_bf16_nhwgc_2d_compv4_cshuffle_intrawave_128x128x32_2x2x1_32x32x16_vec1_1_8_dsb")
     assert dispatcher_name(cfg) == "grouped_conv_forward_bf16_2d_128x128x32_compv4_intrawave_dsb"
