@@ -462,6 +462,74 @@ def minimize_cmd(
         sys.stderr.write(summary)
 
 
+# --- features: CK's ML kernel-selector inputs (docs/ml-features.md) -------------------------
+
+
+@app.command("features")
+def features_cmd(
+    rule_set: str = RuleSetOpt,
+    arch: str = typer.Option(..., "--arch", "-a", help="Architecture."),
+    variant: Optional[List[str]] = typer.Option(None, "--variant", help="forward, bwd_data, bwd_weight (default: all)."),
+    dtype: Optional[List[str]] = DtypeOpt,
+    ndim: Optional[List[str]] = NdimOpt,
+    problems: Optional[Path] = typer.Option(None, "--problems", help="Rows per (problem, applicable kernel) pair: "
+                                                                     "CSV with CK's header, or JSONL."),
+    fmt: str = typer.Option("csv", "--format", "-f", help="csv or jsonl."),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write here instead of stdout."),
+    semantics: str = typer.Option("ck", "--semantics", help="ck (what CK's engine computes) or exact (true values)."),
+    builder_configs: Optional[str] = BuilderOpt,
+) -> None:
+    """Features of CK's ML kernel selector, per kernel or per (problem, kernel) pair that can run."""
+    from . import query
+    from .features import SEMANTICS, features
+    from .features.render import FORMATS, render
+    from .space.rulesets import kind_of
+    from .workload import read_problems
+
+    if fmt not in FORMATS:
+        raise CksolveError(f"unknown format {fmt!r}; valid: {', '.join(FORMATS)}")
+    if semantics not in SEMANTICS:
+        raise CksolveError(f"unknown semantics {semantics!r}; valid: {', '.join(SEMANTICS)}")
+    selection = query.select([_one_arch(arch)], variant, dtype, ndim)
+    combos = selection.combos() if variant else [c for c in selection.combos() if kind_of(c.variant) == "gemm"]
+    rs = query.load_rule_set(rule_set, builder_configs)
+    table = features(rs, combos, read_problems(problems) if problems is not None else None, semantics)
+    _write(render(table.columns, table.rows, fmt), output)
+    if table.unread:
+        sys.stderr.write(f"cksolve: note: {len(table.unread)} kernels have dispatcher names CK's parser does not "
+                         f"read (groups_to_merge, two_stage, wavelet); their ck kernel columns are CK's defaults\n")
+
+
+@app.command("pipeline-variants")
+def pipeline_variants_cmd(
+    variant: Optional[List[str]] = typer.Option(None, "--variant", help="forward, bwd_data, bwd_weight (default: all)."),
+    arch: Optional[List[str]] = ArchOpt,
+    dtype: Optional[List[str]] = DtypeOpt,
+    ndim: Optional[List[str]] = NdimOpt,
+    fmt: str = typer.Option("table", "--format", "-f", help="table, csv or jsonl."),
+) -> None:
+    """The valid (pipeline, scheduler, double LDS buffer, split image) combinations, from the constraints."""
+    from . import query
+    from .features import pipeline_variants
+    from .features.render import render
+    from .space.rulesets import kind_of
+
+    if fmt not in ("table", "csv", "jsonl"):
+        raise CksolveError(f"unknown format {fmt!r}; valid: table, csv, jsonl")
+    selection = query.select(arch, variant, dtype, ndim)
+    variants = [v for v in selection.variants if kind_of(v) == "gemm"]
+    if not variants:
+        raise CksolveError("forward_depthwise kernels have no GEMM pipeline; choose forward, bwd_data or bwd_weight")
+    found = pipeline_variants(selection.archs, variants, selection.dtypes, selection.ndims)
+    columns = ("arch", "variant", "pipeline", "scheduler", "double_smem_buffer", "split_image", "witness")
+    if fmt == "table":
+        rows = [[v.arch, v.variant, v.pipeline, v.scheduler, _fmt_value(v.double_smem_buffer),
+                 _fmt_value(v.split_image)] for v in found]
+        sys.stdout.write(_table_text(list(columns[:-1]), rows) + f"{len(found)} combinations\n")
+    else:
+        sys.stdout.write(render(columns, found, fmt))
+
+
 def main(argv: Optional[list[str]] = None) -> None:
     """Entry point: run the app, turning every user error into one line and exit 2."""
     command = typer.main.get_command(app)

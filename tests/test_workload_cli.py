@@ -13,7 +13,7 @@ from conftest import CK
 from test_cli import _cksolve, run
 
 HOLDOUT = str(CK / "workloads" / "validation_holdout.csv")
-DOCS = [Path(__file__).resolve().parents[1] / "docs" / page for page in ("workloads.md", "minimize.md")]
+DOCS = [Path(__file__).resolve().parents[1] / "docs" / page for page in ("workloads.md", "minimize.md", "ml-features.md")]
 
 
 def test_applicable_lists_kernels_that_run_the_problem(capsys):

@@ -43,6 +43,7 @@ class ArchFacts:
     wave_splits: tuple[tuple[int, int, int], ...]
     warp_tiles: Mapping[str, tuple[tuple[int, int, int], ...]]
     cu_count: int | None = None  # compute units of the arch's reference part; None where no source gives one
+    hw_profile: Mapping[str, int] | None = None  # CK's ML-selector hardware profile; None where CK has none
 
     @property
     def is_wave32(self) -> bool:
@@ -83,4 +84,5 @@ def arch_facts(arch: str) -> ArchFacts:
         wave_splits=tuple(tuple(w) for w in a["wave_splits"]),
         warp_tiles=MappingProxyType({k: tuple(tuple(t) for t in v) for k, v in a["warp_tiles"].items()}),
         cu_count=a.get("cu_count"),
+        hw_profile=MappingProxyType(dict(a["hw_profile"])) if "hw_profile" in a else None,
     )

@@ -11,7 +11,7 @@ from constraint import FunctionConstraint, Problem
 
 from .model import Model, prune_domains
 
-__all__ = ["enumerate_solutions"]
+__all__ = ["enumerate_solutions", "find_one"]
 
 
 def _test(constraint):
@@ -33,3 +33,27 @@ def enumerate_solutions(model: Model) -> list:
     configs = [model.make_config(s) for s in problem.getSolutions()]
     configs.sort(key=lambda c: c.name())
     return configs
+
+
+def find_one(model: Model, pins: dict | None = None):
+    """One config of the model agreeing with ``pins``, or None: a witness, found by backtracking.
+
+    Existence questions (is this pipeline/scheduler pair possible at all?) need
+    one solution, not all of them; a full solve of the unrestricted space joins
+    millions of core rows, while the search stops at the first.
+    """
+    domains = {a: tuple(model.domains[a]) for a in model.axes}
+    for axis, value in (pins or {}).items():
+        domains[axis] = tuple(v for v in domains[axis] if v == value)
+    domains = prune_domains(model.constraints, domains)
+    if any(len(d) == 0 for d in domains.values()):
+        return None
+    problem = Problem()
+    for axis in model.axes:
+        # The search tries a domain's last value first; reversed, the witness takes the first
+        # values (CK's defaults: no feature flags, the nhwgc layout) wherever it can.
+        problem.addVariable(axis, list(reversed(domains[axis])))
+    for c in model.constraints:
+        problem.addConstraint(FunctionConstraint(_test(c)), list(c.scope))
+    solution = problem.getSolution()
+    return None if solution is None else model.make_config(solution)

@@ -18,20 +18,22 @@ __all__ = [
     "AnyConfig",
     "block_per_cu",
     "config_fields",
+    "ALWAYS_DOUBLE_LDS",
+    "ALWAYS_SINGLE_LDS",
 ]
 
 # Pipelines whose LDS buffering is fixed by the pipeline itself (CK's
 # ``deduce_block_per_cu``): double-buffered ones get one block per CU so the
 # compiler may use every register; single-buffered ones the CK Tile default 2.
-_ALWAYS_DOUBLE_LDS = frozenset({"compv4", "comp_async"})
-_ALWAYS_SINGLE_LDS = frozenset({"compv1", "compv2", "basic_v1", "basic_v2", "basic_async_v1", "wavelet"})
+ALWAYS_DOUBLE_LDS = frozenset({"compv4", "comp_async"})
+ALWAYS_SINGLE_LDS = frozenset({"compv1", "compv2", "basic_v1", "basic_v2", "basic_async_v1", "wavelet"})
 
 
 def block_per_cu(pipeline: str, double_smem_buffer: bool) -> int:
     """Minimum blocks per CU, derived from the pipeline's LDS buffering as CK derives it."""
-    if pipeline in _ALWAYS_DOUBLE_LDS:
+    if pipeline in ALWAYS_DOUBLE_LDS:
         return 1
-    if pipeline in _ALWAYS_SINGLE_LDS:
+    if pipeline in ALWAYS_SINGLE_LDS:
         return 2
     return 1 if double_smem_buffer else 2
 

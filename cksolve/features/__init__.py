@@ -1,0 +1,47 @@
+"""CK's ML kernel-selector features, computed from exact kernel configurations.
+
+CK's dispatcher ranks (problem, kernel) pairs with a LightGBM model over 97
+features; it rebuilds the kernel side by parsing kernel names and its candidate
+pools from tile lists. cksolve knows every kernel's configuration and which
+kernels can run a problem, so it produces those inputs directly::
+
+    from cksolve.features import features
+    from cksolve.space.rulesets import Combo, get_rule_set
+    from cksolve.workload import read_problems
+
+    rs = get_rule_set("full")
+    combos = [Combo("gfx950", "forward", "bf16", n) for n in (2, 3)]
+    t = features(rs, combos, read_problems("validation_holdout.csv"))           # CK's semantics
+    t = features(rs, combos, read_problems("validation_holdout.csv"), "exact")  # true values
+    pandas.DataFrame(t.rows, columns=t.columns)
+
+``semantics="ck"`` reproduces CK's engine, including how its parser reads a
+dispatcher name (block_size is really tile_m); ``"exact"`` writes the true
+values. The columns, formulas and sources are in ``features.toml`` and
+docs/ml-features.md; ``pipeline_variants`` derives the valid (pipeline,
+scheduler, double LDS buffer, split image) combinations from the constraints.
+"""
+
+from .ckname import CkReading, dispatcher_name, read_name
+from .engine import SEMANTICS, NoHardwareProfile
+from .spec import COLUMNS, EXACT_DIFFERS, FEATURE_NAMES, KERNEL_NAMES
+from .table import KERNEL_COLUMNS, PAIR_COLUMNS, FeatureTable, features
+from .variants import PipelineVariant, pipeline_variants
+
+__all__ = [
+    "features",
+    "FeatureTable",
+    "SEMANTICS",
+    "FEATURE_NAMES",
+    "KERNEL_NAMES",
+    "PAIR_COLUMNS",
+    "KERNEL_COLUMNS",
+    "COLUMNS",
+    "EXACT_DIFFERS",
+    "NoHardwareProfile",
+    "dispatcher_name",
+    "read_name",
+    "CkReading",
+    "pipeline_variants",
+    "PipelineVariant",
+]

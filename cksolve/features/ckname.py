@@ -1,0 +1,67 @@
+"""A kernel as CK's ML tooling sees it: its dispatcher name, and what CK's parser reads back.
+
+CK benchmarks kernels under the dispatcher's short names
+(``grouped_conv_forward_bf16_2d_128x64x64_compv3_intrawave_dsb``) and recovers
+the kernel features from them with a regular expression. The name omits the
+wave split, warp tile, vectors and epilogue, and the parser maps the tile's
+three numbers to block_size, gemm_m_per_block and gemm_n_per_block. A name
+with a suffix it does not expect (``_gm8``, ``_2stage``) or a pipeline it does
+not list (wavelet) is not read at all. Reproducing that reading is what lets
+``--semantics ck`` feed CK's trained models what they were trained on.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import NamedTuple
+
+from ..space.config import KernelConfig
+from .spec import ENGINE
+
+__all__ = ["CkReading", "dispatcher_name", "read_name"]
+
+
+class CkReading(NamedTuple):
+    """The kernel fields CK's parser recovers from a name (its own field names)."""
+
+    block_size: int
+    gemm_m_per_block: int
+    gemm_n_per_block: int
+    pipeline: str
+    wave_mode: str
+    has_dsb: int
+    has_si: int
+
+
+def dispatcher_name(config: KernelConfig) -> str:
+    """The name CK's dispatcher (and its benchmark CSVs) give the kernel."""
+    parts = [f"grouped_conv_{config.variant}_{config.dtype}_{config.ndim}d",
+             f"{config.tile_m}x{config.tile_n}x{config.tile_k}", config.pipeline, config.scheduler]
+    if config.groups_to_merge != 1:
+        parts.append(f"gm{config.groups_to_merge}")
+    if config.double_smem_buffer:
+        parts.append("dsb")
+    if config.split_image:
+        parts.append("si")
+    if config.two_stage:
+        parts.append("2stage")
+    return "_".join(parts)
+
+
+@lru_cache(maxsize=1)
+def _grammar() -> re.Pattern:
+    pipelines = "|".join(ENGINE["name_pipelines"])
+    return re.compile(
+        rf"grouped_conv_[a-z_]+_[a-z0-9]+_\d+d_(\d+)x(\d+)x(\d+)_({pipelines})"
+        r"(?:_(intrawave|interwave))?(_dsb)?(_si)?$"
+    )
+
+
+def read_name(name: str) -> CkReading | None:
+    """What CK's parser reads from ``name``; None when the name does not match its grammar."""
+    m = _grammar().match(name)
+    if m is None:
+        return None
+    a, b, c, pipeline, wave, dsb, si = m.groups()
+    return CkReading(int(a), int(b), int(c), pipeline, wave or "intrawave", int(dsb is not None), int(si is not None))
