@@ -12,13 +12,9 @@ CSV rendering is timed apart. Best of N fresh processes, both semantics.
 from __future__ import annotations
 
 import argparse
-import json
-import subprocess
-import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-HOLDOUT = ROOT.parent / "shared" / "ck" / "workloads" / "validation_holdout.csv"
+from workload_probe import best
+
 TARGET = 5.0
 
 _PROBE = r"""
@@ -26,10 +22,10 @@ import json, sys, time
 from cksolve.features import features
 from cksolve.features.render import render
 from cksolve.space.rulesets import Combo, get_rule_set
-from cksolve.workload import read_problems
-problems = read_problems(sys.argv[1])
+from workload_probe import problems
+problems = problems(300)
 t0 = time.perf_counter()
-table = features(get_rule_set("full"), [Combo("gfx950", "forward", "bf16", n) for n in (2, 3)], problems, sys.argv[2])
+table = features(get_rule_set("full"), [Combo("gfx950", "forward", "bf16", n) for n in (2, 3)], problems, sys.argv[1])
 t1 = time.perf_counter()
 text = render(table.columns, table.rows, "csv")
 t2 = time.perf_counter()
@@ -37,23 +33,12 @@ print(json.dumps({"seconds": t1 - t0, "csv_seconds": t2 - t1, "rows": len(table.
 """
 
 
-def best(semantics: str, runs: int) -> dict:
-    results = []
-    for _ in range(runs):
-        out = subprocess.run([sys.executable, "-c", _PROBE, str(HOLDOUT), semantics], capture_output=True, text=True,
-                             cwd=ROOT)
-        if out.returncode:
-            raise SystemExit(f"probe failed: {out.stderr.strip().splitlines()[-1]}")
-        results.append(json.loads(out.stdout))
-    return min(results, key=lambda r: r["seconds"])
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=5)
     args = ap.parse_args()
     for semantics in ("ck", "exact"):
-        r = best(semantics, args.runs)
+        r = best(_PROBE, semantics, args.runs)
         print(f"features holdout x full gfx950 forward bf16 ({semantics}): {r['seconds']:.3f} s for {r['rows']} pairs "
               f"(target {TARGET} s, ratio {r['seconds'] / TARGET:.2f}); csv {r['csv_seconds']:.3f} s, "
               f"{r['bytes'] / 1e6:.1f} MB; best of {args.runs}")

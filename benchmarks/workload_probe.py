@@ -37,12 +37,13 @@ def problems(n: int) -> list:
     return out
 
 
-def best(probe: str, n: int, runs: int) -> dict:
-    """The fastest of ``runs`` fresh processes running ``probe`` (which prints one JSON object with "seconds")."""
+def best(probe: str, arg, runs: int) -> dict:
+    """The fastest of ``runs`` fresh processes running ``probe`` with ``arg`` as its ``sys.argv[1]``
+    (the probe prints one JSON object with "seconds")."""
     setup = f"import sys; sys.path.insert(0, {str(Path(__file__).parent)!r})\n"
     results = []
     for _ in range(runs):
-        out = subprocess.run([sys.executable, "-c", setup + probe, str(n)], capture_output=True, text=True, cwd=ROOT)
+        out = subprocess.run([sys.executable, "-c", setup + probe, str(arg)], capture_output=True, text=True, cwd=ROOT)
         if out.returncode:
             raise SystemExit(f"probe failed: {out.stderr.strip().splitlines()[-1]}")
         results.append(json.loads(out.stdout))
