@@ -19,8 +19,9 @@ contract over the *valid* ``full`` configs of that combination, in canonical
 ``tiny``
     1. a minimum-size subset of ``full-tests`` covering every category and
        every (pipeline, scheduler) pair present in ``full-tests`` (a minimum
-       set cover, solved with CP-SAT in :mod:`cksolve.solver.cover`; ties go to
-       the lexicographically smallest set of name ranks, i.e. earlier names);
+       set cover, solved exactly in :mod:`cksolve.solver.cover` and certified
+       against CP-SAT by the tests; ties go to the lexicographically smallest
+       set of name ranks, i.e. earlier names);
     2. padded to ``min(10, |full-tests|)`` configs: first, in name order,
        configs that bring a tile shape not yet present (GEMM: tile m x n x k;
        depthwise: tile h x w), then the rest in name order.
@@ -141,7 +142,7 @@ class TinySelection:
     configs: tuple          # the tiny configs, in name order
     cover: tuple            # the minimum-cover part, in name order
     padding: tuple          # what padding added, in the order it was added
-    status: str             # CP-SAT status of the cover ("OPTIMAL")
+    status: str             # status of the cover ("OPTIMAL": the search is exact)
     universe: frozenset     # what the cover had to cover (= coverage of full-tests)
 
 
