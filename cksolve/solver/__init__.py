@@ -19,8 +19,27 @@ def solve_combo(rule_set, combo) -> SolutionSet:
     return solve(build_model(combo, rule_set))
 
 
+_NAME_ORDER: dict = {}
+
+
 def enumerate_combo(rule_set, combo) -> list:
-    """Every config of ``rule_set`` valid for the combo, sorted by kernel name."""
-    configs = solve_combo(rule_set, combo).configs()
-    configs.sort(key=lambda c: c.name())
-    return configs
+    """Every config of ``rule_set`` valid for the combo, sorted by kernel name.
+
+    Combinations whose solutions are equal (archs with equal facts as far as
+    the rule set reads them: half of ``full``'s 288) share one sorted list, so
+    configs are formed and names sorted once per distinct solution set.
+    """
+    solutions = solve_combo(rule_set, combo)
+    token = solutions.token
+    ordered = _NAME_ORDER.get(token) if token else None
+    if ordered is None:
+        configs = solutions.configs()
+        configs.sort(key=_name)
+        ordered = tuple(configs)
+        if token:
+            _NAME_ORDER[token] = ordered
+    return list(ordered)
+
+
+def _name(config) -> str:
+    return config.name()

@@ -69,7 +69,7 @@ def solve(model: Model) -> SolutionSet:
     hit = _SOLVED.get(key)
     if hit is None:
         hit = _SOLVED[key] = _solve(model)
-    return SolutionSet(model, {**hit.fixed, **own}, hit.components, hit.empty)
+    return SolutionSet(model, {**hit.fixed, **own}, hit.components, hit.empty, token=(key, tuple(own.items())))
 
 
 @lru_cache(maxsize=None)

@@ -8,7 +8,7 @@ its core rows, the product of its leaves' option counts: no config is formed.
 from __future__ import annotations
 
 import gc
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from itertools import product
 from math import prod
@@ -70,12 +70,18 @@ class Component:
 
 @dataclass(frozen=True)
 class SolutionSet:
-    """The solutions of one model, as a product of independent components."""
+    """The solutions of one model, as a product of independent components.
+
+    ``token`` (when not empty) stands for everything the solutions depend on:
+    two solution sets with equal tokens hold the same configs, so work done on
+    one (sorting by name) serves the other.
+    """
 
     model: Model
     fixed: dict
     components: tuple[Component, ...]
     empty: bool = False
+    token: tuple = field(default=(), compare=False)
 
     def count(self) -> int:
         if self.empty:
