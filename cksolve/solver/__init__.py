@@ -19,9 +19,6 @@ def solve_combo(rule_set, combo) -> SolutionSet:
     return solve(build_model(combo, rule_set))
 
 
-_NAME_ORDER: dict = {}
-
-
 def enumerate_combo(rule_set, combo) -> list:
     """Every config of ``rule_set`` valid for the combo, sorted by kernel name.
 
@@ -30,14 +27,12 @@ def enumerate_combo(rule_set, combo) -> list:
     configs are formed and names sorted once per distinct solution set.
     """
     solutions = solve_combo(rule_set, combo)
-    token = solutions.token
-    ordered = _NAME_ORDER.get(token) if token else None
+    memo = solutions.memo
+    ordered = memo.get("name_order")
     if ordered is None:
         configs = solutions.configs()
         configs.sort(key=_name)
-        ordered = tuple(configs)
-        if token:
-            _NAME_ORDER[token] = ordered
+        ordered = memo["name_order"] = tuple(configs)
     return list(ordered)
 
 

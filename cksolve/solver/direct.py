@@ -69,7 +69,10 @@ def solve(model: Model) -> SolutionSet:
     hit = _SOLVED.get(key)
     if hit is None:
         hit = _SOLVED[key] = _solve(model)
-    return SolutionSet(model, {**hit.fixed, **own}, hit.components, hit.empty, token=(key, tuple(own.items())))
+    memo = hit.memo.get(own_key := tuple(own.items()))
+    if memo is None:
+        memo = hit.memo[own_key] = {}
+    return SolutionSet(model, {**hit.fixed, **own}, hit.components, hit.empty, memo)
 
 
 @lru_cache(maxsize=None)

@@ -72,16 +72,17 @@ class Component:
 class SolutionSet:
     """The solutions of one model, as a product of independent components.
 
-    ``token`` (when not empty) stands for everything the solutions depend on:
-    two solution sets with equal tokens hold the same configs, so work done on
-    one (sorting by name) serves the other.
+    ``memo`` holds what is derived from the solutions (their name order) and
+    is shared by every solution set of equal solutions -- combinations that
+    differ only where no constraint reads, or archs with the same facts -- so
+    that work is done once.
     """
 
     model: Model
     fixed: dict
     components: tuple[Component, ...]
     empty: bool = False
-    token: tuple = field(default=(), compare=False)
+    memo: dict = field(default_factory=dict, compare=False, repr=False)
 
     def count(self) -> int:
         if self.empty:
