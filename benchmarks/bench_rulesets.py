@@ -128,10 +128,17 @@ def whole(argv: list[str]) -> None:
     if args.base:
         sides["base"] = _command(Path(args.base).resolve())
     jobs = [("help", ["--help"])]
+    # floors no command can go under: the interpreter, and what typer loads for any command
+    # (typer itself; pydantic, which it imports to coerce every option when a command runs)
+    floors = {"python": [sys.executable, "-c", "pass"],
+              "typer+pydantic": [sys.executable, "-c", "import typer; from pydantic import TypeAdapter"]}
+    floor = dict.fromkeys(floors, float("inf"))
     for r in args.rule_sets:
         jobs += [(f"enumerate {r}", ["enumerate", "--rule-set", r]), (f"count {r}", ["count", "--rule-set", r])]
     best = {(side, job): float("inf") for side in sides for job, _ in jobs}
     for _ in range(args.repeat):  # interleaved: every job on every side once per round
+        for name, cmd in floors.items():
+            floor[name] = min(floor[name], _timed(cmd, dict(os.environ)))
         for job, extra in jobs:
             for side, (cmd, env) in sides.items():
                 best[side, job] = min(best[side, job], _timed(cmd + extra, env))
@@ -153,6 +160,8 @@ def whole(argv: list[str]) -> None:
         this = best["this", job]
         line = f"{job:<22} {this:>7.3f}" + (f" {best['base', job]:>7.3f}" if args.base else "")
         print(f"{line} {target:>9.3f} {this / target:>6.2f}   {why}")
+    print(f"floors: python start-up {floor['python']:.3f} s; python + import typer and pydantic (what typer loads "
+          f"for any command) {floor['typer+pydantic']:.3f} s")
 
 
 if __name__ == "__main__":

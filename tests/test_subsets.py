@@ -161,6 +161,36 @@ def test_rule_sets_solve_to_the_selection(arch):
         assert solve_combo(ft_rs, combo).count() == len(full_tests_selection(combo))
 
 
+@pytest.mark.parametrize("name", ["full-tests", "tiny"])
+def test_listed_solve_equals_the_general_solve(name):
+    """Over ``full`` solved, the selection table is solved by membership (direct._solve_listed);
+    the general join over every constraint must give the same configs on every combination."""
+    from cksolve.solver import build_model, direct
+
+    rs = get_rule_set(name)
+    for combo in select().combos():
+        full_configs(combo)  # full solved for the combo: the listed path applies
+        model = build_model(combo, rs)
+        listed = direct._solve_listed(model)
+        assert listed is not None, f"{combo.key}: the listed path was not taken"
+        general = direct._solve(model)
+        assert listed.count() == general.count(), combo.key
+        assert sorted(_names(listed.configs())) == sorted(_names(general.configs())), combo.key
+
+
+def test_listed_solve_waits_for_the_base_model():
+    """A listed table over a model not solved yet is solved the general way (the base could be huge)."""
+    from cksolve.solver import build_model, direct
+    from cksolve.space.rulesets.base import configs_table
+
+    combo = Combo("gfx942", "forward", "fp16", 2)
+    picked = full_configs(combo)[:3]
+    listed = configs_table("test.listed", "gemm", picked, "not listed", "test")
+    model = build_model(combo, None, extra=[listed])  # base: the bare arch space, never solved
+    assert direct._solve_listed(model) is None
+    assert sorted(_names(direct.solve(model).configs())) == sorted(_names(picked))
+
+
 def test_check_explains_a_full_config_outside_tiny():
     from cksolve.solver.evaluate import evaluate  # the API `check` uses
 

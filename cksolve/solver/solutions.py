@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import gc
 from dataclasses import dataclass, field
-from functools import partial
+from functools import cached_property, partial
 from itertools import product
 from math import prod
 from operator import itemgetter
@@ -59,6 +59,12 @@ class Component:
             return sum(counts[0])
         return sum(map(prod, zip(*counts)))
 
+    @cached_property
+    def core(self) -> tuple[tuple[str, ...], frozenset]:
+        """The core axes and the set of core rows (membership tests)."""
+        n = len(self.axes) - sum(len(leaf.axes) for leaf in self.leaves)
+        return self.axes[:n], frozenset(self.rows)
+
     def expand(self) -> list[tuple]:
         """Every full row (over ``axes``)."""
         rows = self.rows
@@ -91,6 +97,29 @@ class SolutionSet:
 
     def __len__(self) -> int:
         return self.count()
+
+    def rows_among(self, scope: tuple[str, ...], rows, fixed: dict) -> list[tuple]:
+        """The ``rows`` (complete assignments over ``scope``) that are solutions, ``fixed`` being this set's
+        fixed values: a membership test per component, no config formed."""
+        if self.empty:
+            return []
+        at = {a: i for i, a in enumerate(scope)}
+        fixed_axes = tuple(fixed)
+        want = tuple(fixed[a] for a in fixed_axes)
+        kept = [r for r in rows if key_getter(tuple(map(at.__getitem__, fixed_axes)))(r) == want] \
+            if fixed_axes else list(rows)
+        for comp in self.components:
+            core_axes, core_rows = comp.core
+            core_of = key_getter(tuple(map(at.__getitem__, core_axes)))
+            tests = [(key_getter(leaf.key), key_getter(tuple(map(at.__getitem__, leaf.axes))), leaf.options)
+                     for leaf in comp.leaves]
+            out = []
+            for r in kept:
+                core = core_of(r)
+                if core in core_rows and all(own(r) in options.get(key(core), ()) for key, own, options in tests):
+                    out.append(r)
+            kept = out
+        return kept
 
     def configs(self) -> list:
         """Every solution as a config (built as tuples: 30+ fields, 40k configs).
