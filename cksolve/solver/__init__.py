@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from .direct import SolutionSet, solve
 from .model import Model, build_model
+from .solutions import gc_paused
 
 __all__ = ["Model", "SolutionSet", "build_model", "solve", "solve_combo", "enumerate_combo"]
 
@@ -30,9 +31,10 @@ def enumerate_combo(rule_set, combo) -> list:
     memo = solutions.memo
     ordered = memo.get("name_order")
     if ordered is None:
-        configs = solutions.configs()
-        configs.sort(key=_name)
-        ordered = memo["name_order"] = tuple(configs)
+        with gc_paused():  # naming allocates as much as forming the configs
+            configs = solutions.configs()
+            configs.sort(key=_name)
+            ordered = memo["name_order"] = tuple(configs)
     return list(ordered)
 
 

@@ -8,6 +8,7 @@ its core rows, the product of its leaves' option counts: no config is formed.
 from __future__ import annotations
 
 import gc
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cached_property, partial
 from itertools import product
@@ -18,7 +19,27 @@ from ..space.config import config_fields
 from .model import Model, config_class
 from .relations import key_getter
 
-__all__ = ["Component", "Leaf", "SolutionSet"]
+__all__ = ["Component", "Leaf", "SolutionSet", "gc_paused"]
+
+
+@contextmanager
+def gc_paused():
+    """Pause the cyclic garbage collector while tens of thousands of acyclic tuples are made.
+
+    Configs, their names and their memo entries are acyclic, but allocating
+    them triggers collections that walk every long-lived cached table
+    (measured on ``full``: forming the configs 0.25 s -> 0.15 s, naming and
+    sorting them 0.12 s -> 0.05 s). Nested uses are fine: only the outermost
+    one re-enables the collector.
+    """
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
 
 
 @dataclass(frozen=True)
@@ -122,21 +143,11 @@ class SolutionSet:
         return kept
 
     def configs(self) -> list:
-        """Every solution as a config (built as tuples: 30+ fields, 40k configs).
-
-        The cyclic garbage collector is paused meanwhile: the configs are
-        acyclic tuples, and the collections their allocation triggers walk every
-        long-lived cached table (measured: 0.25 s -> 0.15 s for all of full).
-        """
+        """Every solution as a config (built as tuples: 30+ fields, 40k configs), GC paused (see ``gc_paused``)."""
         if self.empty:
             return []
-        if not gc.isenabled():
+        with gc_paused():
             return self._configs()
-        gc.disable()
-        try:
-            return self._configs()
-        finally:
-            gc.enable()
 
     def _configs(self) -> list:
         cls = config_class(self.model.kind)
