@@ -178,6 +178,26 @@ def test_listed_solve_equals_the_general_solve(name):
         assert sorted(_names(listed.configs())) == sorted(_names(general.configs())), combo.key
 
 
+def test_solve_takes_the_listed_path_on_every_combination(monkeypatch):
+    """Once ``full`` is solved, solving tiny never falls back to the general join (empty sets included)."""
+    from cksolve.solver import build_model, direct
+
+    rs = get_rule_set("tiny")
+    models = []
+    for combo in select().combos():
+        full_configs(combo)
+        model = build_model(combo, rs)
+        direct._SOLVED.pop(direct._key(model)[0], None)
+        models.append(model)
+
+    def general(model):
+        raise AssertionError(f"{model.combo.key}: solved by the general join")
+
+    monkeypatch.setattr(direct, "_solve", general)
+    counts = [direct.solve(m).count() for m in models]
+    assert 0 in counts and any(counts)  # both empty and non-empty selections went through it
+
+
 def test_listed_solve_waits_for_the_base_model():
     """A listed table over a model not solved yet is solved the general way (the base could be huge)."""
     from cksolve.solver import build_model, direct

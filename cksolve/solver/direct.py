@@ -57,7 +57,10 @@ def solve(model: Model) -> SolutionSet:
     key, own = _key(model)
     hit = _SOLVED.get(key)
     if hit is None:
-        hit = _SOLVED[key] = _solve_listed(model) or _solve(model)
+        hit = _solve_listed(model)  # (a solution set is falsy when empty: compare with None)
+        if hit is None:
+            hit = _solve(model)
+        _SOLVED[key] = hit
     memo = hit.memo.get(own_key := tuple(own.items()))
     if memo is None:
         memo = hit.memo[own_key] = {}
