@@ -116,6 +116,59 @@ def _timed(cmd: list[str], env: dict) -> float:
     return elapsed
 
 
+#: What ``cksolve enumerate --rule-set R`` does, phase by phase, in CPU seconds of one
+#: process (CPU time, not wall: the machine is shared). ``selection`` is the work a
+#: derived rule set (full-tests, tiny) does before its own solve: full solved, formed,
+#: named and sorted for every combination, the subsets chosen, tiny's covers searched.
+_PHASES = r"""
+import json, sys, time
+clock = time.process_time
+t = [clock()]
+from cksolve import cli
+t.append(clock())
+from cksolve import query
+from cksolve.solver import build_model, direct, enumerate_combo
+t.append(clock())
+rs = query.load_rule_set(sys.argv[1], sys.argv[2] or None)
+combos = query.select().combos()
+t.append(clock())
+if sys.argv[1] in ("full-tests", "tiny"):
+    from cksolve.space.rulesets import subsets
+    for c in combos:
+        subsets.tiny_selection(c) if sys.argv[1] == "tiny" else subsets.full_tests_selection(c)
+t.append(clock())
+models = [build_model(c, rs) for c in combos]
+t.append(clock())
+sols = [direct.solve(m) for m in models]
+t.append(clock())
+lists = [enumerate_combo(rs, c) for c in combos]
+t.append(clock())
+text = cli._records_text(query.enumerate_records(rs, query.select()), "names")
+t.append(clock())
+names = ("cli+typer", "library", "load", "selection", "build", "solve", "configs+sort", "output")
+print(json.dumps({"n": text.count("\n"), **{k: b - a for k, a, b in zip(names, t, t[1:])}}))
+"""
+
+
+def phases(rule_sets: list[str], repeat: int) -> None:
+    builder = str(BUILDER) if BUILDER.exists() else ""
+    keys = ("cli+typer", "library", "load", "selection", "build", "solve", "configs+sort", "output")
+    print(f"in-process phases of `enumerate --rule-set R`, CPU s, best of {repeat} fresh processes per phase "
+          "(not shown: interpreter start-up, pydantic, which typer imports when it parses a command's options)")
+    print(f"{'rule set':<11} {'kernels':>7} " + " ".join(f"{k:>12}" for k in keys) + f" {'sum':>7}")
+    for r in rule_sets:
+        runs = []
+        for _ in range(repeat):
+            run = subprocess.run([sys.executable, "-c", _PHASES, r, builder], capture_output=True, text=True,
+                                 cwd=ROOT)
+            if run.returncode:
+                sys.exit(f"phases {r} failed: {run.stderr.strip().splitlines()[-1:]}")
+            runs.append(json.loads(run.stdout))
+        best = {k: min(x[k] for x in runs) for k in keys}
+        print(f"{r:<11} {runs[0]['n']:>7} " + " ".join(f"{best[k]:>12.3f}" for k in keys) +
+              f" {sum(best.values()):>7.3f}")
+
+
 def whole(argv: list[str]) -> None:
     import argparse
 
@@ -162,6 +215,7 @@ def whole(argv: list[str]) -> None:
         print(f"{line} {target:>9.3f} {this / target:>6.2f}   {why}")
     print(f"floors: python start-up {floor['python']:.3f} s; python + import typer and pydantic (what typer loads "
           f"for any command) {floor['typer+pydantic']:.3f} s")
+    phases(args.rule_sets, args.repeat)
 
 
 if __name__ == "__main__":

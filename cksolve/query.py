@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from functools import partial
+from itertools import repeat
 from pathlib import Path
 from typing import Iterable, Iterator, NamedTuple, Sequence
 
@@ -117,9 +119,9 @@ class Record(NamedTuple):
 def enumerate_records(rule_set: RuleSet, selection: Selection) -> Iterator[Record]:
     """Every (arch, config) of the rule set valid for the selection, in canonical order."""
     label = rule_set.name
+    make = partial(tuple.__new__, Record)  # Record(...) runs a Python __new__ per kernel; this runs in C
     for combo in selection.combos():
-        for c in enumerate_combo(rule_set, combo):
-            yield Record(label, combo, c)
+        yield from map(make, zip(repeat(label), repeat(combo), enumerate_combo(rule_set, combo)))
 
 
 def count_records(rule_set: RuleSet, selection: Selection) -> dict[Combo, int]:
