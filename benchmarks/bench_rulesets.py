@@ -143,7 +143,7 @@ sols = [direct.solve(m) for m in models]
 t.append(clock())
 lists = [enumerate_combo(rs, c) for c in combos]
 t.append(clock())
-text = cli._records_text(query.enumerate_records(rs, query.select()), "names")
+text = "".join(f"{n}\n" for n in query.enumerate_names(rs, query.select()))  # what enumerate prints
 t.append(clock())
 names = ("cli+typer", "library", "load", "selection", "build", "solve", "configs+sort", "output")
 print(json.dumps({"n": text.count("\n"), **{k: b - a for k, a, b in zip(names, t, t[1:])}}))

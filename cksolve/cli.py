@@ -79,6 +79,9 @@ def enumerate_cmd(
         raise CksolveError(f"unknown format {fmt!r}; valid: names, jsonl, csv, table")
     selection = _selection(arch, variant, dtype, ndim)
     rs = query.load_rule_set(rule_set, builder_configs)
+    if fmt == "names":  # the main job: names straight from the solver, no records formed
+        _write("".join(f"{n}\n" for n in query.enumerate_names(rs, selection)), output)
+        return
     _write(_records_text(query.enumerate_records(rs, selection), fmt), output)
 
 

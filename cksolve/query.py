@@ -17,7 +17,7 @@ from .errors import CksolveError
 from .space.axes import AXES
 from .space.naming import parse_names
 from .space.rulesets import Combo, RuleSet, get_rule_set, rule_set_names
-from .solver import enumerate_combo, solve_combo
+from .solver import enumerate_combo, names_combo, solve_combo
 
 __all__ = [
     "CksolveError",
@@ -26,6 +26,7 @@ __all__ = [
     "select",
     "load_rule_set",
     "enumerate_records",
+    "enumerate_names",
     "count_records",
     "Source",
     "diff_sources",
@@ -122,6 +123,15 @@ def enumerate_records(rule_set: RuleSet, selection: Selection) -> Iterator[Recor
     make = partial(tuple.__new__, Record)  # Record(...) runs a Python __new__ per kernel; this runs in C
     for combo in selection.combos():
         yield from map(make, zip(repeat(label), repeat(combo), enumerate_combo(rule_set, combo)))
+
+
+def enumerate_names(rule_set: RuleSet, selection: Selection) -> Iterator[str]:
+    """The kernel names of :func:`enumerate_records`, in the same order, without forming records.
+
+    Listing names is the main job; the solver keeps them with its name order.
+    """
+    for combo in selection.combos():
+        yield from names_combo(rule_set, combo)
 
 
 def count_records(rule_set: RuleSet, selection: Selection) -> dict[Combo, int]:

@@ -40,6 +40,17 @@ def test_enumerate_names_and_jsonl(capsys):
     assert {"rule_set", "arch", "variant", "dtype", "ndim", "name", "tile_m", "pipeline"} <= set(records[0])
 
 
+@pytest.mark.parametrize("rule_set", ["default", "full", "tiny"])
+def test_enumerate_names_listing_equals_the_records(capsys, rule_set):
+    """The names listing (straight from the solver's name order) is the records' names, in their order."""
+    from cksolve import query
+
+    code, out, _ = run(capsys, "enumerate", "-r", rule_set, "-a", "gfx942,gfx1201")
+    records = [r.name for r in query.enumerate_records(query.load_rule_set(rule_set),
+                                                       query.select(["gfx942", "gfx1201"]))]
+    assert code == 0 and records and out.splitlines() == records
+
+
 def test_enumerate_csv_and_output_file(capsys, tmp_path):
     target = tmp_path / "out.csv"
     code, out, _ = run(capsys, "enumerate", "-r", "default", "-a", "gfx90a", "--variant", "bwd_weight",
