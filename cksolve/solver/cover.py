@@ -30,7 +30,7 @@ certifies the search as optimal with CP-SAT's proof.
 
 from __future__ import annotations
 
-from typing import Hashable, Iterable, Sequence
+from typing import Iterable, Sequence
 
 __all__ = ["minimum_cover", "minimum_cover_cpsat", "CoverError"]
 

@@ -22,8 +22,11 @@ This module runs those steps; :mod:`.relations` holds the reduced constraints
 and the row operations (canonical, with verdict memos), :mod:`.plan` decides
 steps 2-3 once per relation shape, and :mod:`.solutions` is what a solve
 returns. Models that differ only in the fixed value of an axis no constraint
-reads share one solve. The order of rows inside a solution set is
-unspecified; every public output sorts by name.
+reads share one solve. A model that is an already solved model plus a table
+listing complete configs (``full-tests`` and ``tiny`` over ``full``) skips
+steps 1-4: its solutions are the listed rows that the solved factorisation
+contains. The order of rows inside a solution set is unspecified; every
+public output sorts by name.
 """
 
 from __future__ import annotations

@@ -125,10 +125,9 @@ class SolutionSet:
         if self.empty:
             return []
         at = {a: i for i, a in enumerate(scope)}
-        fixed_axes = tuple(fixed)
-        want = tuple(fixed[a] for a in fixed_axes)
-        kept = [r for r in rows if key_getter(tuple(map(at.__getitem__, fixed_axes)))(r) == want] \
-            if fixed_axes else list(rows)
+        fixed_of = key_getter(tuple(map(at.__getitem__, fixed)))
+        want = tuple(fixed.values())
+        kept = [r for r in rows if fixed_of(r) == want]
         for comp in self.components:
             core_axes, core_rows = comp.core
             core_of = key_getter(tuple(map(at.__getitem__, core_axes)))
