@@ -190,3 +190,21 @@ def test_tiny_is_byte_identical_across_hash_seeds():
         outs.add(_cksolve(seed, "enumerate", "--rule-set", "tiny", "--arch", "gfx942", "--format", "jsonl",
                           check=True).stdout)
     assert len(outs) == 1 and next(iter(outs)).count(b"\n") >= 100
+
+
+def test_console_script_runs_without_the_cyclic_gc_and_main_leaves_it(monkeypatch, capsys):
+    """``cksolve`` (cli.run) is one command per process: GC off; ``main`` in a longer process: untouched."""
+    import gc
+
+    import cksolve.cli as cli
+
+    assert gc.isenabled()
+    code, _, _ = run(capsys, "archs")
+    assert code == 0 and gc.isenabled()
+    seen = []
+    monkeypatch.setattr(cli, "main", lambda: seen.append(gc.isenabled()))
+    try:
+        cli.run()
+    finally:
+        gc.enable()
+    assert seen == [False]
