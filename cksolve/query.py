@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from functools import partial
+from itertools import repeat
 from pathlib import Path
 from typing import Iterable, Iterator, NamedTuple, Sequence
 
@@ -15,7 +17,7 @@ from .errors import CksolveError
 from .space.axes import AXES
 from .space.naming import parse_names
 from .space.rulesets import Combo, RuleSet, get_rule_set, rule_set_names
-from .solver import enumerate_combo, solve_combo
+from .solver import enumerate_combo, names_combo, solve_combo
 
 __all__ = [
     "CksolveError",
@@ -24,6 +26,7 @@ __all__ = [
     "select",
     "load_rule_set",
     "enumerate_records",
+    "enumerate_names",
     "count_records",
     "Source",
     "diff_sources",
@@ -117,9 +120,18 @@ class Record(NamedTuple):
 def enumerate_records(rule_set: RuleSet, selection: Selection) -> Iterator[Record]:
     """Every (arch, config) of the rule set valid for the selection, in canonical order."""
     label = rule_set.name
+    make = partial(tuple.__new__, Record)  # Record(...) runs a Python __new__ per kernel; this runs in C
     for combo in selection.combos():
-        for c in enumerate_combo(rule_set, combo):
-            yield Record(label, combo, c)
+        yield from map(make, zip(repeat(label), repeat(combo), enumerate_combo(rule_set, combo)))
+
+
+def enumerate_names(rule_set: RuleSet, selection: Selection) -> Iterator[str]:
+    """The kernel names of :func:`enumerate_records`, in the same order, without forming records.
+
+    Listing names is the main job; the solver keeps them with its name order.
+    """
+    for combo in selection.combos():
+        yield from names_combo(rule_set, combo)
 
 
 def count_records(rule_set: RuleSet, selection: Selection) -> dict[Combo, int]:

@@ -40,6 +40,17 @@ def test_enumerate_names_and_jsonl(capsys):
     assert {"rule_set", "arch", "variant", "dtype", "ndim", "name", "tile_m", "pipeline"} <= set(records[0])
 
 
+@pytest.mark.parametrize("rule_set", ["default", "full", "tiny"])
+def test_enumerate_names_listing_equals_the_records(capsys, rule_set):
+    """The names listing (straight from the solver's name order) is the records' names, in their order."""
+    from cksolve import query
+
+    code, out, _ = run(capsys, "enumerate", "-r", rule_set, "-a", "gfx942,gfx1201")
+    records = [r.name for r in query.enumerate_records(query.load_rule_set(rule_set),
+                                                       query.select(["gfx942", "gfx1201"]))]
+    assert code == 0 and records and out.splitlines() == records
+
+
 def test_enumerate_csv_and_output_file(capsys, tmp_path):
     target = tmp_path / "out.csv"
     code, out, _ = run(capsys, "enumerate", "-r", "default", "-a", "gfx90a", "--variant", "bwd_weight",
@@ -179,3 +190,21 @@ def test_tiny_is_byte_identical_across_hash_seeds():
         outs.add(_cksolve(seed, "enumerate", "--rule-set", "tiny", "--arch", "gfx942", "--format", "jsonl",
                           check=True).stdout)
     assert len(outs) == 1 and next(iter(outs)).count(b"\n") >= 100
+
+
+def test_console_script_runs_without_the_cyclic_gc_and_main_leaves_it(monkeypatch, capsys):
+    """``cksolve`` (cli.run) is one command per process: GC off; ``main`` in a longer process: untouched."""
+    import gc
+
+    import cksolve.cli as cli
+
+    assert gc.isenabled()
+    code, _, _ = run(capsys, "archs")
+    assert code == 0 and gc.isenabled()
+    seen = []
+    monkeypatch.setattr(cli, "main", lambda: seen.append(gc.isenabled()))
+    try:
+        cli.run()
+    finally:
+        gc.enable()
+    assert seen == [False]

@@ -10,11 +10,13 @@ from __future__ import annotations
 from itertools import combinations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from cksolve.arch.facts import ARCHS
 from cksolve.query import select
 from cksolve.solver import solve_combo
-from cksolve.solver.cover import CoverError, minimum_cover
+from cksolve.solver.cover import CoverError, minimum_cover, minimum_cover_cpsat
 from cksolve.space.naming import parse_name
 from cksolve.space.rulesets import Combo, get_rule_set, rule_set_names
 from cksolve.space.rulesets import subsets
@@ -159,6 +161,56 @@ def test_rule_sets_solve_to_the_selection(arch):
         assert solve_combo(ft_rs, combo).count() == len(full_tests_selection(combo))
 
 
+@pytest.mark.parametrize("name", ["full-tests", "tiny"])
+def test_listed_solve_equals_the_general_solve(name):
+    """Over ``full`` solved, the selection table is solved by membership (direct._solve_listed);
+    the general join over every constraint must give the same configs on every combination."""
+    from cksolve.solver import build_model, direct
+
+    rs = get_rule_set(name)
+    for combo in select().combos():
+        full_configs(combo)  # full solved for the combo: the listed path applies
+        model = build_model(combo, rs)
+        listed = direct._solve_listed(model)
+        assert listed is not None, f"{combo.key}: the listed path was not taken"
+        general = direct._solve(model)
+        assert listed.count() == general.count(), combo.key
+        assert sorted(_names(listed.configs())) == sorted(_names(general.configs())), combo.key
+
+
+def test_solve_takes_the_listed_path_on_every_combination(monkeypatch):
+    """Once ``full`` is solved, solving tiny never falls back to the general join (empty sets included)."""
+    from cksolve.solver import build_model, direct
+
+    rs = get_rule_set("tiny")
+    models = []
+    for combo in select().combos():
+        full_configs(combo)
+        model = build_model(combo, rs)
+        direct._SOLVED.pop(direct._key(model)[0], None)
+        models.append(model)
+
+    def general(model):
+        raise AssertionError(f"{model.combo.key}: solved by the general join")
+
+    monkeypatch.setattr(direct, "_solve", general)
+    counts = [direct.solve(m).count() for m in models]
+    assert 0 in counts and any(counts)  # both empty and non-empty selections went through it
+
+
+def test_listed_solve_waits_for_the_base_model():
+    """A listed table over a model not solved yet is solved the general way (the base could be huge)."""
+    from cksolve.solver import build_model, direct
+    from cksolve.space.rulesets.base import configs_table
+
+    combo = Combo("gfx942", "forward", "fp16", 2)
+    picked = full_configs(combo)[:3]
+    listed = configs_table("test.listed", "gemm", picked, "not listed", "test")
+    model = build_model(combo, None, extra=[listed])  # base: the bare arch space, never solved
+    assert direct._solve_listed(model) is None
+    assert sorted(_names(direct.solve(model).configs())) == sorted(_names(picked))
+
+
 def test_check_explains_a_full_config_outside_tiny():
     from cksolve.solver.evaluate import evaluate  # the API `check` uses
 
@@ -191,23 +243,57 @@ def test_deterministic_recomputation():
 # --- the cover solver ------------------------------------------------------------------
 
 
-def test_minimum_cover_small_cases(monkeypatch):
+@pytest.mark.parametrize("solve", [minimum_cover, minimum_cover_cpsat], ids=["search", "cpsat"])
+def test_minimum_cover_small_cases(solve):
     items = [frozenset("ab"), frozenset("cd"), frozenset("a"), frozenset("bc"), frozenset("d"), frozenset("ad")]
-    assert minimum_cover(items) == ((0, 1), "OPTIMAL")
-    assert minimum_cover(items, {"a", "c"}) == ((0, 1), "OPTIMAL")
-    assert minimum_cover(items, {"b", "c"}) == ((3,), "OPTIMAL")
-    assert minimum_cover(items, set()) == ((), "OPTIMAL")
+    assert solve(items) == ((0, 1), "OPTIMAL")
+    assert solve(items, {"a", "c"}) == ((0, 1), "OPTIMAL")
+    assert solve(items, {"b", "c"}) == ((3,), "OPTIMAL")
+    assert solve(items, set()) == ((), "OPTIMAL")
     # tie among minimum covers: earliest indices win, duplicates resolve to the first
     dup = [frozenset("x"), frozenset("ab"), frozenset("ab"), frozenset("a"), frozenset("b")]
-    assert minimum_cover(dup, {"a", "b"}) == ((1,), "OPTIMAL")
+    assert solve(dup, {"a", "b"}) == ((1,), "OPTIMAL")
+    # the greedy first set (the largest) is in no minimum cover
+    trap = [frozenset("abcd"), frozenset("ace"), frozenset("bdf")]
+    assert solve(trap) == ((1, 2), "OPTIMAL")
     with pytest.raises(CoverError):
-        minimum_cover(items, {"z"})
-    # the one-by-one lexicographic phase (used beyond 60 distinct sets) agrees
+        solve(items, {"z"})
+
+
+def test_cpsat_one_by_one_lexicographic_phase_agrees(monkeypatch):
+    """The phase used beyond 60 distinct sets gives the same answers as the weighted one."""
     import cksolve.solver.cover as cover
 
     monkeypatch.setattr(cover, "_LEX_BITS", 0)
-    assert minimum_cover(items) == ((0, 1), "OPTIMAL")
-    assert minimum_cover(dup, {"a", "b"}) == ((1,), "OPTIMAL")
+    items = [frozenset("ab"), frozenset("cd"), frozenset("a"), frozenset("bc"), frozenset("d"), frozenset("ad")]
+    assert minimum_cover_cpsat(items) == ((0, 1), "OPTIMAL")
+    dup = [frozenset("x"), frozenset("ab"), frozenset("ab"), frozenset("a"), frozenset("b")]
+    assert minimum_cover_cpsat(dup, {"a", "b"}) == ((1,), "OPTIMAL")
+
+
+@settings(max_examples=150, deadline=None, derandomize=True)
+@given(st.lists(st.frozensets(st.sampled_from("abcdefgh"), max_size=4), min_size=1, max_size=14))
+def test_search_equals_cpsat_on_random_families(items):
+    universe = frozenset().union(*items)
+    assert minimum_cover(items, universe) == minimum_cover_cpsat(items, universe)
+
+
+def test_search_is_certified_optimal_by_cpsat_on_every_combination():
+    """tiny's covers come from the exact search; CP-SAT proves each one minimum and the same tie-break.
+
+    Every combination of every architecture (tiny's real instances), not a sample.
+    """
+    seen = 0
+    for combo in select().combos():
+        items = [coverage(c) for c in full_tests_selection(combo)]
+        if not items:
+            continue
+        got, want = minimum_cover(items), minimum_cover_cpsat(items)
+        assert want[1] == "OPTIMAL", f"{combo.key}: CP-SAT did not prove optimality ({want[1]})"
+        assert got == want, f"{combo.key}: search chose items {got[0]}, CP-SAT's optimum is {want[0]}"
+        assert tiny_selection(combo).cover == tuple(full_tests_selection(combo)[i] for i in got[0]), combo.key
+        seen += 1
+    assert seen > 100  # 108 combinations have full-tests kernels today: all of them were certified
 
 
 # --- against CK's own selection --------------------------------------------------------

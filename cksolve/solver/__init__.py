@@ -4,15 +4,19 @@ Public entry points::
 
     solve_combo(rule_set, combo)      -> SolutionSet (factorised; .count(), .configs())
     enumerate_combo(rule_set, combo)  -> configs of the combo in canonical name order
+    names_combo(rule_set, combo)      -> their kernel names, in the same order
     evaluate(config, arch, rule_set)  -> violations of one config (see ``evaluate``)
 """
 
 from __future__ import annotations
 
+from operator import itemgetter
+
 from .direct import SolutionSet, solve
 from .model import Model, build_model
+from .solutions import gc_paused
 
-__all__ = ["Model", "SolutionSet", "build_model", "solve", "solve_combo", "enumerate_combo"]
+__all__ = ["Model", "SolutionSet", "build_model", "solve", "solve_combo", "enumerate_combo", "names_combo"]
 
 
 def solve_combo(rule_set, combo) -> SolutionSet:
@@ -21,6 +25,34 @@ def solve_combo(rule_set, combo) -> SolutionSet:
 
 def enumerate_combo(rule_set, combo) -> list:
     """Every config of ``rule_set`` valid for the combo, sorted by kernel name."""
-    configs = solve_combo(rule_set, combo).configs()
-    configs.sort(key=lambda c: c.name())
-    return configs
+    return list(_name_order(rule_set, combo)[1])
+
+
+def names_combo(rule_set, combo) -> tuple[str, ...]:
+    """The kernel names of :func:`enumerate_combo`'s configs, in its order (a names listing needs no configs)."""
+    return _name_order(rule_set, combo)[0]
+
+
+def _name_order(rule_set, combo) -> tuple[tuple[str, ...], tuple]:
+    """(names, configs) of the combo's solutions in name order, each name computed once.
+
+    Combinations whose solutions are equal (same solve, same unread values)
+    share the memo, so configs are formed, named and sorted once per distinct
+    solution set.
+    """
+    solutions = solve_combo(rule_set, combo)
+    memo = solutions.memo
+    ordered = memo.get("name_order")
+    if ordered is None:
+        with gc_paused():  # naming allocates as much as forming the configs
+            configs = solutions.configs()
+            named = sorted(zip(map(_name, configs), configs), key=_first)  # names are unique: configs never compared
+            ordered = memo["name_order"] = (tuple(map(_first, named)), tuple(map(_second, named)))
+    return ordered
+
+
+_first, _second = itemgetter(0), itemgetter(1)
+
+
+def _name(config) -> str:
+    return config.name()

@@ -22,8 +22,11 @@ This module runs those steps; :mod:`.relations` holds the reduced constraints
 and the row operations (canonical, with verdict memos), :mod:`.plan` decides
 steps 2-3 once per relation shape, and :mod:`.solutions` is what a solve
 returns. Models that differ only in the fixed value of an axis no constraint
-reads share one solve. The order of rows inside a solution set is
-unspecified; every public output sorts by name.
+reads share one solve. A model that is an already solved model plus a table
+listing complete configs (``full-tests`` and ``tiny`` over ``full``) skips
+steps 1-4: its solutions are the listed rows that the solved factorisation
+contains. The order of rows inside a solution set is unspecified; every
+public output sorts by name.
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ from itertools import compress
 from operator import itemgetter
 from typing import Sequence
 
-from ..space.constraints import Constraint
+from ..space.constraints import Constraint, Table
 from .model import Model
 from .plan import make_plan
 from .relations import (Relation, derived, domain_ids, filter_rows, filtered_rows, index_rows, key_getter, projection,
@@ -54,6 +57,21 @@ def solve(model: Model) -> SolutionSet:
     (``default`` never reads ndim, so its three ndims are one solve; the
     rebuilt set carries each model's own fixed values.)
     """
+    key, own = _key(model)
+    hit = _SOLVED.get(key)
+    if hit is None:
+        hit = _solve_listed(model)  # (a solution set is falsy when empty: compare with None)
+        if hit is None:
+            hit = _solve(model)
+        _SOLVED[key] = hit
+    memo = hit.memo.get(own_key := tuple(own.items()))
+    if memo is None:
+        memo = hit.memo[own_key] = {}
+    return SolutionSet(model, {**hit.fixed, **own}, hit.components, hit.empty, memo)
+
+
+def _key(model: Model) -> tuple[tuple, dict]:
+    """What a solve depends on, and the fixed values of the axes no constraint reads."""
     constraints = model.constraints
     split = _USED.get((model.axes, constraints))
     if split is None:
@@ -66,10 +84,45 @@ def solve(model: Model) -> SolutionSet:
     # an unread axis with several values is still expanded by the solve: its domain is part of the key
     key = (model.axes, constraints, tuple(map(domains.__getitem__, used)),
            tuple(domains[a] for a in unused if a not in own))
-    hit = _SOLVED.get(key)
-    if hit is None:
-        hit = _SOLVED[key] = _solve(model)
-    return SolutionSet(model, {**hit.fixed, **own}, hit.components, hit.empty)
+    return key, own
+
+
+def _solve_listed(model: Model) -> SolutionSet | None:
+    """A model whose allowed table lists complete configs, over a model this process already solved.
+
+    ``full-tests`` and ``tiny`` are ``full``'s constraints plus a table of the
+    configs they select; a rule-set file may be a list of kernels over a rule
+    set. The solutions of M + T are T's rows that are solutions of M, and when
+    M is already solved (``full``, solved to make the selection) that is a
+    membership test of each row in M's factorised solutions, instead of
+    filtering the rows through every constraint again. Returns None (solve
+    as usual) when there is no such table or M was not solved yet: solving M
+    only for this could cost far more than the rows (a short list over the
+    bare arch space).
+    """
+    axes = set(model.axes)
+    constraints = model.constraints
+    for i, c in enumerate(constraints):
+        if isinstance(c, Table) and not c.forbid and set(c.scope) == axes:
+            break
+    else:
+        return None
+    base = Model(model.combo, model.kind, model.axes, model.domains, constraints[:i] + constraints[i + 1:])
+    base_key, base_own = _key(base)
+    solved = _SOLVED.get(base_key)
+    if solved is None:
+        return None
+    fixed = {**solved.fixed, **base_own}
+    if solved.empty:
+        return SolutionSet(model, fixed, (), empty=True)
+    rows = solved.rows_among(c.scope, c.rows, fixed)
+    if not rows:
+        return SolutionSet(model, fixed, (), empty=True)
+    free = tuple(a for a in model.axes if a not in fixed)
+    if not free:
+        return SolutionSet(model, fixed, ())
+    return SolutionSet(model, fixed, (Component(free, tuple(map(key_getter(tuple(map(c.scope.index, free))),
+                                                                     rows))),))
 
 
 @lru_cache(maxsize=None)

@@ -20,7 +20,7 @@ RULE_SETS: dict[str, tuple[str, str, str]] = {
     "profiler": (".builder", "ProfilerRuleSet", "CK's profiler build set, read from the CK Builder profiler/*.conf files."),
     "full": (".full", "FullRuleSet", "CK's complete set: curated tiles, waves, warp tiles, vectors, pipelines and feature variants."),
     "full-tests": (".subsets", "FullTestsRuleSet", "Per combination: every 5th full config per feature category, plus one per uncovered (pipeline, scheduler) pair."),
-    "tiny": (".subsets", "TinyRuleSet", "Per combination: minimum CP-SAT cover of full-tests' categories and (pipeline, scheduler) pairs, padded to 10."),
+    "tiny": (".subsets", "TinyRuleSet", "Per combination: minimum cover (exact; CP-SAT-certified in the tests) of full-tests' categories and (pipeline, scheduler) pairs, padded to 10."),
 }
 
 

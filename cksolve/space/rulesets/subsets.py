@@ -19,8 +19,9 @@ contract over the *valid* ``full`` configs of that combination, in canonical
 ``tiny``
     1. a minimum-size subset of ``full-tests`` covering every category and
        every (pipeline, scheduler) pair present in ``full-tests`` (a minimum
-       set cover, solved with CP-SAT in :mod:`cksolve.solver.cover`; ties go to
-       the lexicographically smallest set of name ranks, i.e. earlier names);
+       set cover, solved exactly in :mod:`cksolve.solver.cover` and certified
+       against CP-SAT by the tests; ties go to the lexicographically smallest
+       set of name ranks, i.e. earlier names);
     2. padded to ``min(10, |full-tests|)`` configs: first, in name order,
        configs that bring a tile shape not yet present (GEMM: tile m x n x k;
        depthwise: tile h x w), then the rest in name order.
@@ -47,6 +48,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import compress
+from operator import attrgetter
 from typing import Sequence
 
 from ..constraints import Constraint
@@ -123,17 +126,31 @@ def full_configs(combo: Combo) -> tuple:
 def full_tests_selection(combo: Combo) -> tuple:
     """The full-tests configs of the combo, in name order (see the module docstring)."""
     full = full_configs(combo)
-    by_category: dict[str, list[int]] = {}
-    for i, c in enumerate(full):
-        by_category.setdefault(category(c), []).append(i)
-    chosen = {i for members in by_category.values() for i in members[::STRIDE]}
-    covered = {pair(full[i]) for i in chosen}
-    for i, c in enumerate(full):  # first config (name order) of each pair not yet covered
-        p = pair(c)
-        if p is not None and p not in covered:
-            covered.add(p)
-            chosen.add(i)
+    positions = range(len(full))
+    cats = _categories(full)
+    chosen = set()
+    for cat in dict.fromkeys(cats):  # positions 0, STRIDE, 2*STRIDE, ... of each category in name order
+        chosen.update(list(compress(positions, map(cat.__eq__, cats)))[::STRIDE])
+    if full and full[0].kind != "depthwise":  # the first config (name order) of each pair not yet covered
+        pairs = list(map(_PAIR_FIELDS, full))
+        covered = {pairs[i] for i in chosen}
+        first = dict(zip(reversed(pairs), reversed(positions)))  # the earliest position wins
+        chosen.update(i for p, i in first.items() if p not in covered)
     return tuple(full[i] for i in sorted(chosen))
+
+
+# The fields category() and pair() read, fetched in C: full-tests looks at all 41k full configs.
+_CATEGORY_FIELDS = attrgetter("streamk", "split_image", "groups_to_merge", "two_stage", "explicit_gemm")
+_PAIR_FIELDS = attrgetter("pipeline", "scheduler")
+
+
+def _categories(configs: Sequence) -> list[str]:
+    """:func:`category` of each config (one kind per combination), called once per distinct field values."""
+    if not configs or configs[0].kind == "depthwise":
+        return [category(c) for c in configs[:1]] * len(configs)
+    keys = list(map(_CATEGORY_FIELDS, configs))
+    of = {k: category(c) for k, c in dict(zip(keys, configs)).items()}
+    return list(map(of.__getitem__, keys))
 
 
 @dataclass(frozen=True)
@@ -141,7 +158,7 @@ class TinySelection:
     configs: tuple          # the tiny configs, in name order
     cover: tuple            # the minimum-cover part, in name order
     padding: tuple          # what padding added, in the order it was added
-    status: str             # CP-SAT status of the cover ("OPTIMAL")
+    status: str             # status of the cover ("OPTIMAL": the search is exact)
     universe: frozenset     # what the cover had to cover (= coverage of full-tests)
 
 
