@@ -153,15 +153,6 @@ def count_cmd(
         sys.stdout.write(f"{total}\n")
 
 
-def _read_lines(source: str) -> list[str]:
-    if source == "-":
-        return sys.stdin.read().splitlines()
-    try:
-        return Path(source).read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise CksolveError(f"cannot read {source}: {exc.strerror}") from None
-
-
 def _one_arch(arch: str) -> str:
     from . import query
 
@@ -183,43 +174,21 @@ def check_cmd(
     """Say for each kernel name whether it is valid for ARCH, and why not."""
     from . import query
 
-    from .solver.evaluate import evaluate
-    from .space.naming import NameError_, parse_name
-
     if fmt not in ("text", "jsonl"):
         raise CksolveError(f"unknown format {fmt!r}; valid: text, jsonl")
     arch = _one_arch(arch)
     rs = query.load_rule_set(rule_set, builder_configs) if rule_set else None
-    lines = [ln.strip() for ln in _read_lines(source)]
     all_ok = True
-    out = []
-    for name in lines:
-        if not name or name.startswith("#"):
-            continue
-        record = {"name": name, "arch": arch}
-        try:
-            verdict = evaluate(parse_name(name), arch, rs)
-        except NameError_ as exc:
-            record.update(valid=False, violations=[{"constraint": "parse", "message": str(exc)}])
-            if rs is not None:
-                record["member"] = False
-        else:
-            record["valid"] = verdict.valid
-            record["violations"] = [{"constraint": v.constraint, "message": v.message}
-                                    for v in verdict.violations + verdict.rule_violations]
-            if rs is not None:
-                record["member"] = verdict.member
-        ok = record["valid"] and record.get("member", True)
-        all_ok &= ok
+    for record in query.check_names(source, arch, rs):  # streamed: one line out per name in
+        all_ok &= record["valid"] and record.get("member", True)
         if fmt == "jsonl":
-            out.append(json.dumps(record) + "\n")
-        else:
-            state = "valid" if record["valid"] else "invalid"
-            if rs is not None:
-                state += f", {'in' if record['member'] else 'not in'} {rs.name}"
-            out.append(f"{name}: {state}\n")
-            out.extend(f"  - {v['constraint']}: {v['message']}\n" for v in record["violations"])
-    sys.stdout.write("".join(out))
+            sys.stdout.write(json.dumps(record) + "\n")
+            continue
+        state = "valid" if record["valid"] else "invalid"
+        if rs is not None:
+            state += f", {'in' if record['member'] else 'not in'} {rs.name}"
+        sys.stdout.write(f"{record['name']}: {state}\n")
+        sys.stdout.writelines(f"  - {v['constraint']}: {v['message']}\n" for v in record["violations"])
     raise typer.Exit(0 if all_ok else 1)
 
 

@@ -11,11 +11,13 @@ from pathlib import Path
 from typing import Iterable, Iterator, NamedTuple, Sequence
 
 from .arch.facts import ARCHS
-from .errors import CksolveError
+from .errors import CksolveError, shorten
 from .space.axes import AXES
 from .space.naming import parse_names
+from .space.textfile import numbered_lines
 from .space.rulesets import Combo, RuleSet, get_rule_set, rule_set_names
 from .solver import enumerate_combo, solve_combo
+from .solver.counting import SpaceTooLarge
 
 __all__ = [
     "CksolveError",
@@ -27,6 +29,9 @@ __all__ = [
     "count_records",
     "Source",
     "diff_sources",
+    "check_names",
+    "read_names",
+    "ENUMERATE_LIMIT",
 ]
 
 VARIANTS: tuple[str, ...] = AXES["variant"].domain
@@ -114,8 +119,27 @@ class Record(NamedTuple):
         return d
 
 
-def enumerate_records(rule_set: RuleSet, selection: Selection) -> Iterator[Record]:
-    """Every (arch, config) of the rule set valid for the selection, in canonical order."""
+#: ``enumerate`` refuses to list more configs than this unless told (``--limit``).
+ENUMERATE_LIMIT = 10_000_000
+
+
+def enumerate_records(rule_set: RuleSet, selection: Selection, limit: int | None = ENUMERATE_LIMIT) -> Iterator[Record]:
+    """Every (arch, config) of the rule set valid for the selection, in canonical order.
+
+    The selection is counted first (cheap: components multiply) and refused above
+    ``limit``, so a rule-set file that leaves axes free fails with its size
+    instead of filling memory.
+    """
+    if limit is not None:
+        total = sum(count_records(rule_set, selection).values())
+        if total > limit:
+            raise CksolveError(f"{rule_set.name or 'rule set'} has {total:,} configs in this selection, more than the "
+                               f"limit of {limit:,}: narrow it (--arch, --variant, --dtype, --ndim, pins in the "
+                               f"rule-set file) or raise --limit")
+    return _records(rule_set, selection)
+
+
+def _records(rule_set: RuleSet, selection: Selection) -> Iterator[Record]:
     label = rule_set.name
     for combo in selection.combos():
         for c in enumerate_combo(rule_set, combo):
@@ -123,7 +147,15 @@ def enumerate_records(rule_set: RuleSet, selection: Selection) -> Iterator[Recor
 
 
 def count_records(rule_set: RuleSet, selection: Selection) -> dict[Combo, int]:
-    return {combo: solve_combo(rule_set, combo).count() for combo in selection.combos()}
+    """Configs per combination, from the solve's factors (no config is formed)."""
+    out = {}
+    for combo in selection.combos():
+        try:
+            out[combo] = solve_combo(rule_set, combo).count()
+        except SpaceTooLarge as exc:
+            raise CksolveError(f"{rule_set.name or 'rule set'} leaves too many axes free to count {combo.key} "
+                               f"({exc}): pin more axes or extend a rule set") from None
+    return out
 
 
 # --- diff ---------------------------------------------------------------------------
@@ -155,13 +187,39 @@ def open_source(spec: str, builder_configs: str | None = None) -> Source:
     return Source(path.name, names=tuple(read_names(path)))
 
 
-def read_names(path: Path) -> list[tuple[str, object]]:
-    """(name, config) for every kernel named in the file at ``path``."""
-    try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise CksolveError(f"cannot read {path}: {exc.strerror}") from None
-    return [(c.name(), c) for c in parse_names(lines, str(path))]
+def read_names(path: Path | str) -> list[tuple[str, object]]:
+    """(name, config) for every kernel named in the file at ``path`` (``-``: stdin)."""
+    where = "stdin" if str(path) == "-" else shorten(str(path), quote=False)
+    return [(c.name(), c) for c in parse_names(numbered_lines(path, "names file"), where)]
+
+
+# --- check --------------------------------------------------------------------------
+
+
+def check_names(source: Path | str, arch: str, rule_set: RuleSet | None = None) -> Iterator[dict]:
+    """One record per name of a names file (``-``: stdin), as ``check --format jsonl`` prints it.
+
+    A generator over a line-at-a-time reader: memory does not grow with the
+    number of names. A line that is not a name is a ``parse`` violation, not an error.
+    """
+    from .solver.evaluate import evaluate
+    from .space.naming import NameError_, name_entries, parse_name
+
+    for _, name in name_entries(numbered_lines(source, "names file")):
+        record = {"name": name, "arch": arch}
+        try:
+            verdict = evaluate(parse_name(name), arch, rule_set)
+        except NameError_ as exc:
+            record.update(valid=False, violations=[{"constraint": "parse", "message": str(exc)}])
+            if rule_set is not None:
+                record["member"] = False
+        else:
+            record["valid"] = verdict.valid
+            record["violations"] = [{"constraint": v.constraint, "message": v.message}
+                                    for v in verdict.violations + verdict.rule_violations]
+            if rule_set is not None:
+                record["member"] = verdict.member
+        yield record
 
 
 @dataclass(frozen=True)

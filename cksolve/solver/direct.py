@@ -34,6 +34,7 @@ from operator import itemgetter
 from typing import Sequence
 
 from ..space.constraints import Constraint
+from .counting import ROW_LIMIT, SpaceTooLarge, check_size, count_join
 from .model import Model
 from .plan import make_plan
 from .relations import (Relation, derived, domain_ids, filter_rows, filtered_rows, index_rows, key_getter, projection,
@@ -156,8 +157,8 @@ def _solve(model: Model) -> SolutionSet:
         key = (axes, mine, leaves, tuple(map(ids.__getitem__, axes)))
         comp = _COMPONENTS.get(key)
         if comp is None:
-            comp = _COMPONENTS[key] = _factorise(axes, list(mine), leaves, domains)
-        if not comp.rows:
+            comp = _COMPONENTS[key] = _factorise_or_count(axes, list(mine), leaves, domains)
+        if comp.counted == 0 or (comp.counted is None and not comp.rows):
             return SolutionSet(model, fixed, (), empty=True)
         components.append(comp)
     return SolutionSet(model, fixed, tuple(components))
@@ -176,6 +177,18 @@ def _push_down(rels: list[Relation], pushed: tuple) -> list[Relation]:
             rel = derived(rel, rel.free, filtered_rows(rel.rows, rel.free, filters))
         out.append(rel)
     return out
+
+
+def _factorise_or_count(axes: Sequence[str], rels: list[Relation], leaves: tuple, domains: dict) -> Component:
+    """The component's rows, or only its size when joining them would pass ``ROW_LIMIT``.
+
+    A counted component can be counted but not listed; ``counting.count_join``
+    raises in turn when even its summed-out frontier is too wide.
+    """
+    try:
+        return _factorise(axes, rels, leaves, domains)
+    except SpaceTooLarge:
+        return Component(tuple(axes), (), (), counted=count_join(axes, rels, domains))
 
 
 def _factorise(axes: Sequence[str], rels: list[Relation], leaves: tuple, domains: dict) -> Component:
@@ -261,11 +274,13 @@ def _join(axes: Sequence[str], rels: list[Relation], domains: dict) -> Component
         best = min(pending, key=lambda r: sum(a not in pos for a in r.free))
         for a in best.free:
             if a not in pos:
+                check_size(len(rows) * len(domains[a]), ROW_LIMIT, bound + [a])
                 pos[a] = len(bound)
                 bound.append(a)
                 rows = [row + (v,) for row in rows for v in domains[a]]
     for a in axes:  # axes only reached through tables already joined are bound; others expand
         if a not in pos:
+            check_size(len(rows) * len(domains[a]), ROW_LIMIT, bound + [a])
             pos[a] = len(bound)
             bound.append(a)
             rows = [row + (v,) for row in rows for v in domains[a]]
@@ -276,6 +291,7 @@ def _join_table(rows: list[tuple], rel: Relation, pos: dict, bound: list) -> lis
     shared = tuple(i for i, a in enumerate(rel.free) if a in pos)
     new = tuple(i for i, a in enumerate(rel.free) if a not in pos)
     index = index_rows(rel.rows, shared, new)
+    check_size(len(rows) * max(map(len, index.values()), default=0), ROW_LIMIT, bound + [rel.free[i] for i in new])
     for i in new:
         pos[rel.free[i]] = len(bound)
         bound.append(rel.free[i])

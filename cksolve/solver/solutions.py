@@ -15,6 +15,7 @@ from math import prod
 from operator import itemgetter
 
 from ..space.config import config_fields
+from .counting import SpaceTooLarge
 from .model import Model, config_class
 from .relations import key_getter
 
@@ -49,8 +50,12 @@ class Component:
     axes: tuple[str, ...]
     rows: tuple[tuple, ...]
     leaves: tuple[Leaf, ...] = ()
+    #: set instead of rows when the component was too large to join (``counting.count_join``)
+    counted: int | None = None
 
     def count(self) -> int:
+        if self.counted is not None:
+            return self.counted
         if not self.leaves:
             return len(self.rows)
         counts = [list(map(len, map(leaf.options.__getitem__, map(key_getter(leaf.key), self.rows))))
@@ -61,6 +66,9 @@ class Component:
 
     def expand(self) -> list[tuple]:
         """Every full row (over ``axes``)."""
+        if self.counted is not None:
+            raise SpaceTooLarge(f"{self.counted:,} configs over {', '.join(self.axes)} are too many to list; "
+                                "pin more axes")
         rows = self.rows
         for leaf in self.leaves:
             options = leaf.options
