@@ -103,7 +103,7 @@ BAD_INPUTS = [
     (["enumerate", "--rule-set", "default", "--dtype", "fp8"], "unknown dtype 'fp8'"),
     (["enumerate", "--rule-set", "default", "--ndim", "4"], "unknown ndim '4'"),
     (["count", "--rule-set", "default", "--by", "colour"], "unknown --by field 'colour'"),
-    (["enumerate", "--rule-set", "missing-file.toml"], "missing-file.toml: cannot read rule-set file"),
+    (["enumerate", "--rule-set", "missing-file.toml"], "cannot read missing-file.toml: No such file"),
     (["check", "--arch", "gfx942", "no/such/names.txt"], "cannot read no/such/names.txt"),
     (["enumerate"], "Missing option"),
 ]
