@@ -71,6 +71,7 @@ def enumerate_cmd(
     fmt: str = typer.Option("names", "--format", "-f", help="names, jsonl, csv or table."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write here instead of stdout."),
     builder_configs: Optional[str] = BuilderOpt,
+    limit: int = typer.Option(10_000_000, "--limit", help="Refuse to list more configs than this."),
 ) -> None:
     """List every config of a rule set valid for the selected architectures."""
     from . import query
@@ -79,7 +80,9 @@ def enumerate_cmd(
         raise CksolveError(f"unknown format {fmt!r}; valid: names, jsonl, csv, table")
     selection = _selection(arch, variant, dtype, ndim)
     rs = query.load_rule_set(rule_set, builder_configs)
-    _write(_records_text(query.enumerate_records(rs, selection), fmt), output)
+    if limit < 0:
+        raise CksolveError(f"--limit {limit} must not be negative")
+    _write(_records_text(query.enumerate_records(rs, selection, limit), fmt), output)
 
 
 def _records_text(records, fmt: str) -> str:
@@ -131,7 +134,7 @@ def count_cmd(
 
     if fmt not in ("table", "json"):
         raise CksolveError(f"unknown format {fmt!r}; valid: table, json")
-    keys = query.split_values([by]) if by else []
+    keys = query.split_values([by], "--by") if by is not None else []
     for k in keys:
         if k not in ("arch", "variant", "dtype", "ndim"):
             raise CksolveError(f"unknown --by field {k!r}; valid: arch, variant, dtype, ndim")
@@ -284,12 +287,34 @@ def emit_cmd(
 
 
 @app.command("rule-sets")
-def rule_sets_cmd() -> None:
-    """List the rule sets with a one-line description."""
+def rule_sets_cmd(
+    show: Optional[str] = typer.Option(None, "--show", help="Print this rule set's (or file's) constraints."),
+    arch: Optional[List[str]] = ArchOpt,
+    variant: Optional[List[str]] = VariantOpt,
+    dtype: Optional[List[str]] = DtypeOpt,
+    ndim: Optional[List[str]] = NdimOpt,
+    builder_configs: Optional[str] = BuilderOpt,
+) -> None:
+    """List the rule sets with a one-line description (--show R: R's constraints)."""
     from .space.rulesets import RULE_SETS
 
+    if show is not None:
+        _show_rule_set(show, _selection(arch, variant, dtype, ndim), builder_configs)
+        return
     width = max(len(n) for n in RULE_SETS)
     sys.stdout.write("".join(f"{n.ljust(width)}  {desc}\n" for n, (_, _, desc) in RULE_SETS.items()))
+
+
+def _show_rule_set(name: str, selection, builder_configs: Optional[str]) -> None:
+    from . import query
+
+    rs = query.load_rule_set(name, builder_configs)
+    rows = []
+    for c in query.rule_set_constraints(rs, selection):
+        n = "-" if c.rows is None else (str(c.rows[0]) if c.rows[0] == c.rows[1] else f"{c.rows[0]}..{c.rows[1]}")
+        rows.append([c.name, ",".join(c.scope), c.form, c.applies_to, n, str(c.combos), c.source])
+    sys.stdout.write(f"{rs.name}: {rs.description}\n")
+    sys.stdout.write(_table_text(["name", "scope", "form", "kind", "rows", "combos", "source"], rows))
 
 
 @app.command("archs")
@@ -431,13 +456,55 @@ def minimize_cmd(
         sys.stderr.write(summary)
 
 
+# --- bad input as one line (issue 11) ------------------------------------------------------
+
+
+def _empty_option(command, argv: list[str]) -> Optional[str]:
+    """The first option given an empty value (``--out ''``, ``--arch=``): click would read it as
+    "." or "everything", so it is refused before parsing."""
+    sub = command.commands.get(argv[0]) if argv and hasattr(command, "commands") else None
+    if sub is None:
+        return None
+    takes = {o for p in sub.params if getattr(p, "opts", None) and not getattr(p, "is_flag", True)
+             for o in p.opts + p.secondary_opts}
+    for i, arg in enumerate(argv[1:], 1):
+        if arg == "--":
+            return None
+        name, eq, value = arg.partition("=")
+        if eq and name in takes and not value:
+            return name
+        if arg in takes and i + 1 < len(argv) and argv[i + 1] == "":
+            return arg
+    return None
+
+
+def _finish_output() -> None:
+    """Flush stdout inside ``main`` so that a full disk (/dev/full) is an error line, not a traceback at exit."""
+    if sys.stdout is None:
+        raise CksolveError("cannot write output: stdout is closed")
+    sys.stdout.flush()
+
+
+def _output_error(exc: OSError) -> str:
+    return f"cannot write output: {exc.strerror or exc}"
+
+
 def main(argv: Optional[list[str]] = None) -> None:
     """Entry point: run the app, turning every user error into one line and exit 2."""
     command = typer.main.get_command(app)
+    argv = sys.argv[1:] if argv is None else list(argv)
     try:
+        empty = _empty_option(command, argv)
+        if empty is not None:
+            raise CksolveError(f"empty value for {empty}")
+        if sys.stdout is None:
+            raise CksolveError("cannot write output: stdout is closed")
+        if hasattr(sys.stdout, "reconfigure"):  # a non-UTF-8 locale escapes what it cannot print
+            sys.stdout.reconfigure(errors="backslashreplace")
         rv = command.main(args=argv, prog_name="cksolve", standalone_mode=False)
+        _finish_output()
     except Exit as exc:
-        sys.exit(exc.exit_code)
+        _exit_after_flush(exc.exit_code)
     except Abort:
         sys.stderr.write("cksolve: aborted\n")
         sys.exit(130)
@@ -451,8 +518,34 @@ def main(argv: Optional[list[str]] = None) -> None:
         sys.stderr.write(f"cksolve: error: {' '.join(str(exc).split())}\n")
         sys.exit(2)
     except BrokenPipeError:
+        _quiet_stdout()
         sys.exit(0)
+    except OSError as exc:  # stdout on a full disk, or closed under us
+        _quiet_stdout()
+        sys.stderr.write(f"cksolve: error: {_output_error(exc)}\n")
+        sys.exit(2)
     sys.exit(rv if isinstance(rv, int) else 0)
+
+
+def _exit_after_flush(code: int) -> None:
+    try:
+        _finish_output()
+    except (OSError, CksolveError) as exc:
+        _quiet_stdout()
+        message = _output_error(exc) if isinstance(exc, OSError) else str(exc)
+        sys.stderr.write(f"cksolve: error: {message}\n")
+        sys.exit(2)
+    sys.exit(code)
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's own flush at exit cannot fail a second time."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, AttributeError, ValueError):
+        pass
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -32,6 +32,7 @@ __all__ = [
     "check_names",
     "read_names",
     "ENUMERATE_LIMIT",
+    "rule_set_constraints",
 ]
 
 VARIANTS: tuple[str, ...] = AXES["variant"].domain
@@ -39,15 +40,22 @@ DTYPES: tuple[str, ...] = AXES["dtype"].domain
 NDIMS: tuple[int, ...] = AXES["ndim"].domain
 
 
-def split_values(values: Iterable[str] | None) -> list[str]:
+def split_values(values: Iterable[str] | None, option: str = "value") -> list[str]:
+    """Comma-separated, repeatable option values; an empty one (``--arch ''``, ``--arch a,``) is an error.
+
+    Leaving an option out selects everything; giving it empty must not.
+    """
     out: list[str] = []
     for v in values or ():
-        out.extend(p.strip() for p in str(v).split(",") if p.strip())
+        parts = [p.strip() for p in str(v).split(",")]
+        if not all(parts):
+            raise CksolveError(f"empty {option} in {shorten(str(v))}")
+        out.extend(parts)
     return out
 
 
 def _choose(option: str, given: Iterable[str] | None, valid: Sequence, convert=str) -> tuple:
-    raw = split_values(given)
+    raw = split_values(given, f"--{option}")
     if not raw:
         return tuple(valid)
     chosen = []
@@ -57,14 +65,17 @@ def _choose(option: str, given: Iterable[str] | None, valid: Sequence, convert=s
         except ValueError:
             value = None
         if value not in valid:
-            raise CksolveError(f"unknown {option} {v!r}; valid: {', '.join(str(x) for x in valid)}")
+            raise CksolveError(f"unknown {option} {shorten(v)}; valid: {', '.join(str(x) for x in valid)}")
         if value not in chosen:
             chosen.append(value)
     return tuple(x for x in valid if x in chosen)  # canonical order
 
 
 def _ndim(v: str) -> int:
-    return int(v[:-1]) if v.lower().endswith("d") else int(v)
+    digits = v[:-1] if v.lower().endswith("d") else v
+    if not (digits.isascii() and digits.isdigit() and len(digits) < 4):  # '٢' is a digit to int(), not to us
+        raise ValueError(v)
+    return int(digits)
 
 
 @dataclass(frozen=True)
@@ -156,6 +167,36 @@ def count_records(rule_set: RuleSet, selection: Selection) -> dict[Combo, int]:
             raise CksolveError(f"{rule_set.name or 'rule set'} leaves too many axes free to count {combo.key} "
                                f"({exc}): pin more axes or extend a rule set") from None
     return out
+
+
+# --- rule-sets --show ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ConstraintSummary:
+    """One constraint of a rule set as ``rule-sets --show`` lists it, over the combinations it appears in."""
+
+    name: str
+    scope: tuple[str, ...]
+    form: str  # "table", "forbid table" or "check"
+    applies_to: str
+    rows: tuple[int, int] | None  # fewest and most rows over the combinations (tables)
+    combos: int
+    source: str
+
+
+def rule_set_constraints(rule_set: RuleSet, selection: Selection) -> list[ConstraintSummary]:
+    """The rule set's own constraints (not the arch's), merged by name, scope and form across the selection."""
+    seen: dict[tuple, list] = {}
+    for combo in selection.combos():
+        for c in rule_set.constraints(combo):
+            form = "check" if c.form != "table" else ("forbid table" if c.forbid else "table")
+            entry = seen.setdefault((c.name, c.scope, form, c.applies_to), [[], 0, c.source])
+            if form != "check":
+                entry[0].append(len(c.rows))
+            entry[1] += 1
+    return [ConstraintSummary(name, scope, form, kind, (min(rows), max(rows)) if rows else None, combos, source)
+            for (name, scope, form, kind), (rows, combos, source) in seen.items()]
 
 
 # --- diff ---------------------------------------------------------------------------

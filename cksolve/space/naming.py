@@ -132,7 +132,7 @@ def parse_name(name: str) -> KernelConfig | DepthwiseConfig:
     """
     name = name.strip()
     if len(name) > MAX_NAME:
-        raise NameError_(f"not a grouped-conv kernel name ({len(name):,} characters): {shorten(name)}")
+        raise NameError_(f"not a grouped-conv kernel name (longer than {MAX_NAME} characters): {shorten(name)}")
     m = _DEPTHWISE_RE.fullmatch(name)
     if m:
         nums = [int(x) for x in m.groups()[3:]]
