@@ -4,7 +4,7 @@ The format, with worked examples, is documented in ``docs/rule-set-files.md``;
 in short::
 
     description = "compv3 only, 256-wide tiles"
-    extends = "full"                 # rule set(s) or file(s) to narrow; `base` is an alias
+    extends = "full"                 # rule set(s), rule-set file(s) or names file(s); `base` is an alias
     kind = "gemm"                    # optional: keep only GEMM (or only depthwise) kernels
 
     [pin]                            # axis -> allowed value(s)
@@ -132,7 +132,19 @@ def _extend(spec: str, path: Path, chain: tuple[str, ...], options: dict) -> Rul
     if not _exists(target):
         raise RuleSetError(f"{shorten(str(path), quote=False)}: extends {shorten(spec)}, which is neither a rule set "
                            f"({', '.join(RULE_SETS)}) nor a file (looked for {shorten(str(target), quote=False)})")
+    if target.suffix != ".toml":
+        return _names_file(target)
     return FileRuleSet.from_path(target, chain, **options)
+
+
+def _names_file(path: Path) -> RuleSet:
+    """A names file (one kernel name a line) as the rule set of exactly those kernels."""
+    from ..naming import parse_names
+    from ..textfile import numbered_lines
+    from .listed import ListedRuleSet
+
+    label = shorten(str(path), quote=False)
+    return ListedRuleSet(path.stem, parse_names(numbered_lines(path, "names file"), label), label)
 
 
 def _exists(path: Path) -> bool:
