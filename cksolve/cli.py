@@ -18,7 +18,7 @@ from typing import List, Optional
 import typer
 from typer.exceptions import Abort, Exit, TyperException
 
-from .errors import CksolveError
+from .errors import CksolveError, shorten
 
 app = typer.Typer(
     name="cksolve",
@@ -36,6 +36,18 @@ DtypeOpt = typer.Option(None, "--dtype", help="fp16, bf16, fp32.")
 NdimOpt = typer.Option(None, "--ndim", help="1, 2, 3.")
 BuilderOpt = typer.Option(None, "--builder-configs", envvar="CKSOLVE_BUILDER_CONFIGS",
                           help="Directory of CK Builder .conf files (for tests, profiler).")
+
+
+@app.callback()
+def _global_options(
+    strict: bool = typer.Option(False, "--strict", help="Errors instead of warnings for CK Builder .conf entries "
+                                                        "the Builder would drop (same as CKSOLVE_STRICT=1)."),
+) -> None:
+    """Declarative configuration space for CK Tile grouped-convolution kernels."""
+    if strict:
+        from .query import STRICT_ENV
+
+        os.environ[STRICT_ENV] = "1"
 
 
 def _write(text: str, output: Optional[Path]) -> None:
@@ -486,6 +498,8 @@ def _finish_output() -> None:
 
 
 def _output_error(exc: OSError) -> str:
+    if exc.filename is not None:  # not stdout: a file the library did not wrap
+        return f"{shorten(str(exc.filename), quote=False)}: {exc.strerror or exc}"
     return f"cannot write output: {exc.strerror or exc}"
 
 
@@ -493,6 +507,17 @@ def main(argv: Optional[list[str]] = None) -> None:
     """Entry point: run the app, turning every user error into one line and exit 2."""
     command = typer.main.get_command(app)
     argv = sys.argv[1:] if argv is None else list(argv)
+    strict_env = os.environ.get("CKSOLVE_STRICT")  # --strict sets it for this run only
+    try:
+        _run(command, argv)
+    finally:
+        if strict_env is None:
+            os.environ.pop("CKSOLVE_STRICT", None)
+        else:
+            os.environ["CKSOLVE_STRICT"] = strict_env
+
+
+def _run(command, argv: list[str]) -> None:
     try:
         empty = _empty_option(command, argv)
         if empty is not None:
@@ -524,6 +549,9 @@ def main(argv: Optional[list[str]] = None) -> None:
         _quiet_stdout()
         sys.stderr.write(f"cksolve: error: {_output_error(exc)}\n")
         sys.exit(2)
+    except KeyboardInterrupt:
+        sys.stderr.write("cksolve: interrupted\n")
+        sys.exit(130)
     sys.exit(rv if isinstance(rv, int) else 0)
 
 

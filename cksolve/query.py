@@ -5,6 +5,8 @@ Everything here returns data; :mod:`cksolve.cli` only parses options and prints.
 
 from __future__ import annotations
 
+import os
+import sys
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -105,8 +107,24 @@ def canonical_order(configs: Iterable) -> list:
                                           c.name()))
 
 
-def load_rule_set(name: str, builder_configs: str | None = None) -> RuleSet:
-    return get_rule_set(name, builder_configs=builder_configs)
+#: ``--strict`` (or this variable set to 1): what loading would only warn about is an error.
+STRICT_ENV = "CKSOLVE_STRICT"
+_WARNED: set = set()
+
+
+def load_rule_set(name: str, builder_configs: str | None = None, strict: bool | None = None) -> RuleSet:
+    """The rule set ``name`` (or file); its load warnings go to stderr once each.
+
+    ``strict`` (default: ``CKSOLVE_STRICT``) turns them into errors instead.
+    """
+    if strict is None:
+        strict = os.environ.get(STRICT_ENV, "") not in ("", "0")
+    rs = get_rule_set(name, builder_configs=builder_configs, strict=strict)
+    for w in rs.warnings:
+        if w not in _WARNED:
+            _WARNED.add(w)
+            sys.stderr.write(f"cksolve: warning: {' '.join(w.split())}\n")
+    return rs
 
 
 class Record(NamedTuple):

@@ -32,11 +32,14 @@ from pathlib import Path
 from typing import Mapping
 
 from ...arch.constraints import vectors_ok, wmma_k_ok, wmma_shape_ok
+from ...errors import CksolveError
+from ..axes import AXES
 from ..config import DepthwiseConfig, KernelConfig
+from ..textfile import read_text
 from .base import RuleSetError
 from .data import load_toml
 
-__all__ = ["Instance", "parse_conf", "parse_instance", "builder_data", "ConfError"]
+__all__ = ["Instance", "parse_conf", "parse_instance", "builder_data", "unusable", "ConfError"]
 
 
 class ConfError(RuleSetError):
@@ -383,14 +386,34 @@ def parse_instance(text: str, variant: str, where: str) -> Instance | None:
     return Instance(path, int(line), name, spec["variant"], form, f)
 
 
+def unusable(inst: Instance) -> str | None:
+    """Why an instance can never become a kernel (a field outside its axis domain), or ``None``.
+
+    The Builder would drop such a line on every target without a word; cksolve
+    says so (a warning, an error with ``strict``), since it is almost always a typo.
+    """
+    f = inst.f
+    if inst.form == "depthwise":
+        if not any(f.values()):
+            return "every field is 0"
+        fields = builder_data()["depthwise"]["fields"]
+    else:
+        if f.get("block_size", 1) <= 0:
+            return f"block size {f['block_size']} is not positive"
+        fields = ("tile_m", "tile_n", "tile_k", "vector_a", "vector_b", "vector_c")
+    for name in fields:
+        domain = AXES[name].domain
+        if f[name] not in domain:
+            return f"{name} = {f[name]} is outside its domain ({min(domain)}..{max(domain)})"
+    return None
+
+
 def parse_conf(path: Path, variant: str) -> list[Instance]:
     """Every instance of one ``.conf`` file, in file order (``variant`` is the file's)."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfError(f"{path}: cannot read .conf file: {exc.strerror}") from None
-    except UnicodeDecodeError as exc:
-        raise ConfError(f"{path}: not a UTF-8 text file ({exc.reason})") from None
+        text = read_text(path, ".conf file")
+    except CksolveError as exc:
+        raise ConfError(str(exc)) from None
     out = []
     for number, line in enumerate(text.splitlines(), 1):
         inst = parse_instance(line, variant, f"{path}:{number}")

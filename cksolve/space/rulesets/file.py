@@ -94,6 +94,10 @@ class FileRuleSet(RuleSet):
         return cls(path.stem, description, bases, tuple(own))
 
     @property
+    def warnings(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(w for b in self.bases for w in b.warnings))
+
+    @property
     def base(self) -> RuleSet | None:
         """The first rule set this file extends (the single base of older files)."""
         return self.bases[0] if self.bases else None
