@@ -400,7 +400,10 @@ def unusable(inst: Instance) -> str | None:
     else:
         if f.get("block_size", 1) <= 0:
             return f"block size {f['block_size']} is not positive"
-        fields = ("tile_m", "tile_n", "tile_k", "vector_a", "vector_b", "vector_c")
+        for name in ("vector_a", "vector_b", "vector_c"):  # odd sizes are real CK data the Builder skips itself
+            if f[name] <= 0:
+                return f"{name} = {f[name]} is not positive"
+        fields = ("tile_m", "tile_n", "tile_k")
     for name in fields:
         domain = AXES[name].domain
         if f[name] not in domain:
