@@ -89,7 +89,7 @@ def enumerate_cmd(
     from . import query
 
     if fmt not in ("names", "jsonl", "csv", "table"):
-        raise CksolveError(f"unknown format {fmt!r}; valid: names, jsonl, csv, table")
+        raise CksolveError(f"unknown format {shorten(fmt)}; valid: names, jsonl, csv, table")
     selection = _selection(arch, variant, dtype, ndim)
     rs = query.load_rule_set(rule_set, builder_configs)
     if limit < 0:
@@ -145,11 +145,11 @@ def count_cmd(
     from . import query
 
     if fmt not in ("table", "json"):
-        raise CksolveError(f"unknown format {fmt!r}; valid: table, json")
+        raise CksolveError(f"unknown format {shorten(fmt)}; valid: table, json")
     keys = query.split_values([by], "--by") if by is not None else []
     for k in keys:
         if k not in ("arch", "variant", "dtype", "ndim"):
-            raise CksolveError(f"unknown --by field {k!r}; valid: arch, variant, dtype, ndim")
+            raise CksolveError(f"unknown --by field {shorten(k)}; valid: arch, variant, dtype, ndim")
     selection = _selection(arch, variant, dtype, ndim)
     rs = query.load_rule_set(rule_set, builder_configs)
     counts = query.count_records(rs, selection)
@@ -175,7 +175,7 @@ def _one_arch(arch: str) -> str:
 
 
 def _bad_multi(arch: str) -> str:
-    raise CksolveError(f"--arch takes one architecture here, got {arch!r}")
+    raise CksolveError(f"--arch takes one architecture here, got {shorten(arch)}")
 
 
 @app.command("check")
@@ -190,7 +190,7 @@ def check_cmd(
     from . import query
 
     if fmt not in ("text", "jsonl"):
-        raise CksolveError(f"unknown format {fmt!r}; valid: text, jsonl")
+        raise CksolveError(f"unknown format {shorten(fmt)}; valid: text, jsonl")
     arch = _one_arch(arch)
     rs = query.load_rule_set(rule_set, builder_configs) if rule_set else None
     all_ok = True
@@ -249,7 +249,7 @@ def diff_cmd(
     from . import query
 
     if fmt not in ("table", "jsonl"):
-        raise CksolveError(f"unknown format {fmt!r}; valid: table, jsonl")
+        raise CksolveError(f"unknown format {shorten(fmt)}; valid: table, jsonl")
     selection = _selection(arch, variant, dtype, ndim)
     sa, sb = query.open_source(a, builder_configs), query.open_source(b, builder_configs)
     diffs = query.diff_sources(sa, sb, selection)
@@ -335,7 +335,7 @@ def archs_cmd(fmt: str = typer.Option("table", "--format", "-f", help="table or 
     from .arch.facts import ARCHS, arch_facts, common_facts
 
     if fmt not in ("table", "json"):
-        raise CksolveError(f"unknown format {fmt!r}; valid: table, json")
+        raise CksolveError(f"unknown format {shorten(fmt)}; valid: table, json")
     facts = [arch_facts(a) for a in ARCHS]
     if fmt == "json":
         payload = [{"arch": f.name, "family": f.family, "warp_size": f.warp_size,
@@ -369,7 +369,7 @@ def applicable_cmd(
     from .workload import Workspace, parse_problem
 
     if fmt not in ("names", "jsonl", "table"):
-        raise CksolveError(f"unknown format {fmt!r}; valid: names, jsonl, table")
+        raise CksolveError(f"unknown format {shorten(fmt)}; valid: names, jsonl, table")
     arch = _one_arch(arch)
     dtypes = query.select(dtypes=dtype).dtypes
     p = parse_problem(problem)
@@ -396,7 +396,7 @@ def coverage_cmd(
     from .workload.report import coverage_table
 
     if fmt not in ("table", "jsonl", "csv"):
-        raise CksolveError(f"unknown format {fmt!r}; valid: table, jsonl, csv")
+        raise CksolveError(f"unknown format {shorten(fmt)}; valid: table, jsonl, csv")
     arch = _one_arch(arch)
     dtypes = query.select(dtypes=dtype).dtypes
     rs = query.load_rule_set(rule_set, builder_configs)

@@ -242,7 +242,7 @@ def open_source(spec: str, builder_configs: str | None = None) -> Source:
         rs = load_rule_set(spec, builder_configs)
         return Source(rs.name or spec, rule_set=rs)
     if not path.is_file():
-        raise CksolveError(f"{spec!r} is neither a rule set ({', '.join(rule_set_names())}) nor a readable file of names")
+        raise CksolveError(f"{shorten(spec)} is neither a rule set ({', '.join(rule_set_names())}) nor a readable file of names")
     return Source(path.name, names=tuple(read_names(path)))
 
 

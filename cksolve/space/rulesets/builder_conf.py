@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Mapping
 
 from ...arch.constraints import vectors_ok, wmma_k_ok, wmma_shape_ok
-from ...errors import CksolveError
+from ...errors import CksolveError, shorten
 from ..axes import AXES
 from ..config import DepthwiseConfig, KernelConfig
 from ..textfile import read_text
@@ -201,7 +201,7 @@ class _Line:
         try:
             return int(text)
         except ValueError:
-            self.fail(f"{self.kind}: field {name} must be an integer, got {text!r}")
+            self.fail(f"{self.kind}: field {name} must be an integer, got {shorten(text)}")
 
     def flag(self, name: str, text: str) -> bool:
         t = text.strip().lower()
@@ -209,12 +209,12 @@ class _Line:
             return True
         if t in ("false", "0"):
             return False
-        self.fail(f"{self.kind}: field {name} must be true/false or 1/0, got {text!r}")
+        self.fail(f"{self.kind}: field {name} must be true/false or 1/0, got {shorten(text)}")
 
     def lookup(self, table: str, name: str, key: str) -> str:
         values = builder_data()[table]
         if key not in values:
-            self.fail(f"{self.kind}: unknown {name} {key!r}; known: {', '.join(values)}")
+            self.fail(f"{self.kind}: unknown {name} {shorten(key)}; known: {', '.join(values)}")
         return values[key]
 
 
@@ -253,7 +253,7 @@ def _read_explicit(ln: _Line, spec: dict, body: str) -> dict:
             continue
         key, sep, value = item.partition(":")
         if not sep:
-            ln.fail(f"{ln.kind}: expected 'Key: value', got {item!r}")
+            ln.fail(f"{ln.kind}: expected 'Key: value', got {shorten(item)}")
         pairs[key.strip()] = value.strip()
     missing = [k for k in spec["keys"] if k not in pairs]
     if missing:
@@ -262,7 +262,7 @@ def _read_explicit(ln: _Line, spec: dict, body: str) -> dict:
     def dims(key: str, n: int) -> list[str]:
         parts = pairs[key].split("x", n - 1)
         if len(parts) != n:
-            ln.fail(f"{ln.kind}: {key} must have {n} 'x'-separated parts, got {pairs[key]!r}")
+            ln.fail(f"{ln.kind}: {key} must have {n} 'x'-separated parts, got {shorten(pairs[key])}")
         return parts
 
     tm, tn, tk = (ln.int("BlkTile", v) for v in dims("BlkTile", 3))
@@ -272,7 +272,7 @@ def _read_explicit(ln: _Line, spec: dict, body: str) -> dict:
     va, vb, vc_text = dims("VmemReadVec", 3)
     m = re.fullmatch(r"Seq\(([^)]*)\)", vc_text.strip())
     if not m:
-        ln.fail(f"{ln.kind}: VmemReadVec C part must be Seq(...), got {vc_text!r}")
+        ln.fail(f"{ln.kind}: VmemReadVec C part must be Seq(...), got {shorten(vc_text)}")
     vcs = {ln.int("VmemReadVec", v.strip()) for v in m.group(1).split(",")}
     if len(vcs) != 1:
         ln.fail(f"{ln.kind}: C vector size must be the same for every wave, got {sorted(vcs)}")
@@ -362,12 +362,12 @@ def parse_instance(text: str, variant: str, where: str) -> Instance | None:
         name, spec = data["_by_match"]["GroupedConvolutionForwardDepthwise"]
     else:
         if not lt or not s.endswith(">"):
-            ln.fail(f"expected an instance string Kind<...>, got {s[:80]!r}")
+            ln.fail(f"expected an instance string Kind<...>, got {shorten(s, 80)}")
         hit = data["_by_match"].get(head)
         if hit is None or hit[1]["variant"] != variant:
             known = sorted(k["match"] for k in data["kinds"].values() if k["variant"] == variant)
             what = "unknown instance kind" if hit is None else f"{hit[1]['variant']} instance kind"
-            ln.fail(f"{what} {head!r} in a {variant} file; known kinds: {', '.join(known)}")
+            ln.fail(f"{what} {shorten(head, 80)} in a {variant} file; known kinds: {', '.join(known)}")
         name, spec = hit
         body = s[len(head) + 1:-1]
     form = spec["form"]
