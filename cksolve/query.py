@@ -160,11 +160,13 @@ def enumerate_records(rule_set: RuleSet, selection: Selection, limit: int | None
     instead of filling memory.
     """
     if limit is not None:
-        total = sum(count_records(rule_set, selection).values())
-        if total > limit:
-            raise CksolveError(f"{rule_set.name or 'rule set'} has {total:,} configs in this selection, more than the "
-                               f"limit of {limit:,}: narrow it (--arch, --variant, --dtype, --ndim, pins in the "
-                               f"rule-set file) or raise --limit")
+        total = 0
+        for combo in selection.combos():  # stops at the first combination past the limit
+            total += _count(rule_set, combo)
+            if total > limit:
+                raise CksolveError(f"{rule_set.name or 'rule set'} has more than {limit:,} configs in this selection "
+                                   f"({total:,} up to {combo.key}): narrow it (--arch, --variant, --dtype, --ndim, "
+                                   f"pins in the rule-set file) or raise --limit")
     return _records(rule_set, selection)
 
 
@@ -177,14 +179,15 @@ def _records(rule_set: RuleSet, selection: Selection) -> Iterator[Record]:
 
 def count_records(rule_set: RuleSet, selection: Selection) -> dict[Combo, int]:
     """Configs per combination, from the solve's factors (no config is formed)."""
-    out = {}
-    for combo in selection.combos():
-        try:
-            out[combo] = solve_combo(rule_set, combo).count()
-        except SpaceTooLarge as exc:
-            raise CksolveError(f"{rule_set.name or 'rule set'} leaves too many axes free to count {combo.key} "
-                               f"({exc}): pin more axes or extend a rule set") from None
-    return out
+    return {combo: _count(rule_set, combo) for combo in selection.combos()}
+
+
+def _count(rule_set: RuleSet, combo: Combo) -> int:
+    try:
+        return solve_combo(rule_set, combo).count()
+    except SpaceTooLarge as exc:
+        raise CksolveError(f"{rule_set.name or 'rule set'} leaves too many axes free to count {combo.key} "
+                           f"({exc}): pin more axes or extend a rule set") from None
 
 
 # --- rule-sets --show ---------------------------------------------------------------
