@@ -474,12 +474,13 @@ def minimize_cmd(
 def _empty_option(command, argv: list[str]) -> Optional[str]:
     """The first option given an empty value (``--out ''``, ``--arch=``): click would read it as
     "." or "everything", so it is refused before parsing."""
-    sub = command.commands.get(argv[0]) if argv and hasattr(command, "commands") else None
-    if sub is None:
+    commands = getattr(command, "commands", {})
+    at = next((i for i, arg in enumerate(argv) if arg in commands), None)  # after global options (--strict)
+    if at is None:
         return None
-    takes = {o for p in sub.params if getattr(p, "opts", None) and not getattr(p, "is_flag", True)
+    takes = {o for p in commands[argv[at]].params if getattr(p, "opts", None) and not getattr(p, "is_flag", True)
              for o in p.opts + p.secondary_opts}
-    for i, arg in enumerate(argv[1:], 1):
+    for i, arg in enumerate(argv[at + 1:], at + 1):
         if arg == "--":
             return None
         name, eq, value = arg.partition("=")

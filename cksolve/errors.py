@@ -17,7 +17,9 @@ def shorten(value: object, limit: int = 200, quote: bool = True) -> str:
     Inputs can be arbitrarily long (a 100,000-character option, a line of
     /dev/zero); the error line must stay one readable line.
     """
-    text = value if isinstance(value, str) else str(value)
+    if not isinstance(value, str):  # a number or a list from a TOML file: its repr, not quoted again
+        value, quote = repr(value), False
+    text = value
     show = repr if quote else str
     if len(text) <= limit:
         return show(text)

@@ -52,6 +52,7 @@ CASES = [
           ("[[table]]\nscope = ['tile_m', 'tile_h']\nrows = []\n", "file.r.table1: scope mixes GEMM and depthwise"),
           ("[[table]]\nscope = ['tile_m']\nrows = [[64, 1]]\n", "table #1.rows[1]: must be an array of 1 values"),
           ("kind = 'both'\n", "kind: 'both' is not one of gemm, depthwise"),
+          ("[[table]]\nscope = [['tile_m']]\nrows = []\n", "table #1.scope: unknown axis ['tile_m']"),
           ("extends = 'nope'\n", "extends 'nope', which is neither a rule set"),
           ("extends = 'default'\nbase = 'full'\n", "give 'extends' or its alias 'base', not both"),
           ("colour = 'red'\n", "unknown key 'colour'; valid keys: description, extends"),
@@ -76,6 +77,7 @@ CASES = [
     ("out-empty", ["emit", "-r", "tiny", "--out", ""], {}, 2, "empty value for --out"),
     ("out-empty-eq", ["emit", "-r", "tiny", "--out="], {}, 2, "empty value for --out"),
     ("arch-empty", ["count", "-r", "tiny", "--arch", ""], {}, 2, "empty value for --arch"),
+    ("arch-empty-after-strict", ["--strict", "count", "-r", "tiny", "--arch", ""], {}, 2, "empty value for --arch"),
     ("arch-comma", ["count", "-r", "tiny", "--arch", ","], {}, 2, "empty --arch in ','"),
     ("arch-trailing-comma", ["count", "-r", "tiny", "--arch", "gfx942,"], {}, 2, "empty --arch in 'gfx942,'"),
     ("variant-empty", ["count", "-r", "tiny", "--variant", ""], {}, 2, "empty value for --variant"),
@@ -262,8 +264,8 @@ _TOML_KEYS = ["description", "extends", "base", "kind", "pin", "table", "colour"
 _TOML_VALUES = st.recursive(
     st.one_of(st.integers(-3, 300), st.booleans(), st.sampled_from(["compv3", "default", "gemm", "tile_m", "64", ""]),
               st.text(max_size=5)),
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(
-        st.sampled_from(["tile_m", "pipeline", "scope", "rows", "forbid", "name", "x"]), inner, max_size=3),
+    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(
+        st.sampled_from(["tile_m", "pipeline", "scope", "rows", "forbid", "name", "x"]), inner, max_size=3)),
     max_leaves=12)
 
 

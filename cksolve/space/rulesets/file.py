@@ -83,24 +83,17 @@ class FileRuleSet(RuleSet):
         for axis, values in pins.items():
             values = v.values(f"pin.{axis}", axis, values)
             own.extend(_for_kinds(Table(f"file.{path.stem}.{axis}", (axis,), frozenset((x,) for x in values),
-                                        f"{path.name}: {axis}={{{axis}}} is not one of {list(values)}", str(path)),
-                                  (axis,)))
+                                        f"{path.name}: {axis}={{{axis}}} is not one of {list(values)}", str(path))))
         tables = data.get("table", [])
         if not isinstance(tables, list) or not all(isinstance(t, dict) for t in tables):
             raise RuleSetError(f"{label}: 'table' must be an array of tables ([[table]]), got {_type(tables)}")
         for i, t in enumerate(tables, 1):
-            table = v.table(i, t, str(path))
-            own.extend(_for_kinds(table, table.scope))
+            own.extend(_for_kinds(v.table(i, t, str(path))))
         return cls(path.stem, description, bases, tuple(own))
 
     @property
     def warnings(self) -> tuple[str, ...]:
         return tuple(dict.fromkeys(w for b in self.bases for w in b.warnings))
-
-    @property
-    def base(self) -> RuleSet | None:
-        """The first rule set this file extends (the single base of older files)."""
-        return self.bases[0] if self.bases else None
 
     def constraints(self, combo: Combo) -> Sequence[Constraint]:
         return tuple(c for b in self.bases for c in b.constraints(combo)) + self.own
@@ -163,17 +156,17 @@ def _type(value) -> str:
             dict: "a table"}.get(type(value), type(value).__name__)
 
 
-def _for_kinds(table: Table, scope: tuple[str, ...]) -> tuple[Table, ...]:
+def _for_kinds(table: Table) -> tuple[Table, ...]:
     """The table once per kernel kind its axes belong to.
 
     A GEMM axis (tile_m, pipeline, ...) constrains GEMM kernels only, a
     depthwise axis depthwise kernels only; a scope of common axes only
     (variant, dtype, ndim, layout) constrains both kinds.
     """
-    kinds = {AXES[a].kind for a in scope} - {"common"}
+    kinds = {AXES[a].kind for a in table.scope} - {"common"}
     if len(kinds) > 1:
         raise RuleSetError(f"{table.source}: {table.name}: scope mixes GEMM and depthwise axes "
-                           f"({', '.join(scope)}); no kernel has both")
+                           f"({', '.join(table.scope)}); no kernel has both")
     return tuple(replace(table, applies_to=k) for k in (kinds or _KINDS))
 
 
@@ -213,7 +206,7 @@ class _Validator:
         return items
 
     def axis(self, key: str, axis) -> str:
-        if axis not in AXES:
+        if not isinstance(axis, str) or axis not in AXES:
             self.fail(key, f"unknown axis {shorten(axis)}; valid: {', '.join(AXES)}")
         return axis
 
