@@ -223,6 +223,8 @@ def explain_cmd(
     from .solver.explain import explain
     from .space.naming import parse_name
 
+    if nearest < 0:
+        raise CksolveError(f"--nearest {nearest} must not be negative")
     arch = _one_arch(arch)
     rs = query.load_rule_set(rule_set, builder_configs) if rule_set else None
     if problem is None:

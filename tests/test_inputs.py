@@ -82,6 +82,8 @@ CASES = [
     ("arch-trailing-comma", ["count", "-r", "tiny", "--arch", "gfx942,"], {}, 2, "empty --arch in 'gfx942,'"),
     ("variant-empty", ["count", "-r", "tiny", "--variant", ""], {}, 2, "empty value for --variant"),
     ("by-empty", ["count", "-r", "tiny", "--by", ""], {}, 2, "empty value for --by"),
+    ("nearest-negative", ["explain", GOOD, "-a", "gfx942", "--nearest", "-5"], {}, 2, "--nearest -5 must not be negative"),
+    ("limit-negative", ["enumerate", "-r", "tiny", "--limit", "-1"], {}, 2, "--limit -1 must not be negative"),
     ("ndim-arabic", ["count", "-r", "tiny", "--ndim", "\u0662"], {}, 2, "unknown ndim '\u0662'; valid: 1, 2, 3"),
     ("names-arabic-digits", ["diff", "{d}/n.txt", "default"], {"n.txt": (ARABIC + "\n").encode()}, 2,
      "{d}/n.txt:1: not a kernel name"),
