@@ -173,7 +173,12 @@ def enumerate_records(rule_set: RuleSet, selection: Selection, limit: int | None
 def _records(rule_set: RuleSet, selection: Selection) -> Iterator[Record]:
     label = rule_set.name
     for combo in selection.combos():
-        for c in enumerate_combo(rule_set, combo):
+        try:
+            configs = enumerate_combo(rule_set, combo)
+        except SpaceTooLarge as exc:
+            raise CksolveError(f"{label or 'rule set'} can be counted but not listed for {combo.key} ({exc}): "
+                               f"pin more of those axes") from None
+        for c in configs:
             yield Record(label, combo, c)
 
 

@@ -203,13 +203,14 @@ def test_count_of_a_file_with_no_base_equals_brute_force(capsys, tmp_path):
 
 @pytest.mark.parametrize("rule_set", ["default", "full", "tiny"])
 def test_the_counting_join_agrees_with_the_listing_join(monkeypatch, rule_set):
-    """Force every component through ``counting.count_join`` (a row bound of 3) and compare the counts."""
+    """Force components through ``counting.count_join`` (a row bound of 3): same counts, same listing."""
     from cksolve import query
     from cksolve.solver import direct
 
     selection = query.select(["gfx942", "gfx1100"], None, ["fp16"], None)
     rs = query.load_rule_set(rule_set)
     listed = query.count_records(rs, selection)
+    names = [r.name for r in query.enumerate_records(rs, selection)]
     for cache in ("_SOLVED", "_COMPONENTS"):
         monkeypatch.setattr(direct, cache, {})
     monkeypatch.setattr(direct, "ROW_LIMIT", 3)
@@ -217,6 +218,9 @@ def test_the_counting_join_agrees_with_the_listing_join(monkeypatch, rule_set):
     assert any(c.counted is not None for s in direct._SOLVED.values() for c in s.components), "fallback not taken"
     differ = {combo.key: (listed[combo], counted[combo]) for combo in listed if listed[combo] != counted[combo]}
     assert not differ and sum(listed.values()) > 0, f"(listed, counted) differ: {differ}"
+    # a counted component is joined after all when it is listed
+    again = [r.name for r in query.enumerate_records(rs, selection)]
+    assert again == names, f"first difference: {next(((a, b) for a, b in zip(names, again) if a != b), None)}"
 
 
 def test_count_of_a_file_pinning_only_the_pipeline_is_counted_not_listed(capsys, tmp_path):
@@ -300,3 +304,16 @@ def test_fuzz_conf_lines(capsys, tmp_path, args, head):
     (root / "forward" / "tests" / "ngchw_depthwise.conf").write_text(line)
     _cli(capsys, "count", "-r", "tests", "--builder-configs", str(root), "-a", "gfx942", "--variant", "forward",
          "--dtype", "fp16", "--ndim", "2")
+
+
+def test_a_component_too_large_to_list_is_refused_with_its_combination(capsys, monkeypatch):
+    from cksolve.solver import direct
+
+    for cache in ("_SOLVED", "_COMPONENTS"):
+        monkeypatch.setattr(direct, cache, {})
+    monkeypatch.setattr(direct, "ROW_LIMIT", 3)
+    monkeypatch.setattr(direct, "LIST_LIMIT", 3)
+    code, out, err = run(capsys, "enumerate", "-r", "default", "-a", "gfx942", "--variant", "forward",
+                         "--dtype", "fp16", "--ndim", "2")
+    assert code == 2 and out == "" and err.startswith(
+        "cksolve: error: default can be counted but not listed for gfx942/forward/fp16/2d (more than 3 partial"), err

@@ -19,10 +19,12 @@ from typing import Sequence
 from ..errors import CksolveError
 from .relations import Relation, filter_rows, index_rows, key_getter
 
-__all__ = ["SpaceTooLarge", "count_join", "check_size", "ROW_LIMIT"]
+__all__ = ["SpaceTooLarge", "count_join", "check_size", "ROW_LIMIT", "LIST_LIMIT"]
 
 #: Partial rows a join may hold at once (about 200 MB of tuples at most).
 ROW_LIMIT = 1_000_000
+#: ... and when the rows of a component only counted so far are listed after all (``enumerate``).
+LIST_LIMIT = 8 * ROW_LIMIT
 
 
 class SpaceTooLarge(CksolveError):

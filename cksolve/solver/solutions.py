@@ -8,14 +8,14 @@ its core rows, the product of its leaves' option counts: no config is formed.
 from __future__ import annotations
 
 import gc
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from itertools import product
 from math import prod
 from operator import itemgetter
+from typing import Callable
 
 from ..space.config import config_fields
-from .counting import SpaceTooLarge
 from .model import Model, config_class
 from .relations import key_getter
 
@@ -50,8 +50,14 @@ class Component:
     axes: tuple[str, ...]
     rows: tuple[tuple, ...]
     leaves: tuple[Leaf, ...] = ()
-    #: set instead of rows when the component was too large to join (``counting.count_join``)
+    #: set instead of rows when the component was too large to join (``counting.count_join``) ...
     counted: int | None = None
+    #: ... and how to join it anyway, should it be listed
+    join: Callable[[], "Component"] | None = field(default=None, compare=False, repr=False)
+
+    def joined(self) -> "Component":
+        """This component with its rows (joined now if it was only counted)."""
+        return self if self.counted is None else self.join()
 
     def count(self) -> int:
         if self.counted is not None:
@@ -67,8 +73,7 @@ class Component:
     def expand(self) -> list[tuple]:
         """Every full row (over ``axes``)."""
         if self.counted is not None:
-            raise SpaceTooLarge(f"{self.counted:,} configs over {', '.join(self.axes)} are too many to list; "
-                                "pin more axes")
+            return self.joined().expand()
         rows = self.rows
         for leaf in self.leaves:
             options = leaf.options
@@ -113,15 +118,16 @@ class SolutionSet:
     def _configs(self) -> list:
         cls = config_class(self.model.kind)
         fixed_axes = tuple(self.fixed)
+        components = [c.joined() for c in self.components]
         offsets, flat_axes = {}, list(fixed_axes)
-        for comp in self.components:
+        for comp in components:
             flat_axes.extend(comp.axes)
         for i, a in enumerate(flat_axes):
             offsets[a] = i
         pick = itemgetter(*(offsets[f] for f in config_fields(cls)))
         make = partial(tuple.__new__, cls)
         base = tuple(self.fixed[a] for a in fixed_axes)
-        rows = [c.expand() for c in self.components]
+        rows = [c.expand() for c in components]
         if len(rows) == 1:
             full = [base + r for r in rows[0]] if base else rows[0]
         else:
