@@ -94,7 +94,7 @@ CASES = [
     ("ruleset-dev-zero", ["count", "-r", "/dev/zero"], {}, 2, "/dev/zero: rule-set file is larger than 64 MiB"),
     # bounded memory: a file with no base is counted, but not listed past the limit
     ("enumerate-limit", ["enumerate", "-r", "{d}/r.toml", "-a", "gfx942", "--variant", "forward", "--dtype", "fp16",
-                         "--ndim", "2"], {"r.toml": b"[pin]\npipeline = ['compv3']\n"}, 2,
+                         "--ndim", "2"], {"r.toml": b"kind = 'gemm'\n[pin]\npipeline = ['compv3']\n"}, 2,
      "r has more than 10,000,000 configs in this selection (103,076,167,680 up to gfx942/forward/fp16/2d)"),
     ("enumerate-small-limit", ["enumerate", "-r", "tiny", "-a", "gfx942", "--limit", "3"], {}, 2,
      "tiny has more than 3 configs in this selection (10 up to gfx942/forward/fp16/1d)"),
@@ -317,3 +317,15 @@ def test_a_component_too_large_to_list_is_refused_with_its_combination(capsys, m
                          "--dtype", "fp16", "--ndim", "2")
     assert code == 2 and out == "" and err.startswith(
         "cksolve: error: default can be counted but not listed for gfx942/forward/fp16/2d (more than 3 partial"), err
+
+
+def test_a_file_that_leaves_depthwise_kernels_free_says_so(capsys, tmp_path):
+    path = tmp_path / "r.toml"
+    path.write_text('[pin]\npipeline = ["compv3"]\n')
+    code, out, err = run(capsys, "count", "-r", str(path), "-a", "gfx942", "--variant", "forward_depthwise")
+    assert code == 0 and int(out) > 0 and err == (
+        f"cksolve: warning: {path}: nothing here constrains depthwise kernels and nothing is extended, so every "
+        'depthwise kernel valid for the arch is in this set; add kind = "gemm" to drop them\n')
+    path.write_text('kind = "gemm"\n[pin]\npipeline = ["compv3"]\n')
+    code, out, err = run(capsys, "count", "-r", str(path), "-a", "gfx942", "--variant", "forward_depthwise")
+    assert (code, out, err) == (0, "0\n", "")

@@ -89,11 +89,18 @@ class FileRuleSet(RuleSet):
             raise RuleSetError(f"{label}: 'table' must be an array of tables ([[table]]), got {_type(tables)}")
         for i, t in enumerate(tables, 1):
             own.extend(_for_kinds(v.table(i, t, str(path))))
-        return cls(path.stem, description, bases, tuple(own))
+        rs = cls(path.stem, description, bases, tuple(own))
+        if not bases and "kind" not in data and own and all(c.applies_to == "gemm" for c in own):
+            rs.own_warnings = (f"{label}: nothing here constrains depthwise kernels and nothing is extended, so every "
+                               f"depthwise kernel valid for the arch is in this set; add kind = \"gemm\" to drop "
+                               f"them",)
+        return rs
+
+    own_warnings: tuple[str, ...] = ()
 
     @property
     def warnings(self) -> tuple[str, ...]:
-        return tuple(dict.fromkeys(w for b in self.bases for w in b.warnings))
+        return tuple(dict.fromkeys([*(w for b in self.bases for w in b.warnings), *self.own_warnings]))
 
     def constraints(self, combo: Combo) -> Sequence[Constraint]:
         return tuple(c for b in self.bases for c in b.constraints(combo)) + self.own
