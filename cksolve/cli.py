@@ -19,7 +19,7 @@ from typing import List, Optional
 import typer
 from typer.exceptions import Abort, Exit, TyperException
 
-from .errors import CksolveError
+from .errors import CksolveError, shorten
 
 app = typer.Typer(
     name="cksolve",
@@ -37,6 +37,18 @@ DtypeOpt = typer.Option(None, "--dtype", help="fp16, bf16, fp32.")
 NdimOpt = typer.Option(None, "--ndim", help="1, 2, 3.")
 BuilderOpt = typer.Option(None, "--builder-configs", envvar="CKSOLVE_BUILDER_CONFIGS",
                           help="Directory of CK Builder .conf files (for tests, profiler).")
+
+
+@app.callback()
+def _global_options(
+    strict: bool = typer.Option(False, "--strict", help="Errors instead of warnings for CK Builder .conf entries "
+                                                        "the Builder would drop (same as CKSOLVE_STRICT=1)."),
+) -> None:
+    """Declarative configuration space for CK Tile grouped-convolution kernels."""
+    if strict:
+        from .query import STRICT_ENV
+
+        os.environ[STRICT_ENV] = "1"
 
 
 def _write(text: str, output: Optional[Path]) -> None:
@@ -72,18 +84,21 @@ def enumerate_cmd(
     fmt: str = typer.Option("names", "--format", "-f", help="names, jsonl, csv or table."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write here instead of stdout."),
     builder_configs: Optional[str] = BuilderOpt,
+    limit: int = typer.Option(10_000_000, "--limit", help="Refuse to list more configs than this."),
 ) -> None:
     """List every config of a rule set valid for the selected architectures."""
     from . import query
 
     if fmt not in ("names", "jsonl", "csv", "table"):
-        raise CksolveError(f"unknown format {fmt!r}; valid: names, jsonl, csv, table")
+        raise CksolveError(f"unknown format {shorten(fmt)}; valid: names, jsonl, csv, table")
     selection = _selection(arch, variant, dtype, ndim)
     rs = query.load_rule_set(rule_set, builder_configs)
+    if limit < 0:
+        raise CksolveError(f"--limit {limit} must not be negative")
     if fmt == "names":  # the main job: names straight from the solver, no records formed
-        _write("".join(f"{n}\n" for n in query.enumerate_names(rs, selection)), output)
+        _write("".join(f"{n}\n" for n in query.enumerate_names(rs, selection, limit)), output)
         return
-    _write(_records_text(query.enumerate_records(rs, selection), fmt), output)
+    _write(_records_text(query.enumerate_records(rs, selection, limit), fmt), output)
 
 
 def _records_text(records, fmt: str) -> str:
@@ -134,11 +149,11 @@ def count_cmd(
     from . import query
 
     if fmt not in ("table", "json"):
-        raise CksolveError(f"unknown format {fmt!r}; valid: table, json")
-    keys = query.split_values([by]) if by else []
+        raise CksolveError(f"unknown format {shorten(fmt)}; valid: table, json")
+    keys = query.split_values([by], "--by") if by is not None else []
     for k in keys:
         if k not in ("arch", "variant", "dtype", "ndim"):
-            raise CksolveError(f"unknown --by field {k!r}; valid: arch, variant, dtype, ndim")
+            raise CksolveError(f"unknown --by field {shorten(k)}; valid: arch, variant, dtype, ndim")
     selection = _selection(arch, variant, dtype, ndim)
     rs = query.load_rule_set(rule_set, builder_configs)
     counts = query.count_records(rs, selection)
@@ -157,15 +172,6 @@ def count_cmd(
         sys.stdout.write(f"{total}\n")
 
 
-def _read_lines(source: str) -> list[str]:
-    if source == "-":
-        return sys.stdin.read().splitlines()
-    try:
-        return Path(source).read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise CksolveError(f"cannot read {source}: {exc.strerror}") from None
-
-
 def _one_arch(arch: str) -> str:
     from . import query
 
@@ -173,7 +179,7 @@ def _one_arch(arch: str) -> str:
 
 
 def _bad_multi(arch: str) -> str:
-    raise CksolveError(f"--arch takes one architecture here, got {arch!r}")
+    raise CksolveError(f"--arch takes one architecture here, got {shorten(arch)}")
 
 
 @app.command("check")
@@ -187,43 +193,21 @@ def check_cmd(
     """Say for each kernel name whether it is valid for ARCH, and why not."""
     from . import query
 
-    from .solver.evaluate import evaluate
-    from .space.naming import NameError_, parse_name
-
     if fmt not in ("text", "jsonl"):
-        raise CksolveError(f"unknown format {fmt!r}; valid: text, jsonl")
+        raise CksolveError(f"unknown format {shorten(fmt)}; valid: text, jsonl")
     arch = _one_arch(arch)
     rs = query.load_rule_set(rule_set, builder_configs) if rule_set else None
-    lines = [ln.strip() for ln in _read_lines(source)]
     all_ok = True
-    out = []
-    for name in lines:
-        if not name or name.startswith("#"):
-            continue
-        record = {"name": name, "arch": arch}
-        try:
-            verdict = evaluate(parse_name(name), arch, rs)
-        except NameError_ as exc:
-            record.update(valid=False, violations=[{"constraint": "parse", "message": str(exc)}])
-            if rs is not None:
-                record["member"] = False
-        else:
-            record["valid"] = verdict.valid
-            record["violations"] = [{"constraint": v.constraint, "message": v.message}
-                                    for v in verdict.violations + verdict.rule_violations]
-            if rs is not None:
-                record["member"] = verdict.member
-        ok = record["valid"] and record.get("member", True)
-        all_ok &= ok
+    for record in query.check_names(source, arch, rs):  # streamed: one line out per name in
+        all_ok &= record["valid"] and record.get("member", True)
         if fmt == "jsonl":
-            out.append(json.dumps(record) + "\n")
-        else:
-            state = "valid" if record["valid"] else "invalid"
-            if rs is not None:
-                state += f", {'in' if record['member'] else 'not in'} {rs.name}"
-            out.append(f"{name}: {state}\n")
-            out.extend(f"  - {v['constraint']}: {v['message']}\n" for v in record["violations"])
-    sys.stdout.write("".join(out))
+            sys.stdout.write(json.dumps(record) + "\n")
+            continue
+        state = "valid" if record["valid"] else "invalid"
+        if rs is not None:
+            state += f", {'in' if record['member'] else 'not in'} {rs.name}"
+        sys.stdout.write(f"{record['name']}: {state}\n")
+        sys.stdout.writelines(f"  - {v['constraint']}: {v['message']}\n" for v in record["violations"])
     raise typer.Exit(0 if all_ok else 1)
 
 
@@ -243,6 +227,8 @@ def explain_cmd(
     from .solver.explain import explain
     from .space.naming import parse_name
 
+    if nearest < 0:
+        raise CksolveError(f"--nearest {nearest} must not be negative")
     arch = _one_arch(arch)
     rs = query.load_rule_set(rule_set, builder_configs) if rule_set else None
     if problem is None:
@@ -269,7 +255,7 @@ def diff_cmd(
     from . import query
 
     if fmt not in ("table", "jsonl"):
-        raise CksolveError(f"unknown format {fmt!r}; valid: table, jsonl")
+        raise CksolveError(f"unknown format {shorten(fmt)}; valid: table, jsonl")
     selection = _selection(arch, variant, dtype, ndim)
     sa, sb = query.open_source(a, builder_configs), query.open_source(b, builder_configs)
     diffs = query.diff_sources(sa, sb, selection)
@@ -319,12 +305,34 @@ def emit_cmd(
 
 
 @app.command("rule-sets")
-def rule_sets_cmd() -> None:
-    """List the rule sets with a one-line description."""
+def rule_sets_cmd(
+    show: Optional[str] = typer.Option(None, "--show", help="Print this rule set's (or file's) constraints."),
+    arch: Optional[List[str]] = ArchOpt,
+    variant: Optional[List[str]] = VariantOpt,
+    dtype: Optional[List[str]] = DtypeOpt,
+    ndim: Optional[List[str]] = NdimOpt,
+    builder_configs: Optional[str] = BuilderOpt,
+) -> None:
+    """List the rule sets with a one-line description (--show R: R's constraints)."""
     from .space.rulesets import RULE_SETS
 
+    if show is not None:
+        _show_rule_set(show, _selection(arch, variant, dtype, ndim), builder_configs)
+        return
     width = max(len(n) for n in RULE_SETS)
     sys.stdout.write("".join(f"{n.ljust(width)}  {desc}\n" for n, (_, _, desc) in RULE_SETS.items()))
+
+
+def _show_rule_set(name: str, selection, builder_configs: Optional[str]) -> None:
+    from . import query
+
+    rs = query.load_rule_set(name, builder_configs)
+    rows = []
+    for c in query.rule_set_constraints(rs, selection):
+        n = "-" if c.rows is None else (str(c.rows[0]) if c.rows[0] == c.rows[1] else f"{c.rows[0]}..{c.rows[1]}")
+        rows.append([c.name, ",".join(c.scope), c.form, c.applies_to, n, str(c.combos), c.source])
+    sys.stdout.write(f"{rs.name}: {rs.description}\n")
+    sys.stdout.write(_table_text(["name", "scope", "form", "kind", "rows", "combos", "source"], rows))
 
 
 @app.command("archs")
@@ -333,7 +341,7 @@ def archs_cmd(fmt: str = typer.Option("table", "--format", "-f", help="table or 
     from .arch.facts import ARCHS, arch_facts, common_facts
 
     if fmt not in ("table", "json"):
-        raise CksolveError(f"unknown format {fmt!r}; valid: table, json")
+        raise CksolveError(f"unknown format {shorten(fmt)}; valid: table, json")
     facts = [arch_facts(a) for a in ARCHS]
     if fmt == "json":
         payload = [{"arch": f.name, "family": f.family, "warp_size": f.warp_size,
@@ -367,7 +375,7 @@ def applicable_cmd(
     from .workload import Workspace, parse_problem
 
     if fmt not in ("names", "jsonl", "table"):
-        raise CksolveError(f"unknown format {fmt!r}; valid: names, jsonl, table")
+        raise CksolveError(f"unknown format {shorten(fmt)}; valid: names, jsonl, table")
     arch = _one_arch(arch)
     dtypes = query.select(dtypes=dtype).dtypes
     p = parse_problem(problem)
@@ -394,7 +402,7 @@ def coverage_cmd(
     from .workload.report import coverage_table
 
     if fmt not in ("table", "jsonl", "csv"):
-        raise CksolveError(f"unknown format {fmt!r}; valid: table, jsonl, csv")
+        raise CksolveError(f"unknown format {shorten(fmt)}; valid: table, jsonl, csv")
     arch = _one_arch(arch)
     dtypes = query.select(dtypes=dtype).dtypes
     rs = query.load_rule_set(rule_set, builder_configs)
@@ -534,13 +542,69 @@ def pipeline_variants_cmd(
         sys.stdout.write(render(columns, found, fmt))
 
 
+# --- bad input as one line (issue 11) ------------------------------------------------------
+
+
+def _empty_option(command, argv: list[str]) -> Optional[str]:
+    """The first option given an empty value (``--out ''``, ``--arch=``): click would read it as
+    "." or "everything", so it is refused before parsing."""
+    commands = getattr(command, "commands", {})
+    at = next((i for i, arg in enumerate(argv) if arg in commands), None)  # after global options (--strict)
+    if at is None:
+        return None
+    takes = {o for p in commands[argv[at]].params if getattr(p, "opts", None) and not getattr(p, "is_flag", True)
+             for o in p.opts + p.secondary_opts}
+    for i, arg in enumerate(argv[at + 1:], at + 1):
+        if arg == "--":
+            return None
+        name, eq, value = arg.partition("=")
+        if eq and name in takes and not value:
+            return name
+        if arg in takes and i + 1 < len(argv) and argv[i + 1] == "":
+            return arg
+    return None
+
+
+def _finish_output() -> None:
+    """Flush stdout inside ``main`` so that a full disk (/dev/full) is an error line, not a traceback at exit."""
+    if sys.stdout is None:
+        raise CksolveError("cannot write output: stdout is closed")
+    sys.stdout.flush()
+
+
+def _output_error(exc: OSError) -> str:
+    if exc.filename is not None:  # not stdout: a file the library did not wrap
+        return f"{shorten(str(exc.filename), quote=False)}: {exc.strerror or exc}"
+    return f"cannot write output: {exc.strerror or exc}"
+
+
 def main(argv: Optional[list[str]] = None) -> None:
     """Entry point: run the app, turning every user error into one line and exit 2."""
     command = typer.main.get_command(app)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    strict_env = os.environ.get("CKSOLVE_STRICT")  # --strict sets it for this run only
     try:
+        _run(command, argv)
+    finally:
+        if strict_env is None:
+            os.environ.pop("CKSOLVE_STRICT", None)
+        else:
+            os.environ["CKSOLVE_STRICT"] = strict_env
+
+
+def _run(command, argv: list[str]) -> None:
+    try:
+        empty = _empty_option(command, argv)
+        if empty is not None:
+            raise CksolveError(f"empty value for {empty}")
+        if sys.stdout is None:
+            raise CksolveError("cannot write output: stdout is closed")
+        if hasattr(sys.stdout, "reconfigure"):  # a non-UTF-8 locale escapes what it cannot print
+            sys.stdout.reconfigure(errors="backslashreplace")
         rv = command.main(args=argv, prog_name="cksolve", standalone_mode=False)
+        _finish_output()
     except Exit as exc:
-        sys.exit(exc.exit_code)
+        _exit_after_flush(exc.exit_code)
     except Abort:
         sys.stderr.write("cksolve: aborted\n")
         sys.exit(130)
@@ -554,8 +618,37 @@ def main(argv: Optional[list[str]] = None) -> None:
         sys.stderr.write(f"cksolve: error: {' '.join(str(exc).split())}\n")
         sys.exit(2)
     except BrokenPipeError:
+        _quiet_stdout()
         sys.exit(0)
+    except OSError as exc:  # stdout on a full disk, or closed under us
+        _quiet_stdout()
+        sys.stderr.write(f"cksolve: error: {_output_error(exc)}\n")
+        sys.exit(2)
+    except KeyboardInterrupt:
+        sys.stderr.write("cksolve: interrupted\n")
+        sys.exit(130)
     sys.exit(rv if isinstance(rv, int) else 0)
+
+
+def _exit_after_flush(code: int) -> None:
+    try:
+        _finish_output()
+    except (OSError, CksolveError) as exc:
+        _quiet_stdout()
+        message = _output_error(exc) if isinstance(exc, OSError) else str(exc)
+        sys.stderr.write(f"cksolve: error: {message}\n")
+        sys.exit(2)
+    sys.exit(code)
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's own flush at exit cannot fail a second time."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, AttributeError, ValueError):
+        pass
 
 
 # --- the console script (issue 16) ----------------------------------------------------

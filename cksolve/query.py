@@ -5,6 +5,8 @@ Everything here returns data; :mod:`cksolve.cli` only parses options and prints.
 
 from __future__ import annotations
 
+import os
+import sys
 from collections import Counter
 from dataclasses import dataclass
 from functools import partial
@@ -13,11 +15,13 @@ from pathlib import Path
 from typing import Iterable, Iterator, NamedTuple, Sequence
 
 from .arch.facts import ARCHS
-from .errors import CksolveError
+from .errors import CksolveError, shorten
 from .space.axes import AXES
 from .space.naming import parse_names
+from .space.textfile import numbered_lines
 from .space.rulesets import Combo, RuleSet, get_rule_set, rule_set_names
 from .solver import enumerate_combo, names_combo, solve_combo
+from .solver.counting import SpaceTooLarge
 
 __all__ = [
     "CksolveError",
@@ -30,6 +34,10 @@ __all__ = [
     "count_records",
     "Source",
     "diff_sources",
+    "check_names",
+    "read_names",
+    "ENUMERATE_LIMIT",
+    "rule_set_constraints",
 ]
 
 VARIANTS: tuple[str, ...] = AXES["variant"].domain
@@ -37,15 +45,22 @@ DTYPES: tuple[str, ...] = AXES["dtype"].domain
 NDIMS: tuple[int, ...] = AXES["ndim"].domain
 
 
-def split_values(values: Iterable[str] | None) -> list[str]:
+def split_values(values: Iterable[str] | None, option: str = "value") -> list[str]:
+    """Comma-separated, repeatable option values; an empty one (``--arch ''``, ``--arch a,``) is an error.
+
+    Leaving an option out selects everything; giving it empty must not.
+    """
     out: list[str] = []
     for v in values or ():
-        out.extend(p.strip() for p in str(v).split(",") if p.strip())
+        parts = [p.strip() for p in str(v).split(",")]
+        if not all(parts):
+            raise CksolveError(f"empty {option} in {shorten(str(v))}")
+        out.extend(parts)
     return out
 
 
 def _choose(option: str, given: Iterable[str] | None, valid: Sequence, convert=str) -> tuple:
-    raw = split_values(given)
+    raw = split_values(given, f"--{option}")
     if not raw:
         return tuple(valid)
     chosen = []
@@ -55,14 +70,17 @@ def _choose(option: str, given: Iterable[str] | None, valid: Sequence, convert=s
         except ValueError:
             value = None
         if value not in valid:
-            raise CksolveError(f"unknown {option} {v!r}; valid: {', '.join(str(x) for x in valid)}")
+            raise CksolveError(f"unknown {option} {shorten(v)}; valid: {', '.join(str(x) for x in valid)}")
         if value not in chosen:
             chosen.append(value)
     return tuple(x for x in valid if x in chosen)  # canonical order
 
 
 def _ndim(v: str) -> int:
-    return int(v[:-1]) if v.lower().endswith("d") else int(v)
+    digits = v[:-1] if v.lower().endswith("d") else v
+    if not (digits.isascii() and digits.isdigit() and len(digits) < 4):  # '٢' is a digit to int(), not to us
+        raise ValueError(v)
+    return int(digits)
 
 
 @dataclass(frozen=True)
@@ -92,8 +110,24 @@ def canonical_order(configs: Iterable) -> list:
                                           c.name()))
 
 
-def load_rule_set(name: str, builder_configs: str | None = None) -> RuleSet:
-    return get_rule_set(name, builder_configs=builder_configs)
+#: ``--strict`` (or this variable set to 1): what loading would only warn about is an error.
+STRICT_ENV = "CKSOLVE_STRICT"
+_WARNED: set = set()
+
+
+def load_rule_set(name: str, builder_configs: str | None = None, strict: bool | None = None) -> RuleSet:
+    """The rule set ``name`` (or file); its load warnings go to stderr once each.
+
+    ``strict`` (default: ``CKSOLVE_STRICT``) turns them into errors instead.
+    """
+    if strict is None:
+        strict = os.environ.get(STRICT_ENV, "") not in ("", "0")
+    rs = get_rule_set(name, builder_configs=builder_configs, strict=strict)
+    for w in rs.warnings:
+        if w not in _WARNED:
+            _WARNED.add(w)
+            sys.stderr.write(f"cksolve: warning: {' '.join(w.split())}\n")
+    return rs
 
 
 class Record(NamedTuple):
@@ -117,25 +151,104 @@ class Record(NamedTuple):
         return d
 
 
-def enumerate_records(rule_set: RuleSet, selection: Selection) -> Iterator[Record]:
-    """Every (arch, config) of the rule set valid for the selection, in canonical order."""
-    label = rule_set.name
-    make = partial(tuple.__new__, Record)  # Record(...) runs a Python __new__ per kernel; this runs in C
-    for combo in selection.combos():
-        yield from map(make, zip(repeat(label), repeat(combo), enumerate_combo(rule_set, combo)))
+#: ``enumerate`` refuses to list more configs than this unless told (``--limit``).
+ENUMERATE_LIMIT = 10_000_000
 
 
-def enumerate_names(rule_set: RuleSet, selection: Selection) -> Iterator[str]:
+def enumerate_records(rule_set: RuleSet, selection: Selection, limit: int | None = ENUMERATE_LIMIT) -> Iterator[Record]:
+    """Every (arch, config) of the rule set valid for the selection, in canonical order.
+
+    The selection is counted first (cheap: components multiply) and refused above
+    ``limit``, so a rule-set file that leaves axes free fails with its size
+    instead of filling memory.
+    """
+    _check_limit(rule_set, selection, limit)
+    return _records(rule_set, selection)
+
+
+def enumerate_names(rule_set: RuleSet, selection: Selection, limit: int | None = ENUMERATE_LIMIT) -> Iterator[str]:
     """The kernel names of :func:`enumerate_records`, in the same order, without forming records.
 
     Listing names is the main job; the solver keeps them with its name order.
     """
+    _check_limit(rule_set, selection, limit)
+    return _names(rule_set, selection)
+
+
+def _check_limit(rule_set: RuleSet, selection: Selection, limit: int | None) -> None:
+    if limit is None:
+        return
+    total = 0
+    for combo in selection.combos():  # stops at the first combination past the limit
+        total += _count(rule_set, combo)
+        if total > limit:
+            raise CksolveError(f"{rule_set.name or 'rule set'} has more than {limit:,} configs in this selection "
+                               f"({total:,} up to {combo.key}): narrow it (--arch, --variant, --dtype, --ndim, "
+                               f"pins in the rule-set file) or raise --limit")
+
+
+def _listed(lister, rule_set: RuleSet, combo: Combo):
+    """``lister(rule_set, combo)``, with a space too large to list as one line naming the combination."""
+    try:
+        return lister(rule_set, combo)
+    except SpaceTooLarge as exc:
+        raise CksolveError(f"{rule_set.name or 'rule set'} can be counted but not listed for {combo.key} ({exc}): "
+                           f"pin more of those axes") from None
+
+
+def _records(rule_set: RuleSet, selection: Selection) -> Iterator[Record]:
+    label = rule_set.name
+    make = partial(tuple.__new__, Record)  # Record(...) runs a Python __new__ per kernel; this runs in C
     for combo in selection.combos():
-        yield from names_combo(rule_set, combo)
+        yield from map(make, zip(repeat(label), repeat(combo), _listed(enumerate_combo, rule_set, combo)))
+
+
+def _names(rule_set: RuleSet, selection: Selection) -> Iterator[str]:
+    for combo in selection.combos():
+        yield from _listed(names_combo, rule_set, combo)
 
 
 def count_records(rule_set: RuleSet, selection: Selection) -> dict[Combo, int]:
-    return {combo: solve_combo(rule_set, combo).count() for combo in selection.combos()}
+    """Configs per combination, from the solve's factors (no config is formed)."""
+    return {combo: _count(rule_set, combo) for combo in selection.combos()}
+
+
+def _count(rule_set: RuleSet, combo: Combo) -> int:
+    try:
+        return solve_combo(rule_set, combo).count()
+    except SpaceTooLarge as exc:
+        raise CksolveError(f"{rule_set.name or 'rule set'} leaves too many axes free to count {combo.key} "
+                           f"({exc}): pin more axes or extend a rule set") from None
+
+
+# --- rule-sets --show ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ConstraintSummary:
+    """One constraint of a rule set as ``rule-sets --show`` lists it, over the combinations it appears in."""
+
+    name: str
+    scope: tuple[str, ...]
+    form: str  # "table", "forbid table" or "check"
+    applies_to: str
+    rows: tuple[int, int] | None  # fewest and most rows over the combinations (tables)
+    combos: int
+    source: str
+
+
+def rule_set_constraints(rule_set: RuleSet, selection: Selection) -> list[ConstraintSummary]:
+    """The rule set's own constraints (not the arch's), merged by name, scope and form across the selection."""
+    seen: dict[tuple, list] = {}
+    for combo in selection.combos():
+        for c in rule_set.constraints(combo):
+            form = "check" if c.form != "table" else ("forbid table" if c.forbid else "table")
+            entry = seen.setdefault((c.name, c.scope, form, c.applies_to), [[], 0, c.source])
+            if form != "check":
+                entry[0].append(len(c.rows))
+            entry[1] += 1
+    return [ConstraintSummary(name, scope, form, kind, (min(rows), max(rows)) if rows else None, combos, source)
+            for (name, scope, form, kind), (rows, combos, source) in seen.items()]
 
 
 # --- diff ---------------------------------------------------------------------------
@@ -163,17 +276,43 @@ def open_source(spec: str, builder_configs: str | None = None) -> Source:
         rs = load_rule_set(spec, builder_configs)
         return Source(rs.name or spec, rule_set=rs)
     if not path.is_file():
-        raise CksolveError(f"{spec!r} is neither a rule set ({', '.join(rule_set_names())}) nor a readable file of names")
+        raise CksolveError(f"{shorten(spec)} is neither a rule set ({', '.join(rule_set_names())}) nor a readable file of names")
     return Source(path.name, names=tuple(read_names(path)))
 
 
-def read_names(path: Path) -> list[tuple[str, object]]:
-    """(name, config) for every kernel named in the file at ``path``."""
-    try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise CksolveError(f"cannot read {path}: {exc.strerror}") from None
-    return [(c.name(), c) for c in parse_names(lines, str(path))]
+def read_names(path: Path | str) -> list[tuple[str, object]]:
+    """(name, config) for every kernel named in the file at ``path`` (``-``: stdin)."""
+    where = "stdin" if str(path) == "-" else shorten(str(path), quote=False)
+    return [(c.name(), c) for c in parse_names(numbered_lines(path, "names file"), where)]
+
+
+# --- check --------------------------------------------------------------------------
+
+
+def check_names(source: Path | str, arch: str, rule_set: RuleSet | None = None) -> Iterator[dict]:
+    """One record per name of a names file (``-``: stdin), as ``check --format jsonl`` prints it.
+
+    A generator over a line-at-a-time reader: memory does not grow with the
+    number of names. A line that is not a name is a ``parse`` violation, not an error.
+    """
+    from .solver.evaluate import evaluate
+    from .space.naming import NameError_, name_entries, parse_name
+
+    for _, name in name_entries(numbered_lines(source, "names file")):
+        record = {"name": name, "arch": arch}
+        try:
+            verdict = evaluate(parse_name(name), arch, rule_set)
+        except NameError_ as exc:
+            record.update(valid=False, violations=[{"constraint": "parse", "message": str(exc)}])
+            if rule_set is not None:
+                record["member"] = False
+        else:
+            record["valid"] = verdict.valid
+            record["violations"] = [{"constraint": v.constraint, "message": v.message}
+                                    for v in verdict.violations + verdict.rule_violations]
+            if rule_set is not None:
+                record["member"] = verdict.member
+        yield record
 
 
 @dataclass(frozen=True)

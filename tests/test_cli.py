@@ -20,7 +20,8 @@ def run(capsys, *argv, stdin=None, monkeypatch=None):
     if stdin is not None:
         import io
 
-        monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
+        data = stdin if isinstance(stdin, bytes) else stdin.encode("utf-8")
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data), encoding="utf-8"))
     with pytest.raises(SystemExit) as exc:
         main(list(argv))
     out, err = capsys.readouterr()
@@ -113,7 +114,7 @@ BAD_INPUTS = [
     (["enumerate", "--rule-set", "default", "--dtype", "fp8"], "unknown dtype 'fp8'"),
     (["enumerate", "--rule-set", "default", "--ndim", "4"], "unknown ndim '4'"),
     (["count", "--rule-set", "default", "--by", "colour"], "unknown --by field 'colour'"),
-    (["enumerate", "--rule-set", "missing-file.toml"], "missing-file.toml: cannot read rule-set file"),
+    (["enumerate", "--rule-set", "missing-file.toml"], "cannot read missing-file.toml: No such file"),
     (["check", "--arch", "gfx942", "no/such/names.txt"], "cannot read no/such/names.txt"),
     (["enumerate"], "Missing option"),
 ]

@@ -31,12 +31,13 @@ public output sorts by name.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import lru_cache, partial
 from itertools import compress
 from operator import itemgetter
 from typing import Sequence
 
 from ..space.constraints import Constraint, Table
+from .counting import LIST_LIMIT, ROW_LIMIT, SpaceTooLarge, check_size, count_join
 from .model import Model
 from .plan import make_plan
 from .relations import (Relation, derived, domain_ids, filter_rows, filtered_rows, index_rows, key_getter, projection,
@@ -209,8 +210,8 @@ def _solve(model: Model) -> SolutionSet:
         key = (axes, mine, leaves, tuple(map(ids.__getitem__, axes)))
         comp = _COMPONENTS.get(key)
         if comp is None:
-            comp = _COMPONENTS[key] = _factorise(axes, list(mine), leaves, domains)
-        if not comp.rows:
+            comp = _COMPONENTS[key] = _factorise_or_count(axes, list(mine), leaves, domains)
+        if comp.counted == 0 or (comp.counted is None and not comp.rows):
             return SolutionSet(model, fixed, (), empty=True)
         components.append(comp)
     return SolutionSet(model, fixed, tuple(components))
@@ -231,10 +232,25 @@ def _push_down(rels: list[Relation], pushed: tuple) -> list[Relation]:
     return out
 
 
-def _factorise(axes: Sequence[str], rels: list[Relation], leaves: tuple, domains: dict) -> Component:
+def _factorise_or_count(axes: Sequence[str], rels: list[Relation], leaves: tuple, domains: dict) -> Component:
+    """The component's rows, or only its size when joining them would pass ``ROW_LIMIT``.
+
+    A counted component joins its rows only if they are listed after all
+    (``enumerate`` under its limit); ``counting.count_join`` raises in turn when
+    even its summed-out frontier is too wide.
+    """
+    try:
+        return _factorise(axes, rels, leaves, domains)
+    except SpaceTooLarge:
+        return Component(tuple(axes), (), (), counted=count_join(axes, rels, domains),
+                         join=partial(_factorise, axes, rels, leaves, domains, LIST_LIMIT))
+
+
+def _factorise(axes: Sequence[str], rels: list[Relation], leaves: tuple, domains: dict,
+               limit: float | None = None) -> Component:
     """Join the coupled core; the planned leaves keep their options per core key."""
     if not leaves:
-        return _join(axes, rels, domains)
+        return _join(axes, rels, domains, limit)
     in_leaf = {t for t, _own, _reads, _iface in leaves}.union(*(reads for _t, _own, reads, _iface in leaves))
     private = {a for _t, own, _reads, _iface in leaves for a in own}
     core_rels = [r for k, r in enumerate(rels) if k not in in_leaf]
@@ -243,7 +259,7 @@ def _factorise(axes: Sequence[str], rels: list[Relation], leaves: tuple, domains
         shared = tuple(a for a in table.free if a not in own)
         if shared:
             core_rels.append(derived(table, shared, projection(table.rows, tuple(map(table.free.index, shared)))))
-    core = _join([a for a in axes if a not in private], core_rels, domains)
+    core = _join([a for a in axes if a not in private], core_rels, domains, limit)
     rows, out_axes, out_leaves = core.rows, list(core.axes), []
     for t, own, reads, iface in leaves:
         key = tuple(out_axes.index(a) for a in iface)
@@ -287,7 +303,9 @@ def _leaf_options(table: Relation, own: tuple, filters: list[Relation], iface: t
     return memo
 
 
-def _join(axes: Sequence[str], rels: list[Relation], domains: dict) -> Component:
+def _join(axes: Sequence[str], rels: list[Relation], domains: dict, limit: float | None = None) -> Component:
+    """The rows of ``rels`` over ``axes``; ``SpaceTooLarge`` past ``limit`` partial rows (default ``ROW_LIMIT``)."""
+    limit = ROW_LIMIT if limit is None else limit
     if not rels:
         (axis,) = axes
         return Component((axis,), tuple((v,) for v in domains[axis]))
@@ -307,28 +325,31 @@ def _join(axes: Sequence[str], rels: list[Relation], domains: dict) -> Component
         tables = [r for r in pending if r.is_table]
         if tables:
             best = min(tables, key=lambda r: (-sum(a in pos for a in r.free), len(r.rows)))
-            rows = _join_table(rows, best, pos, bound)
+            rows = _join_table(rows, best, pos, bound, limit)
             pending.remove(best)
             continue
         # No table left: expand the unbound axes of the narrowest filter from their domains.
         best = min(pending, key=lambda r: sum(a not in pos for a in r.free))
         for a in best.free:
             if a not in pos:
+                check_size(len(rows) * len(domains[a]), limit, bound + [a])
                 pos[a] = len(bound)
                 bound.append(a)
                 rows = [row + (v,) for row in rows for v in domains[a]]
     for a in axes:  # axes only reached through tables already joined are bound; others expand
         if a not in pos:
+            check_size(len(rows) * len(domains[a]), limit, bound + [a])
             pos[a] = len(bound)
             bound.append(a)
             rows = [row + (v,) for row in rows for v in domains[a]]
     return Component(tuple(bound), tuple(rows))
 
 
-def _join_table(rows: list[tuple], rel: Relation, pos: dict, bound: list) -> list[tuple]:
+def _join_table(rows: list[tuple], rel: Relation, pos: dict, bound: list, limit: float) -> list[tuple]:
     shared = tuple(i for i, a in enumerate(rel.free) if a in pos)
     new = tuple(i for i, a in enumerate(rel.free) if a not in pos)
     index = index_rows(rel.rows, shared, new)
+    check_size(len(rows) * max(map(len, index.values()), default=0), limit, bound + [rel.free[i] for i in new])
     for i in new:
         pos[rel.free[i]] = len(bound)
         bound.append(rel.free[i])

@@ -47,7 +47,9 @@ def build_model(combo: Combo, rule_set: RuleSet | None = None, extra: Iterable[C
     if rule_set is not None:
         constraints.extend(rule_set.constraints(combo))
     constraints.extend(extra)
-    constraints = tuple(c for c in constraints if c.applies_to == kind)
+    # equal constraints once: a rule-set file extending two files that both extend `full` brings full's
+    # tables twice, and the solve plan maps relations by identity (a repeated one would be joined twice)
+    constraints = tuple(dict.fromkeys(c for c in constraints if c.applies_to == kind))
     return Model(combo, kind, axes, domains, constraints)
 
 

@@ -14,6 +14,7 @@ from functools import cached_property, partial
 from itertools import product
 from math import prod
 from operator import itemgetter
+from typing import Callable
 
 from ..space.config import config_fields
 from .model import Model, config_class
@@ -70,8 +71,18 @@ class Component:
     axes: tuple[str, ...]
     rows: tuple[tuple, ...]
     leaves: tuple[Leaf, ...] = ()
+    #: set instead of rows when the component was too large to join (``counting.count_join``) ...
+    counted: int | None = None
+    #: ... and how to join it anyway, should it be listed
+    join: Callable[[], "Component"] | None = field(default=None, compare=False, repr=False)
+
+    def joined(self) -> "Component":
+        """This component with its rows (joined now if it was only counted)."""
+        return self if self.counted is None else self.join()
 
     def count(self) -> int:
+        if self.counted is not None:
+            return self.counted
         if not self.leaves:
             return len(self.rows)
         counts = [list(map(len, map(leaf.options.__getitem__, map(key_getter(leaf.key), self.rows))))
@@ -88,6 +99,8 @@ class Component:
 
     def expand(self) -> list[tuple]:
         """Every full row (over ``axes``)."""
+        if self.counted is not None:
+            return self.joined().expand()
         rows = self.rows
         for leaf in self.leaves:
             options = leaf.options
@@ -151,15 +164,16 @@ class SolutionSet:
     def _configs(self) -> list:
         cls = config_class(self.model.kind)
         fixed_axes = tuple(self.fixed)
+        components = [c.joined() for c in self.components]
         offsets, flat_axes = {}, list(fixed_axes)
-        for comp in self.components:
+        for comp in components:
             flat_axes.extend(comp.axes)
         for i, a in enumerate(flat_axes):
             offsets[a] = i
         pick = itemgetter(*(offsets[f] for f in config_fields(cls)))
         make = partial(tuple.__new__, cls)
         base = tuple(self.fixed[a] for a in fixed_axes)
-        rows = [c.expand() for c in self.components]
+        rows = [c.expand() for c in components]
         if len(rows) == 1:
             full = [base + r for r in rows[0]] if base else rows[0]
         else:

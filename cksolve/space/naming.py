@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import Iterator
 
-from ..errors import CksolveError
+from ..errors import CksolveError, shorten
 from .axes import AXES
 
-__all__ = ["gemm_name", "depthwise_name", "parse_name", "parse_names", "NameError_", "VARIANT_TAG"]
+__all__ = ["gemm_name", "depthwise_name", "parse_name", "parse_names", "name_entries", "NameError_", "VARIANT_TAG"]
 
 #: Variant as it appears in a kernel name (depthwise has its own prefix).
 VARIANT_TAG = {"forward": "fwd", "bwd_data": "bwd_data", "bwd_weight": "bwd_weight"}
@@ -109,12 +110,18 @@ _GEMM_RE = re.compile(
     rf"(?P<explicit>_explicit_gemm)?"
     rf"(?:_streamk_(?P<sk>tree|linear)(?P<persistent>_persistent)?)?"
     rf"(?P<split>_large_tensor)?"
-    rf"(?:_pad(?P<pad>[01]{{3}}))?"
+    rf"(?:_pad(?P<pad>[01]{{3}}))?",
+    re.ASCII,  # \d is 0-9 only: an Arabic-Indic digit is not a tile size
 )
 _DEPTHWISE_RE = re.compile(
     r"grouped_conv_fwd_depthwise_(?P<dtype>[a-z0-9]+)_(?P<layout>[a-z]+)_(?P<ndim>\d+)d"
-    r"_(\d+)x(\d+)_f(\d+)_s(\d+)x(\d+)_p(\d+)x(\d+)_nb(\d+)_sub(\d+)x(\d+)_vec(\d+)_(\d+)"
+    r"_(\d+)x(\d+)_f(\d+)_s(\d+)x(\d+)_p(\d+)x(\d+)_nb(\d+)_sub(\d+)x(\d+)_vec(\d+)_(\d+)",
+    re.ASCII,
 )
+
+#: No kernel name is longer; a longer string is rejected before any number in it is converted
+#: (Python refuses integers over 4,300 digits, and none is a tile size anyway).
+MAX_NAME = 400
 
 
 def parse_name(name: str) -> KernelConfig | DepthwiseConfig:
@@ -124,6 +131,8 @@ def parse_name(name: str) -> KernelConfig | DepthwiseConfig:
     parses fine and is then judged by the constraints.
     """
     name = name.strip()
+    if len(name) > MAX_NAME:
+        raise NameError_(f"not a grouped-conv kernel name (longer than {MAX_NAME} characters): {shorten(name)}")
     m = _DEPTHWISE_RE.fullmatch(name)
     if m:
         nums = [int(x) for x in m.groups()[3:]]
@@ -135,7 +144,7 @@ def parse_name(name: str) -> KernelConfig | DepthwiseConfig:
         )
     m = _GEMM_RE.fullmatch(name)
     if not m:
-        raise NameError_(f"not a grouped-conv kernel name: {name!r}")
+        raise NameError_(f"not a grouped-conv kernel name: {shorten(name)}")
     g = m.groups()
     # Positional groups 7..15 are the three triples, 16..18 the vector sizes.
     triples = [int(x) for x in g[7:16]]
@@ -159,24 +168,35 @@ def parse_name(name: str) -> KernelConfig | DepthwiseConfig:
     )
 
 
+def name_entries(numbered_lines) -> Iterator[tuple[int, str]]:
+    """(line number, name) of a names file's (line number, line) pairs: the one syntax of names files.
+
+    ``#`` starts a comment anywhere on a line; blank lines and surrounding
+    white space (a CRLF's ``\\r`` included) are skipped.
+    """
+    for no, line in numbered_lines:
+        name = line.split("#", 1)[0].strip()
+        if name:
+            yield no, name
+
+
 def parse_names(lines, source: str = "names") -> list:
-    """Configs of a names file's lines (blank lines and ``#`` comments skipped).
+    """Configs of a names file's lines (see ``name_entries``).
 
     Raises ``NameError_`` naming ``source`` and the first bad line: one that is
     not a kernel name, or one CK would spell differently (e.g. with the default
     vector sizes written out) -- such a name would not match CK's files.
+    ``lines`` are strings or, from ``textfile.numbered_lines``, (number, line) pairs.
     """
     out = []
-    for no, raw in enumerate(lines, 1):
-        name = raw.split("#", 1)[0].strip()
-        if not name:
-            continue
+    numbered = (item if isinstance(item, tuple) else (no, item) for no, item in enumerate(lines, 1))
+    for no, name in name_entries(numbered):
         try:
             config = parse_name(name)
         except NameError_:
-            raise NameError_(f"{source}:{no}: not a kernel name: {name!r}") from None
+            raise NameError_(f"{source}:{no}: not a kernel name: {shorten(name)}") from None
         if config.name() != name:
-            raise NameError_(f"{source}:{no}: {name!r} is not CK's spelling of this kernel; "
+            raise NameError_(f"{source}:{no}: {shorten(name)} is not CK's spelling of this kernel; "
                              f"CK names it {config.name()!r}")
         out.append(config)
     return out

@@ -9,6 +9,7 @@ import importlib
 from functools import lru_cache
 from pathlib import Path
 
+from ...errors import shorten
 from .base import Combo, RuleSet, RuleSetError, kind_of
 
 __all__ = ["Combo", "RuleSet", "RuleSetError", "RULE_SETS", "get_rule_set", "rule_set_names", "kind_of"]
@@ -47,9 +48,18 @@ def get_rule_set(name: str, **options) -> RuleSet:
     if name in RULE_SETS:
         wanted = tuple(sorted((k, v) for k, v in options.items() if k in getattr(_class(name), "OPTIONS", ())))
         return _load(name, wanted)
+    if not name:
+        raise RuleSetError(f"empty rule set name; valid: {', '.join(RULE_SETS)} or a path to a rule-set file")
     path = Path(name)
-    if path.suffix == ".toml" or path.exists():
+    if path.suffix == ".toml" or _exists(path):
         from .file import FileRuleSet
 
-        return FileRuleSet.from_path(path)
-    raise RuleSetError(f"unknown rule set {name!r}; valid: {', '.join(RULE_SETS)} or a path to a rule-set file")
+        return FileRuleSet.from_path(path, **options)
+    raise RuleSetError(f"unknown rule set {shorten(name)}; valid: {', '.join(RULE_SETS)} or a path to a rule-set file")
+
+
+def _exists(path: Path) -> bool:
+    try:
+        return path.exists()
+    except (OSError, ValueError):  # a name too long for a path, an embedded NUL
+        return False

@@ -52,6 +52,9 @@ class RuleSet:
         entry = RULE_SETS.get(self.name)
         return entry[2] if entry is not None else ""
 
+    #: problems met while loading that did not stop it (e.g. a .conf line the Builder drops)
+    warnings: Sequence[str] = ()
+
     def constraints(self, combo: Combo) -> Sequence[Constraint]:  # pragma: no cover - interface
         raise NotImplementedError
 

@@ -30,7 +30,7 @@ from ...arch.constraints import wmma_k_constraint
 from ...arch.facts import arch_facts
 from ..constraints import Constraint, Table
 from .base import Combo, RuleSet, RuleSetError, configs_table, kind_of
-from .builder_conf import Instance, builder_data, parse_conf
+from .builder_conf import Instance, builder_data, parse_conf, unusable
 
 __all__ = ["BuilderRuleSet", "TestsRuleSet", "ProfilerRuleSet", "ENV_VAR", "conf_files"]
 
@@ -69,10 +69,10 @@ def _missing_root_message(name: str) -> str:
 class BuilderRuleSet(RuleSet):
     """Base of ``tests`` and ``profiler``: one CK Builder subset of ``.conf`` files."""
 
-    OPTIONS = ("builder_configs",)
+    OPTIONS = ("builder_configs", "strict")
     subset = ""
 
-    def __init__(self, builder_configs: str | os.PathLike | None = None) -> None:
+    def __init__(self, builder_configs: str | os.PathLike | None = None, strict: bool = False) -> None:
         root = builder_configs if builder_configs not in (None, "") else os.environ.get(ENV_VAR) or None
         if root is None:
             raise RuleSetError(_missing_root_message(self.name))
@@ -89,11 +89,26 @@ class BuilderRuleSet(RuleSet):
         # Read every file now: a malformed line fails at load time, before anything is printed.
         self._files: dict[tuple[str, str, int], list[tuple[str, Path, list[Instance]]]] = {}
         parsed: dict[Path, list[Instance]] = {}
+        #: what the Builder would skip without a word (a warning each; an error when ``strict``)
+        self.warnings: list[str] = []
+
+        def warn(message: str) -> None:
+            if strict:
+                raise RuleSetError(f"{message} (--strict)")
+            self.warnings.append(message)
+
         for variant, dtype, ndim, layout, path in conf_files(self.root, subset):
             if not path.is_file():
+                if path.is_symlink() or path.exists():
+                    what = "a dangling symbolic link" if not path.exists() else "not a regular file"
+                    warn(f"{path}: {what}; {variant}/{dtype} has no {self.name} kernels from it")
                 continue  # CK warns and goes on: the combination simply has no builder kernels
             if path not in parsed:
                 parsed[path] = parse_conf(path, variant)
+                for inst in parsed[path]:
+                    why = unusable(inst)
+                    if why is not None:
+                        warn(f"{inst.path}:{inst.line}: {inst.kind}: {why}; the instance is dropped")
             self._files.setdefault((variant, dtype, ndim), []).append((layout, path, parsed[path]))
         self.files_read = len(parsed)
 

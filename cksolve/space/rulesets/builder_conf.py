@@ -32,11 +32,14 @@ from pathlib import Path
 from typing import Mapping
 
 from ...arch.constraints import vectors_ok, wmma_k_ok, wmma_shape_ok
+from ...errors import CksolveError, shorten
+from ..axes import AXES
 from ..config import DepthwiseConfig, KernelConfig
+from ..textfile import read_text
 from .base import RuleSetError
 from .data import load_toml
 
-__all__ = ["Instance", "parse_conf", "parse_instance", "builder_data", "ConfError"]
+__all__ = ["Instance", "parse_conf", "parse_instance", "builder_data", "unusable", "ConfError"]
 
 
 class ConfError(RuleSetError):
@@ -198,7 +201,7 @@ class _Line:
         try:
             return int(text)
         except ValueError:
-            self.fail(f"{self.kind}: field {name} must be an integer, got {text!r}")
+            self.fail(f"{self.kind}: field {name} must be an integer, got {shorten(text)}")
 
     def flag(self, name: str, text: str) -> bool:
         t = text.strip().lower()
@@ -206,12 +209,12 @@ class _Line:
             return True
         if t in ("false", "0"):
             return False
-        self.fail(f"{self.kind}: field {name} must be true/false or 1/0, got {text!r}")
+        self.fail(f"{self.kind}: field {name} must be true/false or 1/0, got {shorten(text)}")
 
     def lookup(self, table: str, name: str, key: str) -> str:
         values = builder_data()[table]
         if key not in values:
-            self.fail(f"{self.kind}: unknown {name} {key!r}; known: {', '.join(values)}")
+            self.fail(f"{self.kind}: unknown {name} {shorten(key)}; known: {', '.join(values)}")
         return values[key]
 
 
@@ -250,7 +253,7 @@ def _read_explicit(ln: _Line, spec: dict, body: str) -> dict:
             continue
         key, sep, value = item.partition(":")
         if not sep:
-            ln.fail(f"{ln.kind}: expected 'Key: value', got {item!r}")
+            ln.fail(f"{ln.kind}: expected 'Key: value', got {shorten(item)}")
         pairs[key.strip()] = value.strip()
     missing = [k for k in spec["keys"] if k not in pairs]
     if missing:
@@ -259,7 +262,7 @@ def _read_explicit(ln: _Line, spec: dict, body: str) -> dict:
     def dims(key: str, n: int) -> list[str]:
         parts = pairs[key].split("x", n - 1)
         if len(parts) != n:
-            ln.fail(f"{ln.kind}: {key} must have {n} 'x'-separated parts, got {pairs[key]!r}")
+            ln.fail(f"{ln.kind}: {key} must have {n} 'x'-separated parts, got {shorten(pairs[key])}")
         return parts
 
     tm, tn, tk = (ln.int("BlkTile", v) for v in dims("BlkTile", 3))
@@ -269,7 +272,7 @@ def _read_explicit(ln: _Line, spec: dict, body: str) -> dict:
     va, vb, vc_text = dims("VmemReadVec", 3)
     m = re.fullmatch(r"Seq\(([^)]*)\)", vc_text.strip())
     if not m:
-        ln.fail(f"{ln.kind}: VmemReadVec C part must be Seq(...), got {vc_text!r}")
+        ln.fail(f"{ln.kind}: VmemReadVec C part must be Seq(...), got {shorten(vc_text)}")
     vcs = {ln.int("VmemReadVec", v.strip()) for v in m.group(1).split(",")}
     if len(vcs) != 1:
         ln.fail(f"{ln.kind}: C vector size must be the same for every wave, got {sorted(vcs)}")
@@ -359,12 +362,12 @@ def parse_instance(text: str, variant: str, where: str) -> Instance | None:
         name, spec = data["_by_match"]["GroupedConvolutionForwardDepthwise"]
     else:
         if not lt or not s.endswith(">"):
-            ln.fail(f"expected an instance string Kind<...>, got {s[:80]!r}")
+            ln.fail(f"expected an instance string Kind<...>, got {shorten(s, 80)}")
         hit = data["_by_match"].get(head)
         if hit is None or hit[1]["variant"] != variant:
             known = sorted(k["match"] for k in data["kinds"].values() if k["variant"] == variant)
             what = "unknown instance kind" if hit is None else f"{hit[1]['variant']} instance kind"
-            ln.fail(f"{what} {head!r} in a {variant} file; known kinds: {', '.join(known)}")
+            ln.fail(f"{what} {shorten(head, 80)} in a {variant} file; known kinds: {', '.join(known)}")
         name, spec = hit
         body = s[len(head) + 1:-1]
     form = spec["form"]
@@ -383,14 +386,37 @@ def parse_instance(text: str, variant: str, where: str) -> Instance | None:
     return Instance(path, int(line), name, spec["variant"], form, f)
 
 
+def unusable(inst: Instance) -> str | None:
+    """Why an instance can never become a kernel (a field outside its axis domain), or ``None``.
+
+    The Builder would drop such a line on every target without a word; cksolve
+    says so (a warning, an error with ``strict``), since it is almost always a typo.
+    """
+    f = inst.f
+    if inst.form == "depthwise":
+        if not any(f.values()):
+            return "every field is 0"
+        fields = builder_data()["depthwise"]["fields"]
+    else:
+        if f.get("block_size", 1) <= 0:
+            return f"block size {f['block_size']} is not positive"
+        for name in ("vector_a", "vector_b", "vector_c"):  # odd sizes are real CK data the Builder skips itself
+            if f[name] <= 0:
+                return f"{name} = {f[name]} is not positive"
+        fields = ("tile_m", "tile_n", "tile_k")
+    for name in fields:
+        domain = AXES[name].domain
+        if f[name] not in domain:
+            return f"{name} = {f[name]} is outside its domain ({min(domain)}..{max(domain)})"
+    return None
+
+
 def parse_conf(path: Path, variant: str) -> list[Instance]:
     """Every instance of one ``.conf`` file, in file order (``variant`` is the file's)."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfError(f"{path}: cannot read .conf file: {exc.strerror}") from None
-    except UnicodeDecodeError as exc:
-        raise ConfError(f"{path}: not a UTF-8 text file ({exc.reason})") from None
+        text = read_text(path, ".conf file")
+    except CksolveError as exc:
+        raise ConfError(str(exc)) from None
     out = []
     for number, line in enumerate(text.splitlines(), 1):
         inst = parse_instance(line, variant, f"{path}:{number}")

@@ -1,11 +1,13 @@
 """Rule sets written by users as TOML files (``--rule-set path/to/mine.toml``).
 
-A file narrows a named base rule set with its own tables::
+The format, with worked examples, is documented in ``docs/rule-set-files.md``;
+in short::
 
-    description = "compv3 only, small tiles"
-    base = "default"                 # optional; omitted = arch constraints only
+    description = "compv3 only, 256-wide tiles"
+    extends = "full"                 # rule set(s), rule-set file(s) or names file(s); `base` is an alias
+    kind = "gemm"                    # optional: keep only GEMM (or only depthwise) kernels
 
-    [pin]                            # axis -> allowed values
+    [pin]                            # axis -> allowed value(s)
     pipeline = ["compv3"]
 
     [[table]]                        # allowed (or forbid = true) tuples
@@ -13,77 +15,245 @@ A file narrows a named base rule set with its own tables::
     scope = ["tile_m", "tile_n"]
     rows = [[16, 64], [32, 64]]
 
-Without a base, every axis the file does not pin or tabulate is free over its
-whole domain, so such a file should pin every axis it cares about.
+Every value is checked here, against the axis domains, before anything is
+solved: a file that loads is a file whose every key means something. Relative
+paths in ``extends`` resolve against the file's own directory, and a cycle of
+files is reported with its chain.
 """
 
 from __future__ import annotations
 
+import os
+import tomllib
+from dataclasses import replace
 from pathlib import Path
 from typing import Sequence
 
+from ...errors import shorten
 from ..axes import AXES
 from ..constraints import Constraint, Table
-from .base import Combo, RuleSet, RuleSetError
-from .data import load_toml_path
+from ..textfile import read_text
+from .base import Combo, RuleSet, RuleSetError, nothing
 
-__all__ = ["FileRuleSet"]
+__all__ = ["FileRuleSet", "KEYS", "TABLE_KEYS"]
+
+#: The keys a rule-set file may have (``base`` is the older spelling of ``extends``).
+KEYS = ("description", "extends", "base", "kind", "pin", "table")
+TABLE_KEYS = ("name", "scope", "rows", "forbid")
+_KINDS = ("gemm", "depthwise")
 
 
 class FileRuleSet(RuleSet):
     description: str = ""  # the file's own (not the registry's)
 
-    def __init__(self, name: str, description: str, base: RuleSet | None, own: tuple[Constraint, ...]):
+    def __init__(self, name: str, description: str, bases: tuple[RuleSet, ...], own: tuple[Constraint, ...]):
         self.name = name
         self.description = description
-        self.base = base
+        self.bases = bases
         self.own = own
 
     @classmethod
-    def from_path(cls, path: Path) -> "FileRuleSet":
-        data = load_toml_path(path)
-        where = str(path)
-        unknown = set(data) - {"description", "base", "pin", "table"}
+    def from_path(cls, path: Path, chain: tuple[str, ...] = (), **options) -> "FileRuleSet":
+        """Load and validate the file at ``path``; ``chain`` is the files that extend it (cycle check)."""
+        path = Path(path)
+        label = shorten(str(path), quote=False)
+        real = _real(path)
+        if real in chain:
+            names = [Path(p).name for p in chain[chain.index(real):]] + [path.name]
+            raise RuleSetError(f"{label}: rule-set files extend each other in a cycle: {' -> '.join(names)}")
+        data = _parse(read_text(path, "rule-set file"), label)
+        v = _Validator(label, path.stem)
+        unknown = sorted(set(data) - set(KEYS))
         if unknown:
-            raise RuleSetError(f"{where}: unknown keys {sorted(unknown)}; expected description, base, pin, table")
-        base = None
-        if "base" in data:
-            from . import get_rule_set
-
-            base = get_rule_set(str(data["base"]))
+            raise RuleSetError(f"{label}: unknown key {shorten(unknown[0])}; valid keys: {', '.join(KEYS)}")
+        if "extends" in data and "base" in data:
+            raise RuleSetError(f"{label}: give 'extends' or its alias 'base', not both")
+        description = v.string("description", data.get("description", f"rule set from {path.name}"))
+        bases = tuple(_extend(spec, path, chain + (real,), options)
+                      for spec in v.names("extends" if "extends" in data else "base",
+                                          data.get("extends", data.get("base", []))))
         own: list[Constraint] = []
-        for axis, values in dict(data.get("pin", {})).items():
-            _axis(where, axis)
-            if not isinstance(values, list):
-                values = [values]
-            own.append(Table(f"file.{path.stem}.{axis}", (axis,), frozenset((v,) for v in values),
-                             f"{path.name}: {axis}={{{axis}}} is not one of {values}", where,
-                             applies_to=_kind(axis)))
-        for i, t in enumerate(data.get("table", [])):
-            try:
-                scope = tuple(t["scope"])
-                rows = frozenset(tuple(r) for r in t["rows"])
-            except (KeyError, TypeError) as exc:
-                raise RuleSetError(f"{where}: table #{i + 1} needs 'scope' and 'rows' lists ({exc})") from None
-            for axis in scope:
-                _axis(where, axis)
-            if any(len(r) != len(scope) for r in rows):
-                raise RuleSetError(f"{where}: table #{i + 1}: every row needs {len(scope)} values")
-            name = str(t.get("name", f"file.{path.stem}.table{i + 1}"))
-            own.append(Table(name, scope, rows, f"{path.name}: {name} excludes this {', '.join(scope)}",
-                             where, forbid=bool(t.get("forbid", False)), applies_to=_kind(*scope)))
-        return cls(path.stem, str(data.get("description", f"rule set from {path.name}")), base, tuple(own))
+        if "kind" in data:
+            kind = v.choice("kind", data["kind"], _KINDS)
+            other = "depthwise" if kind == "gemm" else "gemm"
+            own.append(nothing(f"file.{path.stem}", other, str(path)))
+        pins = data.get("pin", {})
+        if not isinstance(pins, dict):
+            raise RuleSetError(f"{label}: 'pin' must be a table of axis = [values], got {_type(pins)}")
+        for axis, values in pins.items():
+            values = v.values(f"pin.{axis}", axis, values)
+            own.extend(_for_kinds(Table(f"file.{path.stem}.{axis}", (axis,), frozenset((x,) for x in values),
+                                        f"{path.name}: {axis}={{{axis}}} is not one of {list(values)}", str(path))))
+        tables = data.get("table", [])
+        if not isinstance(tables, list) or not all(isinstance(t, dict) for t in tables):
+            raise RuleSetError(f"{label}: 'table' must be an array of tables ([[table]]), got {_type(tables)}")
+        for i, t in enumerate(tables, 1):
+            own.extend(_for_kinds(v.table(i, t, str(path))))
+        rs = cls(path.stem, description, bases, tuple(own))
+        if not bases and "kind" not in data and own and all(c.applies_to == "gemm" for c in own):
+            rs.own_warnings = (f"{label}: nothing here constrains depthwise kernels and nothing is extended, so every "
+                               f"depthwise kernel valid for the arch is in this set; add kind = \"gemm\" to drop "
+                               f"them",)
+        return rs
+
+    own_warnings: tuple[str, ...] = ()
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys([*(w for b in self.bases for w in b.warnings), *self.own_warnings]))
 
     def constraints(self, combo: Combo) -> Sequence[Constraint]:
-        base = tuple(self.base.constraints(combo)) if self.base is not None else ()
-        return base + self.own
+        return tuple(c for b in self.bases for c in b.constraints(combo)) + self.own
 
 
-def _axis(where: str, axis: str) -> None:
-    if axis not in AXES:
-        raise RuleSetError(f"{where}: unknown axis {axis!r}; valid: {', '.join(AXES)}")
+def _real(path: Path) -> str:
+    try:
+        return os.path.realpath(path)
+    except (OSError, ValueError):
+        return str(path)
 
 
-def _kind(*axes: str) -> str:
-    kinds = {AXES[a].kind for a in axes} - {"common"}
-    return "depthwise" if kinds == {"depthwise"} else "gemm"
+def _parse(text: str, label: str) -> dict:
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise RuleSetError(f"{label}: malformed rule-set file: {exc}") from None
+    except RecursionError:
+        raise RuleSetError(f"{label}: malformed rule-set file: values nested too deeply") from None
+    except ValueError as exc:  # e.g. an integer over Python's 4,300-digit conversion limit
+        raise RuleSetError(f"{label}: malformed rule-set file: {shorten(str(exc), 120, quote=False)}") from None
+
+
+def _extend(spec: str, path: Path, chain: tuple[str, ...], options: dict) -> RuleSet:
+    """A named rule set, or a file relative to the extending file's directory."""
+    from . import RULE_SETS, get_rule_set
+
+    if spec in RULE_SETS:
+        return get_rule_set(spec, **options)
+    target = Path(spec).expanduser()
+    if not target.is_absolute():
+        target = path.parent / target
+    if not _exists(target):
+        raise RuleSetError(f"{shorten(str(path), quote=False)}: extends {shorten(spec)}, which is neither a rule set "
+                           f"({', '.join(RULE_SETS)}) nor a file (looked for {shorten(str(target), quote=False)})")
+    if target.suffix != ".toml":
+        return _names_file(target)
+    return FileRuleSet.from_path(target, chain, **options)
+
+
+def _names_file(path: Path) -> RuleSet:
+    """A names file (one kernel name a line) as the rule set of exactly those kernels."""
+    from ..naming import parse_names
+    from ..textfile import numbered_lines
+    from .listed import ListedRuleSet
+
+    label = shorten(str(path), quote=False)
+    return ListedRuleSet(path.stem, parse_names(numbered_lines(path, "names file"), label), label)
+
+
+def _exists(path: Path) -> bool:
+    try:
+        return path.is_file()
+    except (OSError, ValueError):
+        return False
+
+
+def _type(value) -> str:
+    return {bool: "a boolean", int: "an integer", float: "a number", str: "a string", list: "an array",
+            dict: "a table"}.get(type(value), type(value).__name__)
+
+
+def _for_kinds(table: Table) -> tuple[Table, ...]:
+    """The table once per kernel kind its axes belong to.
+
+    A GEMM axis (tile_m, pipeline, ...) constrains GEMM kernels only, a
+    depthwise axis depthwise kernels only; a scope of common axes only
+    (variant, dtype, ndim, layout) constrains both kinds.
+    """
+    kinds = {AXES[a].kind for a in table.scope} - {"common"}
+    if len(kinds) > 1:
+        raise RuleSetError(f"{table.source}: {table.name}: scope mixes GEMM and depthwise axes "
+                           f"({', '.join(table.scope)}); no kernel has both")
+    return tuple(replace(table, applies_to=k) for k in (kinds or _KINDS))
+
+
+def _in_domain(value, axis: str) -> bool:
+    # bool is an int in Python: True must not pass for 1, nor 1 for True
+    return any(type(value) is type(d) and value == d for d in AXES[axis].domain)
+
+
+def _domain_text(axis: str) -> str:
+    return ", ".join(("true" if d else "false") if isinstance(d, bool) else str(d) for d in AXES[axis].domain)
+
+
+class _Validator:
+    """Checks one file's values, raising one line that names the file, the key and what is valid."""
+
+    def __init__(self, label: str, stem: str):
+        self.label = label
+        self.stem = stem
+
+    def fail(self, key: str, what: str):
+        raise RuleSetError(f"{self.label}: {key}: {what}")
+
+    def string(self, key: str, value) -> str:
+        if not isinstance(value, str):
+            self.fail(key, f"must be a string, got {_type(value)}")
+        return value
+
+    def choice(self, key: str, value, valid: Sequence[str]) -> str:
+        if value not in valid or not isinstance(value, str):
+            self.fail(key, f"{shorten(value)} is not one of {', '.join(valid)}")
+        return value
+
+    def names(self, key: str, value) -> list[str]:
+        items = value if isinstance(value, list) else [value]
+        if not all(isinstance(x, str) and x for x in items):
+            self.fail(key, "must be a rule-set name or file, or an array of them")
+        return items
+
+    def axis(self, key: str, axis) -> str:
+        if not isinstance(axis, str) or axis not in AXES:
+            self.fail(key, f"unknown axis {shorten(axis)}; valid: {', '.join(AXES)}")
+        return axis
+
+    def values(self, key: str, axis: str, values) -> tuple:
+        self.axis(key, axis)
+        values = values if isinstance(values, list) else [values]
+        if not values:
+            self.fail(key, f"an empty list allows nothing; valid values: {_domain_text(axis)}")
+        for x in values:
+            if not _in_domain(x, axis):
+                self.fail(key, f"{shorten(x) if isinstance(x, str) else _type(x) + ' ' + shorten(x, quote=False)} "
+                               f"is not a value of {axis}; valid values: {_domain_text(axis)}")
+        return tuple(dict.fromkeys(values))
+
+    def table(self, i: int, t: dict, source: str) -> Table:
+        key = f"table #{i}"
+        unknown = sorted(set(t) - set(TABLE_KEYS))
+        if unknown:
+            self.fail(key, f"unknown key {shorten(unknown[0])}; valid keys: {', '.join(TABLE_KEYS)}")
+        if "scope" not in t or "rows" not in t:
+            self.fail(key, "needs 'scope' (an array of axes) and 'rows' (an array of arrays)")
+        name = self.string(f"{key}.name", t.get("name", f"file.{self.stem}.table{i}"))
+        forbid = t.get("forbid", False)
+        if not isinstance(forbid, bool):
+            self.fail(f"{key}.forbid", f"must be true or false, got {shorten(forbid)}")
+        scope = t["scope"]
+        if not isinstance(scope, list) or not scope:
+            self.fail(f"{key}.scope", f"must be a non-empty array of axes, got {_type(scope)}")
+        scope = tuple(self.axis(f"{key}.scope", a) for a in scope)
+        if len(set(scope)) != len(scope):
+            self.fail(f"{key}.scope", "names an axis twice")
+        rows = t["rows"]
+        if not isinstance(rows, list):
+            self.fail(f"{key}.rows", f"must be an array of rows, got {_type(rows)}")
+        for r, row in enumerate(rows, 1):
+            if not isinstance(row, list) or len(row) != len(scope):
+                self.fail(f"{key}.rows[{r}]", f"must be an array of {len(scope)} values ({', '.join(scope)})")
+            for axis, x in zip(scope, row):
+                if not _in_domain(x, axis):
+                    self.fail(f"{key}.rows[{r}]", f"{shorten(x)} is not a value of {axis}; "
+                                                  f"valid values: {_domain_text(axis)}")
+        return Table(name, scope, frozenset(map(tuple, rows)), f"{Path(source).name}: {name} "
+                     f"{'forbids' if forbid else 'excludes'} this {', '.join(scope)}", source, forbid=forbid)

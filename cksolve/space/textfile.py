@@ -1,0 +1,77 @@
+"""Reading the user's text files (names, rule sets, .conf) with bounds and one clear error.
+
+Every reader here decodes UTF-8 itself (a leading BOM is dropped, CRLF line
+ends are fine) instead of trusting the locale or ``PYTHONIOENCODING``, and
+reads at most a bounded number of bytes, so ``/dev/zero`` or a binary file
+given by mistake is an error line, not an exhausted memory.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Iterator
+
+from ..errors import CksolveError, shorten
+
+__all__ = ["read_text", "numbered_lines", "MAX_FILE", "MAX_LINE"]
+
+#: Largest rule-set or .conf file read (a rule set listing every `full` kernel is ~10 MB).
+MAX_FILE = 64 << 20
+#: Longest line of a names file (kernel names are under 200 characters).
+MAX_LINE = 4096
+
+_BOM = b"\xef\xbb\xbf"
+
+
+def _open(source: str | Path, what: str):
+    if str(source) == "-":
+        return sys.stdin.buffer if sys.stdin is not None else _fail(f"cannot read the {what} from stdin: it is closed")
+    try:
+        return open(source, "rb")
+    except (OSError, ValueError) as exc:  # ValueError: an embedded NUL byte
+        reason = getattr(exc, "strerror", None) or str(exc)
+        _fail(f"cannot read {shorten(str(source), quote=False)}: {reason}")
+
+
+def _fail(message: str):
+    raise CksolveError(message)
+
+
+def _decode(data: bytes, where: str) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        _fail(f"{where}: not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start})")
+
+
+def read_text(path: str | Path, what: str, limit: int = MAX_FILE) -> str:
+    """The whole file as text; an error names the file when it is unreadable, too big or not UTF-8."""
+    fh = _open(path, what)
+    where = shorten(str(path), quote=False)
+    try:
+        with fh:
+            data = fh.read(limit + 1)
+    except OSError as exc:
+        _fail(f"cannot read {where}: {exc.strerror}")
+    if len(data) > limit:
+        _fail(f"{where}: {what} is larger than {limit >> 20} MiB")
+    return _decode(data.removeprefix(_BOM), where)
+
+
+def numbered_lines(source: str | Path, what: str, max_line: int = MAX_LINE) -> Iterator[tuple[int, str]]:
+    """(line number, line without its end) of a file or ``-`` (stdin), read one bounded line at a time."""
+    fh = _open(source, what)
+    where = "stdin" if str(source) == "-" else shorten(str(source), quote=False)
+    try:
+        for no, raw in enumerate(iter(lambda: fh.readline(max_line + 1), b""), 1):
+            if len(raw) > max_line:
+                _fail(f"{where}:{no}: line longer than {max_line} bytes; is this a {what}?")
+            if no == 1:
+                raw = raw.removeprefix(_BOM)
+            yield no, _decode(raw, f"{where}:{no}").rstrip("\r\n")
+    except OSError as exc:
+        _fail(f"cannot read {where}: {exc.strerror}")
+    finally:
+        if fh is not getattr(sys.stdin, "buffer", None):
+            fh.close()

@@ -1,0 +1,100 @@
+"""Rule-set files: docs/rule-set-files.md's examples, validation of every key, extends, kinds, counting free files."""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+from pathlib import Path
+
+import pytest
+
+from conftest import CK
+from test_cli import run
+
+DOC = Path(__file__).resolve().parents[1] / "docs" / "rule-set-files.md"
+
+
+def _doc_files_and_commands() -> tuple[dict[str, str], list[tuple[str, list[str]]]]:
+    """The doc's files (a fenced block after "File `NAME`:") and its console examples (command, output lines)."""
+    text = DOC.read_text(encoding="utf-8")
+    files = {m[1]: m[2] for m in re.finditer(r"File `([^`]+)`:\n\n```\w*\n(.*?)```", text, re.S)}
+    commands = []
+    for block in re.findall(r"```console\n(.*?)```", text, re.S):
+        for chunk in re.split(r"^\$ ", block, flags=re.M)[1:]:
+            line, *output = chunk.rstrip("\n").split("\n")
+            commands.append((line, output))
+    return files, commands
+
+
+FILES, COMMANDS = _doc_files_and_commands()
+
+
+def test_the_doc_has_the_three_worked_examples():
+    assert {"compv3-256.toml", "site.toml", "zoo.toml", "kernels.txt"} <= set(FILES)
+    assert len(COMMANDS) >= 8
+
+
+@pytest.mark.parametrize("line, expected", COMMANDS, ids=[c for c, _ in COMMANDS])
+def test_doc_example_prints_what_the_doc_shows(capsys, tmp_path, monkeypatch, line, expected):
+    for name, body in FILES.items():
+        (tmp_path / name).write_text(body, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    argv = [a.replace("../shared", str(CK.parent)) for a in shlex.split(line)[1:]]
+    code, out, err = run(capsys, *argv)
+    got = [ln.rstrip() for ln in (out + err).splitlines()]
+    assert got == [ln.rstrip() for ln in expected], f"{line}: doc and output differ"
+    assert code == (2 if err else 0), (line, err)
+
+
+def _count(capsys, rule_set, *selection) -> dict[str, int]:
+    code, out, err = run(capsys, "count", "-r", str(rule_set), "--by", "variant", "--format", "json", *selection)
+    assert code == 0, err
+    return {g["variant"]: g["count"] for g in json.loads(out)["groups"]}
+
+
+def test_extends_resolves_against_the_file_and_intersects(capsys, tmp_path, monkeypatch):
+    sub = tmp_path / "sets"
+    sub.mkdir()
+    (sub / "compv3.toml").write_text('extends = "full"\n[pin]\npipeline = ["compv3"]\n')
+    (sub / "wide.toml").write_text('base = "full"\n[pin]\ntile_n = [256]\n')
+    (sub / "both.toml").write_text('extends = ["compv3.toml", "wide.toml"]\n')
+    monkeypatch.chdir(tmp_path)  # not the files' directory: extends must not depend on the cwd
+    sel = ("-a", "gfx942")
+    both = _count(capsys, "sets/both.toml", *sel)
+    narrowed = tmp_path / "narrowed.toml"
+    narrowed.write_text('extends = "full"\n[pin]\npipeline = ["compv3"]\ntile_n = [256]\n')
+    assert both == _count(capsys, narrowed, *sel) and both["forward"] > 0
+    full = _count(capsys, "full", *sel)
+    assert both["forward_depthwise"] == full["forward_depthwise"] > 0, "GEMM pins leave depthwise kernels alone"
+
+
+def test_kind_keeps_one_kernel_kind(capsys, tmp_path):
+    sel = ("-a", "gfx942")
+    full = _count(capsys, "full", *sel)
+    for kind in ("gemm", "depthwise"):
+        path = tmp_path / f"{kind}.toml"
+        path.write_text(f'extends = "full"\nkind = "{kind}"\n')
+        got = _count(capsys, path, *sel)
+        want = {v: (n if (v == "forward_depthwise") == (kind == "depthwise") else 0) for v, n in full.items()}
+        assert got == want, f"kind = {kind}: {got} != {want}"
+
+
+def test_a_pin_on_a_common_axis_reaches_both_kinds(capsys, tmp_path):
+    path = tmp_path / "fp32.toml"
+    path.write_text('extends = "full"\n[pin]\ndtype = ["fp32"]\n')
+    assert _count(capsys, path, "-a", "gfx942") == _count(capsys, "full", "-a", "gfx942", "--dtype", "fp32")
+
+
+def test_show_lists_the_files_own_constraints(capsys, tmp_path):
+    path = tmp_path / "mine.toml"
+    path.write_text('description = "mine"\nextends = "default"\n[pin]\npipeline = "compv3"\n'
+                    '[[table]]\nname = "mine.tiles"\nscope = ["tile_m", "tile_n"]\nforbid = true\nrows = [[16, 64]]\n')
+    code, out, err = run(capsys, "rule-sets", "--show", str(path), "-a", "gfx942", "--variant", "forward",
+                         "--dtype", "fp16", "--ndim", "2")
+    lines = out.splitlines()
+    assert code == 0 and lines[0] == "mine: mine", err
+    rows = {ln.split()[0]: ln.split() for ln in lines[2:]}
+    assert rows["file.mine.pipeline"][1:6] == ["pipeline", "table", "gemm", "1", "1"]
+    assert rows["mine.tiles"][1:6] == ["tile_m,tile_n", "forbid", "table", "gemm", "1"]
+    assert "rules.default.core" in rows
