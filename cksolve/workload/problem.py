@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Iterable, NamedTuple
 
 from ..errors import CksolveError
+from ..space.textfile import read_text
 
 __all__ = ["Problem", "ProblemFacts", "ProblemError", "DIRECTIONS", "FIELDS", "parse_problem", "read_problems"]
 
@@ -220,10 +221,6 @@ def parse_problem(spec: str) -> Problem:
         raise ProblemError(f"problem spec {_echo(spec)!r}: {exc}") from None
 
 
-#: A problem file larger than this is refused rather than read into memory.
-MAX_FILE_BYTES = 64 * 1024 * 1024
-
-
 def read_problems(path: str | Path) -> list[Problem]:
     """Problems of a CSV file with CK's header, or a JSONL file with the same keys, in file order."""
     problems = []
@@ -245,16 +242,9 @@ def read_rows(path: str | Path, columns: Iterable[str]) -> list[tuple[str, dict]
     """
     path = Path(path)
     try:
-        with open(path, "rb") as fh:
-            data = fh.read(MAX_FILE_BYTES + 1)
-    except OSError as exc:
-        raise ProblemError(f"cannot read {path}: {exc.strerror or exc}") from None
-    if len(data) > MAX_FILE_BYTES:
-        raise ProblemError(f"{path}: larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB")
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise ProblemError(f"{path}: not UTF-8 (byte {exc.start})") from None
+        text = read_text(path, "problem file")
+    except CksolveError as exc:  # the workload face raises ProblemError for every bad file
+        raise ProblemError(str(exc)) from None
     first = next((ln for ln in text.splitlines() if ln.strip()), "")
     rows = _jsonl_rows(path, text) if first.lstrip().startswith("{") else _csv_rows(path, text, tuple(columns))
     return [(f"{path}:{line}", values) for line, values in rows]
