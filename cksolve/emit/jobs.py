@@ -33,8 +33,9 @@ Result = tuple
 class Job:
     """The rendering of one tree's kernels; see the module docstring."""
 
-    def __init__(self, items: Sequence[tuple], root: str, manifest: dict, token: str):
+    def __init__(self, items: Sequence[tuple], root: str, manifest: dict, token: str, in_place: bool = False):
         self.items, self.root, self.manifest, self.token = items, root, manifest, token
+        self.in_place = in_place  # an empty tree: write final names directly, nothing to compare
         self._fds: tuple | None = None  # (pid, top, wrappers): descriptors are per process
 
     def needs_render(self, item) -> bool:
@@ -71,12 +72,17 @@ class Job:
                 for rel, text in zip(render.kernel_paths(name), render.render_kernel(arch, c, name=name)):
                     data = text.encode()
                     nbytes += len(data)
-                    st = _same_on_disk(self.root + "/" + rel, data)
+                    final = self.root + "/" + rel
+                    if self.in_place:
+                        entry += files.write_new(final, data)
+                        written += 1
+                        nwritten += len(data)
+                        continue
+                    st = _same_on_disk(final, data)
                     if st is not None:
                         entry += st
                         unchanged += 1
                         continue
-                    final = self.root + "/" + rel
                     d, b = os.path.split(final)
                     tmp = os.path.join(d, files.temp_name(b, self.token))
                     temps.append((tmp, final))  # before the write: a failure must find it

@@ -198,21 +198,20 @@ def emit(configs: Sequence[tuple[str, KernelConfig | DepthwiseConfig]], out_dir:
     if root.exists() and not root.is_dir():
         raise EmitError(f"cannot write to {root}: not a directory")
     summary = EmitSummary(kernels=len(items), out_dir=str(root))
-    token = f"{os.getpid()}-{os.urandom(4).hex()}"
-    created: list[Path] = []
+    run = _Run(root, f"{os.getpid()}-{os.urandom(4).hex()}")
     with Guard() as guard:
         try:
-            _make_dirs(root, created)
+            _make_dirs(root, run.created)
             with _locked(root, on_wait):
-                _emit_locked(items, root, token, jobs, progress, guard, summary, created)
+                _emit_locked(items, run, jobs, progress, guard, summary)
         except Interrupt as exc:
             with guard.deferred():
-                _clean(root, token, created, summary.published)
+                _clean(run, summary.published)
             state = "after the tree was complete" if summary.published else "no file was changed"
             raise EmitInterrupted(exc.signum, f"{state} in {root}") from None
         except (OSError, EmitError) as exc:
             with guard.deferred():
-                _clean(root, token, created, summary.published)
+                _clean(run, summary.published)
             if isinstance(exc, EmitError):
                 raise
             raise EmitError(f"cannot write to {root}: {files.describe(exc)}") from None
@@ -248,39 +247,63 @@ def _locked(root: Path, on_wait):
         os.close(fd)
 
 
-def _clean(root: Path, token: str, created: list[Path], published: bool) -> None:
-    """After a failure: remove this emit's temporaries, and the directories it created if still empty."""
+class _Run:
+    """One emit's state for cleaning up after it: its token, what it created, what it wrote in place."""
+
+    def __init__(self, root: Path, token: str):
+        self.root, self.token = root, token
+        self.created: list[Path] = []
+        self.in_place: list[str] = []  # kernels written straight to their names (into an empty tree)
+
+
+def _clean(run: _Run, published: bool) -> None:
+    """After a failure: remove this emit's temporaries, what it wrote into an empty tree, and the
+    directories it created (if empty): the tree is as it was."""
+    root = run.root
     for d in (root, root / render.WRAPPER_DIR):
         try:
             names = os.listdir(d)
         except OSError:
             continue
-        files.remove(os.path.join(d, n) for n in names if files.is_temp(n) and token in n)
-    if not published:
-        for d in reversed(created):
+        files.remove([os.path.join(d, n) for n in names if files.is_temp(n) and run.token in n])
+    if published:
+        return
+    if run.in_place:
+        _remove_kernels(root, run.in_place)
+        files.remove([str(root / p) for p in render.global_paths()] + [str(root / MANIFEST)])
+    for d in reversed(run.created):
             try:
                 os.rmdir(d)
             except OSError:
                 pass
 
 
-def _emit_locked(items, root: Path, token: str, jobs: int | None, progress: bool, guard: Guard,
-                 summary: "EmitSummary", created: list[Path]) -> None:
+def _emit_locked(items, run: _Run, jobs: int | None, progress: bool, guard: Guard, summary: "EmitSummary") -> None:
+    root, token = run.root, run.token
     wrap = root / render.WRAPPER_DIR
     if files.real_dir(wrap):
-        created.append(wrap)
+        run.created.append(wrap)
     top, wrapped = os.listdir(root), os.listdir(wrap)
     # what a killed emit left (we hold the lock: no live emit owns a temporary here)
-    summary.swept = (files.remove(os.path.join(root, n) for n in top if files.is_temp(n))
-                     + files.remove(os.path.join(wrap, n) for n in wrapped if files.is_temp(n)))
+    tag = files.TMP_TAG
+    summary.swept = (files.remove([os.path.join(root, n) for n in top if n.endswith(tag)])
+                     + files.remove([os.path.join(wrap, n) for n in wrapped if n.endswith(tag)]))
     old = manifest_.load(root, _all_plain, _ARCH.fullmatch)
     if old.warning:
         summary.notes.append(old.warning)
     selected = {name for _, _, name in items}
     stale = sorted(set(old.kernels) - selected)
     summary.foreign = _foreign(top, wrapped, selected | set(old.kernels))
+    # an empty tree: files go straight to their names (no rename each); owned from the start
+    # by a pending manifest, and removed again if the emit fails or is interrupted
+    in_place = (not old.kernels and all(n in (render.WRAPPER_DIR, MANIFEST) or n.endswith(tag) for n in top)
+                and all(n.endswith(tag) for n in wrapped))
+    if in_place:
+        with guard.deferred():
+            run.in_place = sorted(selected)
+            manifest_.save(root, {name: (arch,) + manifest_.PENDING for arch, _, name in items}, None, token)
 
-    job = jobs_.Job(items, str(root), old.kernels, token)
+    job = jobs_.Job(items, str(root), old.kernels, token, in_place)
     workers = max(1, jobs if jobs else (os.cpu_count() or 1))
     try:
         n = len(items)
@@ -311,14 +334,14 @@ def _emit_locked(items, root: Path, token: str, jobs: int | None, progress: bool
 
     with guard.deferred():
         new = selected.difference(old.kernels)
-        if new:  # own them before they appear: a kill from here on must not orphan them
+        if new and not in_place:  # own them before they appear: a kill from here on must not orphan them
             pending = dict(old.kernels)
             pending.update((name, (arch,) + manifest_.PENDING) for arch, _, name in items if name in new)
             manifest_.save(root, pending, old.globals, token)
         _publish(temps + g_temps)
         summary.published = True
         summary.removed = _remove_kernels(root, stale)
-        if new or stale or summary.written or old.globals != g_entry or kernels != old.kernels:
+        if in_place or new or stale or summary.written or old.globals != g_entry or kernels != old.kernels:
             try:
                 manifest_.save(root, kernels, g_entry, token)
             except OSError:
@@ -326,16 +349,16 @@ def _emit_locked(items, root: Path, token: str, jobs: int | None, progress: bool
 
 
 def _foreign(top: list[str], wrapped: list[str], owned: set[str]) -> list[str]:
-    """Files in the tree that no emit of this directory wrote."""
+    """Files in the tree that no emit of this directory wrote (set differences: 27k names per re-emit)."""
     ours = {manifest_.MANIFEST, render.WRAPPER_DIR}
     ours.update(p for p in render.global_paths() if "/" not in p)
-    ours.update(n + ".hpp" for n in owned)
-    ours.update(n + ".cpp" for n in owned)
-    mine_w = {p.split("/", 1)[1] for p in render.global_paths() if "/" in p}
-    mine_w.update(render.WRAPPER_PREFIX + n + ".hpp" for n in owned)
-    out = [n for n in top if n not in ours and not files.is_temp(n)]
-    out += [f"{render.WRAPPER_DIR}/{n}" for n in wrapped if n not in mine_w and not files.is_temp(n)]
-    return sorted(out)
+    ours.update([n + ".hpp" for n in owned])
+    ours.update([n + ".cpp" for n in owned])
+    out = set(top).difference(ours)
+    mine = {p.split("/", 1)[1] for p in render.global_paths() if "/" in p}
+    mine.update([render.WRAPPER_PREFIX + n + ".hpp" for n in owned])
+    out.update(f"{render.WRAPPER_DIR}/{n}" for n in set(wrapped).difference(mine))
+    return sorted(n for n in out if not n.endswith(files.TMP_TAG))
 
 
 def _publish(temps: list[tuple[str, str]]) -> None:
