@@ -1,9 +1,9 @@
 """``cksolve emit``: choose the kernels (rule set or names file), check them, hand them to the writer.
 
 Every problem with the input -- an unknown or invalid name, a bad selection --
-is reported before a single file is written. SIGINT / SIGTERM at any point of
-the command end it with one line and exit 130 / 143 (the writer cleans up
-what it was writing; before it starts, there is nothing to clean).
+is reported before a single file is written. SIGINT / SIGTERM while the
+writer runs end the command with its one line and exit 130 / 143 (at other
+moments ``cksolve.entry`` does the same; there is nothing to clean up then).
 """
 
 from __future__ import annotations
@@ -59,18 +59,14 @@ def inputs(rule_set: Optional[str], names: Optional[Path], builder_configs: Opti
 
 def run_emit(*, out: Path, rule_set, names, arch, variant, dtype, ndim, jobs, builder_configs,
              arch_dirs: Optional[bool] = None, cmake_list: Optional[Path] = None) -> int:
-    """Run the command; returns the exit code (0, or 128 + signal when interrupted)."""
-    from .emit.interrupt import EmitInterrupted, Guard, Interrupt
+    """Run the command; returns the exit code (0, or 128 + signal when the writer was interrupted)."""
+    from .emit import EmitInterrupted
 
     try:
-        with Guard():
-            return _run(out, rule_set, names, arch, variant, dtype, ndim, jobs, builder_configs, arch_dirs, cmake_list)
-    except Interrupt as exc:
-        exc = EmitInterrupted(exc.signum, f"nothing was written to {out}")
-    except EmitInterrupted as e:
-        exc = e
-    sys.stderr.write(f"cksolve: {exc}\n")
-    return exc.exit_code
+        return _run(out, rule_set, names, arch, variant, dtype, ndim, jobs, builder_configs, arch_dirs, cmake_list)
+    except EmitInterrupted as exc:
+        sys.stderr.write(f"cksolve: {exc}\n")
+        return exc.exit_code
 
 
 def _say(line: str) -> None:

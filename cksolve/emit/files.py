@@ -20,9 +20,11 @@ from typing import Iterable
 from ..errors import CksolveError
 
 __all__ = ["TMP_TAG", "write_new", "temp_name", "is_temp", "describe", "remove", "real_dir",
-           "write_text_atomic", "read_regular"]
+           "write_text_atomic", "read_regular", "remove_live_temporaries"]
 
 TMP_TAG = ".cksolve-tmp"
+#: temporaries of write_text_atomic not yet renamed: what an exit on a signal must remove (cksolve.entry)
+_live: set[str] = set()
 
 
 def describe(e: OSError) -> str:
@@ -90,6 +92,11 @@ def real_dir(path: Path) -> bool:
     raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), str(path))
 
 
+def remove_live_temporaries() -> None:
+    """Remove what write_text_atomic has not renamed yet (called on an exit by signal)."""
+    remove(list(_live))
+
+
 def read_regular(path: Path, limit: int) -> bytes | None:
     """The bytes of ``path`` if it is a regular file (not a link, FIFO, device) of at most ``limit`` bytes."""
     try:
@@ -123,6 +130,7 @@ def write_text_atomic(path: Path, text: str) -> None:
     tmp = None
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=TMP_TAG, dir=path.parent or ".")
+        _live.add(tmp)
         try:
             umask = os.umask(0)
             os.umask(umask)
@@ -133,9 +141,11 @@ def write_text_atomic(path: Path, text: str) -> None:
         finally:
             os.close(fd)
         os.replace(tmp, path)
+        _live.discard(tmp)
     except BaseException as exc:
         if tmp is not None:
             remove([tmp])
+            _live.discard(tmp)
         if isinstance(exc, OSError):
             raise CksolveError(f"cannot write {path}: {exc.strerror or exc}") from None
         raise
