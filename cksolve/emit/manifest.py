@@ -92,7 +92,8 @@ def _parse(head: dict, body: memoryview, plain, arch_ok) -> tuple[dict, list | N
                               and all(type(x) is int for x in g[1:])):
         raise ValueError("bad globals entry")
     sixes = zip(*[iter(nums)] * 6)  # grouped in C: read on every emit, the unchanged one included
-    return dict(zip(names, map(tuple.__add__, [(archs[a],) for a in arch_of], sixes))), g
+    firsts = map([(a,) for a in archs].__getitem__, arch_of)
+    return dict(zip(names, map(tuple.__add__, firsts, sixes))), g
 
 
 def save(root: Path, kernels: dict, globals_entry: list | None, token: str) -> None:
