@@ -231,6 +231,9 @@ def test_second_emit_waits_for_the_lock(tmp_path, tmp_path_factory):
 
 
 def test_several_archs_get_one_tree_each(tmp_path, tmp_path_factory):
+    (tmp_path / "d").mkdir()
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "d" / "gfx950").symlink_to(tmp_path / "elsewhere", target_is_directory=True)
     proc = _cli("--rule-set", "tiny", "--arch", "gfx942,gfx950", "--out", str(tmp_path / "d"), "-j", "2")
     out, err = proc.communicate(timeout=180)
     assert proc.returncode == 0, err
@@ -238,6 +241,7 @@ def test_several_archs_get_one_tree_each(tmp_path, tmp_path_factory):
     assert _tree(tmp_path / "d" / "gfx942") == _clean(tmp_path_factory, SEL_B)
     assert _tree(tmp_path / "d" / "gfx950") == _clean(tmp_path_factory, ["--rule-set", "tiny", "--arch", "gfx950"])
     assert out.count("\n") == 2
+    assert list((tmp_path / "elsewhere").iterdir()) == []  # the symlinked tree was replaced, not followed
 
 
 def test_output_directory_that_is_a_mount_point(tmp_path, tmp_path_factory):

@@ -152,7 +152,7 @@ def _split_by_arch(configs) -> dict[str, list]:
             arch, c = pair
         except (TypeError, ValueError):
             raise EmitError(f"expected (arch, config) pairs, got {pair!r}") from None
-        if arch not in groups:
+        if type(arch) is not str or arch not in groups:
             _check_arch(arch)
             groups[arch] = []
         groups[arch].append((arch, c))
@@ -180,7 +180,16 @@ def emit_trees(configs: Iterable[tuple[str, KernelConfig | DepthwiseConfig]], ou
         arch_dirs = len(groups) > 1
     if not arch_dirs:
         return [(None, emit([p for g in groups.values() for p in g], out_dir, **kw))]
-    return [(arch, emit(groups[arch], Path(out_dir) / arch, **kw)) for arch in sorted(groups)]
+    out = []
+    for arch in sorted(groups):
+        tree = Path(out_dir) / arch
+        if os.path.islink(tree):  # inside --out: replaced, never followed
+            try:
+                os.unlink(tree)
+            except OSError as e:
+                raise EmitError(f"cannot write to {tree}: {files.describe(e)}") from None
+        out.append((arch, emit(groups[arch], tree, **kw)))
+    return out
 
 
 def emit(configs: Sequence[tuple[str, KernelConfig | DepthwiseConfig]], out_dir: Path,
