@@ -277,3 +277,15 @@ def test_bad_emit_inputs_one_line_exit_2(tmp_path):
         assert proc.returncode == 2 and err.count("\n") == 1 and needle in err, (argv, err)
         assert "Traceback" not in err
     assert not (tmp_path / "o2").exists() and not (tmp_path / "o3").exists()
+
+
+def test_two_emits_at_once_never_merge(tmp_path, tmp_path_factory):
+    out = tmp_path / "out"
+    a = _cli(*SEL_A, "--out", str(out), "-j", "1")
+    b = _cli(*SEL_B, "--out", str(out), "-j", "1")
+    ra, rb = a.communicate(timeout=180), b.communicate(timeout=180)
+    assert a.returncode == 0 and b.returncode == 0, (ra[1], rb[1])
+    tree = _tree(out)
+    clean_a, clean_b = _clean(tmp_path_factory, SEL_A), _clean(tmp_path_factory, SEL_B)
+    assert tree in (clean_a, clean_b), f"a merged tree: vs A {_diff(tree, clean_a)}; vs B {_diff(tree, clean_b)}"
+    assert _leftovers(tmp_path) == []
