@@ -20,7 +20,7 @@ from typing import Iterable
 from ..errors import CksolveError
 
 __all__ = ["TMP_TAG", "write_new", "temp_name", "is_temp", "describe", "remove", "real_dir",
-           "write_text_atomic", "read_regular", "remove_live_temporaries"]
+           "write_text_atomic", "read_regular", "remove_live_temporaries", "same_on_disk"]
 
 TMP_TAG = ".cksolve-tmp"
 #: temporaries of write_text_atomic not yet renamed: what an exit on a signal must remove (cksolve.entry)
@@ -58,6 +58,22 @@ def write_new(path: str, data: bytes, dir_fd: int | None = None) -> tuple[int, i
         raise
     os.close(fd)
     return st.st_size, st.st_mtime_ns
+
+
+def same_on_disk(path: str, data: bytes) -> tuple[int, int] | None:
+    """(size, mtime_ns) of ``path`` if it is a regular file holding exactly ``data``; a symlink never is."""
+    try:
+        st = os.lstat(path)
+        if not stat.S_ISREG(st.st_mode) or st.st_size != len(data):
+            return None
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        try:
+            same = os.read(fd, len(data) + 1) == data
+        finally:
+            os.close(fd)
+        return (st.st_size, st.st_mtime_ns) if same else None
+    except OSError:
+        return None
 
 
 def remove(paths: Iterable[str], dir_fd: int | None = None) -> int:

@@ -78,7 +78,7 @@ class Job:
                         written += 1
                         nwritten += len(data)
                         continue
-                    st = _same_on_disk(final, data)
+                    st = files.same_on_disk(final, data)
                     if st is not None:
                         entry += st
                         unchanged += 1
@@ -107,22 +107,6 @@ def _unchanged(name: str, prev, top: int, wrap: int) -> bool:
         return False
     return (stat.S_ISREG(a.st_mode) and stat.S_ISREG(b.st_mode) and stat.S_ISREG(w.st_mode)
             and (a.st_size, a.st_mtime_ns, b.st_size, b.st_mtime_ns, w.st_size, w.st_mtime_ns) == prev[1:])
-
-
-def _same_on_disk(path: str, data: bytes) -> tuple[int, int] | None:
-    """(size, mtime_ns) of ``path`` if it is a regular file holding exactly ``data``; a symlink never is."""
-    try:
-        st = os.lstat(path)
-        if not stat.S_ISREG(st.st_mode) or st.st_size != len(data):
-            return None
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
-        try:
-            same = os.read(fd, len(data) + 1) == data
-        finally:
-            os.close(fd)
-        return (st.st_size, st.st_mtime_ns) if same else None
-    except OSError:
-        return None
 
 
 # ------------------------------------------------------------------ running

@@ -30,6 +30,7 @@ from __future__ import annotations
 import fcntl
 import os
 import re
+import stat
 import string
 import sys
 import time
@@ -312,33 +313,7 @@ def _emit_locked(items, run: _Run, jobs: int | None, progress: bool, guard: Guar
             run.in_place = sorted(selected)
             manifest_.save(root, {name: (arch,) + manifest_.PENDING for arch, _, name in items}, None, token)
 
-    job = jobs_.Job(items, str(root), old.kernels, token, in_place)
-    workers = max(1, jobs if jobs else (os.cpu_count() or 1))
-    try:
-        n = len(items)
-        # kernels the manifest cannot vouch for must be rendered; the others only
-        # need a stat each, which is cheaper in this process than in forked ones
-        to_render = sum(1 for it in items if job.needs_render(it))
-        if workers > 1 and to_render >= 64:
-            render.warm_up()  # compile the templates once, before the fork
-            size = max(16, -(-n // (workers * 8)))
-        else:
-            workers, size = 1, max(n, 1)
-        chunks = [(i, min(i + size, n)) for i in range(0, n, size)]
-        # a bar only when there is rendering to watch (a stat-only check takes well under a second)
-        results = jobs_.run(job, chunks, workers, _progress(progress and to_render > 0, n))
-    finally:
-        job.close()
-    temps, kernels = [], {}
-    for entries, tmps, written, unchanged, nbytes, nwritten, _, error in results:
-        if error is not None:
-            raise EmitError(f"cannot write to {root}: {error}")
-        temps += tmps
-        kernels.update(entries)
-        summary.written += written
-        summary.unchanged += unchanged
-        summary.bytes += nbytes
-        summary.bytes_written += nwritten
+    temps, kernels = _render(jobs_.Job(items, str(root), old.kernels, token, in_place), jobs, progress, summary)
     g_entry, g_temps = _write_globals(root, items, old.globals, token, summary)
 
     with guard.deferred():
@@ -355,6 +330,37 @@ def _emit_locked(items, run: _Run, jobs: int | None, progress: bool, guard: Guar
                 manifest_.save(root, kernels, g_entry, token)
             except OSError:
                 pass  # the pending manifest stays: it owns a superset, and only costs a check next time
+
+
+def _render(job: jobs_.Job, jobs: int | None, progress: bool, summary: "EmitSummary") -> tuple[list, dict]:
+    """Render what changed (to temporaries, or in place): ([(temporary, final)], manifest entries)."""
+    items, n = job.items, len(job.items)
+    workers = max(1, jobs if jobs else (os.cpu_count() or 1))
+    try:
+        # kernels the manifest cannot vouch for must be rendered; the others only
+        # need a stat each, which is cheaper in this process than in forked ones
+        to_render = sum(1 for it in items if job.needs_render(it))
+        if workers > 1 and to_render >= 64:
+            render.warm_up()  # compile the templates once, before the fork
+            size = max(16, -(-n // (workers * 8)))
+        else:
+            workers, size = 1, max(n, 1)
+        chunks = [(i, min(i + size, n)) for i in range(0, n, size)]
+        # a bar only when there is rendering to watch (a stat-only check takes well under a second)
+        results = jobs_.run(job, chunks, workers, _progress(progress and to_render > 0, n))
+    finally:
+        job.close()
+    temps, kernels = [], {}
+    for entries, tmps, written, unchanged, nbytes, nwritten, _, error in results:
+        if error is not None:
+            raise EmitError(f"cannot write to {summary.out_dir}: {error}")
+        temps += tmps
+        kernels.update(entries)
+        summary.written += written
+        summary.unchanged += unchanged
+        summary.bytes += nbytes
+        summary.bytes_written += nwritten
+    return temps, kernels
 
 
 def _foreign(top: list[str], wrapped: list[str], owned: set[str]) -> list[str]:
@@ -415,7 +421,7 @@ def _write_globals(root: Path, items, old: list | None, token: str, summary: "Em
         data = texts[rel].encode()
         summary.bytes += len(data)
         final = root / rel
-        st = jobs_._same_on_disk(str(final), data)
+        st = files.same_on_disk(str(final), data)
         if st is not None:
             entry += st
             summary.unchanged += 1
@@ -433,7 +439,7 @@ def _stat_ok(path: Path, size: int, mtime: int) -> bool:
         st = os.lstat(path)
     except OSError:
         return False
-    return st.st_size == size and st.st_mtime_ns == mtime and not os.path.islink(path)
+    return stat.S_ISREG(st.st_mode) and st.st_size == size and st.st_mtime_ns == mtime
 
 
 class _progress:
