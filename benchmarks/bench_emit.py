@@ -1,6 +1,13 @@
 """Benchmark: emit a large kernel set twice (into an empty directory, then unchanged).
 
     PYTHONPATH=. python benchmarks/bench_emit.py [--arch gfx942] [--jobs N] [--keep DIR] [--progress]
+    PYTHONPATH=. python benchmarks/bench_emit.py --interrupts 6   # also: stop latency and tree state
+
+``--interrupts N`` runs ``cksolve emit --rule-set full`` N times and signals it
+at seeded moments (SIGINT, SIGTERM, SIGKILL in turn): it prints the time from
+the signal to the exit (target 2 s), the exit code, and whether any temporary
+is left; after a SIGKILL it re-runs the emit and compares the tree with a clean
+one (every file, the manifest aside).
 
 The set is the ``full`` rule set for the arch. Reference:
 CK's generator writes the 9,077 ``full`` kernels of gfx942 in 2.7 s on the
@@ -44,6 +51,7 @@ def main(argv=None) -> int:
     ap.add_argument("--repeat", type=int, default=1, help="measure this many times (fresh directory each)")
     ap.add_argument("--no-calibrate", action="store_true",
                     help="skip the baseline: a plain sequential write of the same files, as CK's generator does")
+    ap.add_argument("--interrupts", type=int, default=0, help="signal N emits at seeded moments (see above)")
     args = ap.parse_args(argv)
 
     from cksolve.emit import emit
@@ -85,11 +93,60 @@ def main(argv=None) -> int:
             if second.written:
                 print("ERROR: the unchanged run wrote files", file=sys.stderr)
                 failed = True
+        if args.interrupts:
+            failed |= interrupts(args.arch, args.interrupts, base, out)
     finally:
         shutil.rmtree(base, ignore_errors=True)
     if failed:
         return 1
     return 0
+
+
+def _tree(root: Path) -> dict:
+    from cksolve.emit.writer import MANIFEST
+
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in root.rglob("*")
+            if p.is_file() and p.name != MANIFEST}
+
+
+def interrupts(arch: str, n: int, base: Path, clean: Path) -> bool:
+    """Signal ``n`` emits of the full set at seeded moments; True if any guarantee failed."""
+    import random
+    import signal
+    import subprocess
+
+    want = _tree(clean)
+    cmd = [sys.executable, "-m", "cksolve", "emit", "--rule-set", "full", "--arch", arch]
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    sigs = [signal.SIGINT, signal.SIGTERM, signal.SIGKILL]
+    failed = False
+    for seed in range(n):
+        sig = sigs[seed % 3]
+        out = base / f"interrupted{seed}"
+        delay = random.Random(seed).uniform(0.5, 4.0)
+        proc = subprocess.Popen(cmd + ["--out", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                env=env, start_new_session=True)
+        time.sleep(delay)
+        os.killpg(proc.pid, sig)
+        t = time.perf_counter()
+        _, err = proc.communicate()
+        took = time.perf_counter() - t
+        left = [p for p in base.rglob("*cksolve-tmp*")]
+        torn = [rel for rel, data in (_tree(out) if out.exists() else {}).items() if data != want.get(rel)]
+        line = (f"{sig.name:7s} at {delay:4.2f} s: exit {proc.returncode} after {took:5.2f} s, "
+                f"{len(left)} temporaries, {len(torn)} files torn")
+        # a SIGKILL may leave torn files and temporaries (into an empty tree files are written in place):
+        # the guarantee is that the next emit completes the tree
+        bad = sig != signal.SIGKILL and (took > 2.0 or proc.returncode not in (0, 128 + sig) or left or torn)
+        if sig == signal.SIGKILL:
+            again = subprocess.run(cmd + ["--out", str(out)], capture_output=True, env=env)
+            same = again.returncode == 0 and _tree(out) == want and not list(base.rglob("*cksolve-tmp*"))
+            line += f"; re-run {'completes the tree' if same else 'DIFFERS from a clean emit'}"
+            bad = bad or not same
+        print(("FAIL " if bad else "ok   ") + line + (f"  [{err.decode().strip()}]" if err and sig != signal.SIGKILL else ""))
+        failed |= bool(bad)
+        shutil.rmtree(out, ignore_errors=True)
+    return failed
 
 
 if __name__ == "__main__":

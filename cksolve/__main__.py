@@ -1,3 +1,3 @@
-from .cli import run
+from .entry import main
 
-run()
+main()

@@ -55,17 +55,9 @@ def _write(text: str, output: Optional[Path]) -> None:
     if output is None:
         sys.stdout.write(text)
         return
-    output = Path(output)
-    tmp = output.with_name(f".{output.name}.{os.getpid()}.tmp")
-    try:
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, output)
-    except OSError as exc:
-        try:
-            tmp.unlink()
-        except OSError:
-            pass
-        raise CksolveError(f"cannot write {output}: {exc.strerror}") from None
+    from .emit.files import write_text_atomic
+
+    write_text_atomic(Path(output), text)
 
 
 def _selection(arch, variant, dtype, ndim):
@@ -287,7 +279,7 @@ def _fmt_value(v) -> str:
 
 @app.command("emit")
 def emit_cmd(
-    out: Path = typer.Option(..., "--out", "-o", help="Output directory."),
+    out: Path = typer.Option(..., "--out", "-o", help="Output directory (one subdirectory per arch when several)."),
     rule_set: Optional[str] = typer.Option(None, "--rule-set", "-r"),
     names: Optional[Path] = typer.Option(None, "--names", help="Emit exactly the kernels named in this file."),
     arch: Optional[List[str]] = ArchOpt,
@@ -296,12 +288,25 @@ def emit_cmd(
     ndim: Optional[List[str]] = NdimOpt,
     jobs: Optional[int] = typer.Option(None, "--jobs", "-j", help="Parallel renderers (default: all cores)."),
     builder_configs: Optional[str] = BuilderOpt,
+    arch_dirs: Optional[bool] = typer.Option(None, "--arch-dirs/--no-arch-dirs",
+                                             help="One tree per arch, OUT/<arch> (default: when several archs)."),
+    cmake_list: Optional[Path] = typer.Option(None, "--cmake-list",
+                                              help="Also write the CMake list of trees, sources and inputs here."),
 ) -> None:
     """Write a CK Tile kernel instance (header, .cpp, dispatcher wrapper) for every config."""
     from .emit_cli import run_emit
 
-    run_emit(out=out, rule_set=rule_set, names=names, arch=arch, variant=variant, dtype=dtype, ndim=ndim,
-             jobs=jobs, builder_configs=builder_configs)
+    code = run_emit(out=out, rule_set=rule_set, names=names, arch=arch, variant=variant, dtype=dtype, ndim=ndim,
+                    jobs=jobs, builder_configs=builder_configs, arch_dirs=arch_dirs, cmake_list=cmake_list)
+    raise typer.Exit(code)
+
+
+@app.command("cmake-dir")
+def cmake_dir_cmd() -> None:
+    """Print the directory holding cksolveConfig.cmake (for -Dcksolve_DIR=... or CMAKE_PREFIX_PATH)."""
+    from .emit.cmake import CMAKE_DIR
+
+    sys.stdout.write(f"{CMAKE_DIR}\n")
 
 
 @app.command("rule-sets")

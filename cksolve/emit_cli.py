@@ -1,7 +1,9 @@
 """``cksolve emit``: choose the kernels (rule set or names file), check them, hand them to the writer.
 
 Every problem with the input -- an unknown or invalid name, a bad selection --
-is reported before a single file is written.
+is reported before a single file is written. SIGINT / SIGTERM while the
+writer runs end the command with its one line and exit 130 / 143 (at other
+moments ``cksolve.entry`` does the same; there is nothing to clean up then).
 """
 
 from __future__ import annotations
@@ -13,34 +15,88 @@ from typing import Optional
 from . import query
 from .errors import CksolveError
 
-__all__ = ["run_emit", "select_for_emit"]
+__all__ = ["run_emit", "select_for_emit", "inputs"]
 
 
 def select_for_emit(rule_set: Optional[str], names: Optional[Path], arch, variant, dtype, ndim,
-                    builder_configs: Optional[str]) -> list[tuple[str, object]]:
+                    builder_configs: Optional[str]) -> tuple[list[str], list[tuple[str, object]]]:
+    """(selected archs, [(arch, config)]). A names file is emitted for every selected arch, each name checked."""
     from .solver.evaluate import evaluate
 
     if (rule_set is None) == (names is None):
         raise CksolveError("emit needs exactly one of --rule-set or --names")
     selection = query.select(arch, variant, dtype, ndim)
+    archs = list(selection.archs)
     if rule_set is not None:
         rs = query.load_rule_set(rule_set, builder_configs)
-        return [(r.combo.arch, r.config) for r in query.enumerate_records(rs, selection)]
-    if not arch or len(selection.archs) != 1:
-        raise CksolveError("emit --names needs exactly one --arch")
-    (target,) = selection.archs
+        return archs, [(r.combo.arch, r.config) for r in query.enumerate_records(rs, selection)]
+    if not arch:
+        raise CksolveError("emit --names needs --arch")
     configs = [c for _, c in query.read_names(Path(names))]
-    for config in configs:
-        verdict = evaluate(config, target)
-        if not verdict.valid:
-            first = verdict.violations[0]
-            raise CksolveError(f"{names}: {config.name()} is not valid for {target}: {first.message} [{first.constraint}]")
-    return [(target, c) for c in configs]
+    for target in archs:
+        for config in configs:
+            verdict = evaluate(config, target)
+            if not verdict.valid:
+                first = verdict.violations[0]
+                raise CksolveError(f"{names}: {config.name()} is not valid for {target}: "
+                                   f"{first.message} [{first.constraint}]")
+    return archs, [(target, c) for target in archs for c in configs]
 
 
-def run_emit(*, out: Path, rule_set, names, arch, variant, dtype, ndim, jobs, builder_configs) -> None:
-    from .emit import emit
+def inputs(rule_set: Optional[str], names: Optional[Path], builder_configs: Optional[str]) -> list[Path]:
+    """The files an emit read besides its own package: what a build must watch."""
+    from .emit.cmake import installation_files
 
-    items = select_for_emit(rule_set, names, arch, variant, dtype, ndim, builder_configs)
-    summary = emit(items, Path(out), jobs=jobs, progress=sys.stderr.isatty())
-    sys.stdout.write(summary.line() + "\n")
+    out = installation_files()
+    for p in (rule_set, names):
+        if p is not None and Path(p).is_file():
+            out.append(Path(p))
+    if builder_configs and Path(builder_configs).is_dir():
+        out.append(Path(builder_configs))
+        out += sorted(Path(builder_configs).rglob("*.conf"))
+    return out
+
+
+def run_emit(*, out: Path, rule_set, names, arch, variant, dtype, ndim, jobs, builder_configs,
+             arch_dirs: Optional[bool] = None, cmake_list: Optional[Path] = None) -> int:
+    """Run the command; returns the exit code (0, or 128 + signal when the writer was interrupted)."""
+    from .emit import EmitInterrupted
+
+    try:
+        return _run(out, rule_set, names, arch, variant, dtype, ndim, jobs, builder_configs, arch_dirs, cmake_list)
+    except EmitInterrupted as exc:
+        sys.stderr.write(f"cksolve: {exc}\n")
+        return exc.exit_code
+
+
+def _say(line: str) -> None:
+    sys.stderr.write(f"cksolve: {line}\n")
+    sys.stderr.flush()
+
+
+def _run(out, rule_set, names, arch, variant, dtype, ndim, jobs, builder_configs, arch_dirs, cmake_list) -> int:
+    from .emit import emit_trees
+
+    archs, items = select_for_emit(rule_set, names, arch, variant, dtype, ndim, builder_configs)
+    if cmake_list is not None and arch_dirs is None:
+        arch_dirs = True  # CMake gets one tree per arch, however many there are
+    trees = emit_trees(items, Path(out), archs=archs, arch_dirs=arch_dirs, jobs=jobs,
+                       progress=sys.stderr.isatty(), on_wait=_say)
+    for _, summary in trees:
+        for note in summary.notes:
+            _say(f"warning: {note}")
+        if summary.foreign:
+            shown = ", ".join(summary.foreign[:3]) + (", ..." if len(summary.foreign) > 3 else "")
+            _say(f"note: {len(summary.foreign)} files in {summary.out_dir} were not written by emit "
+                 f"and were left alone: {shown}")
+        sys.stdout.write(summary.line() + "\n")
+    if cmake_list is not None:
+        from .emit.cmake import cmake_list_text, write_cmake_list
+
+        by_arch: dict[str, list[str]] = {a: [] for a in archs}
+        for a, c in items:
+            by_arch[a].append(c.name())
+        dirs = {tree_arch: Path(s.out_dir) for tree_arch, s in trees}
+        listed = [(a, dirs.get(a, dirs.get(None)), sorted(set(by_arch[a]))) for a in archs]
+        write_cmake_list(Path(cmake_list), cmake_list_text(listed, inputs(rule_set, names, builder_configs)))
+    return 0

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from cksolve.emit import EmitError, emit, names_to_configs
-from cksolve.emit import render, writer
+from cksolve.emit import files, render, writer
 from cksolve.space.config import DepthwiseConfig, KernelConfig
 
 from conftest import CK, SHARED
@@ -213,30 +213,30 @@ def test_unwritable_output_directory(tmp_path):
 
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_full_disk_leaves_nothing_behind(tmp_path, monkeypatch, jobs):
-    real = writer._write_new
+    real = files.write_new
     calls = {"n": 0}
 
-    def flaky(path, data):
+    def flaky(path, data, dir_fd=None):
         calls["n"] += 1
         if calls["n"] > 7:
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), path)
-        return real(path, data)
+        return real(path, data, dir_fd)
 
     items = [("gfx942", _cfg(tile_m=m, tile_n=n, tile_k=k)) for m in (16, 32, 64, 128)
              for n in (16, 64, 128, 256) for k in (16, 32, 64, 128)]  # 64 kernels: the pool path
     # a new directory: nothing at all may appear
-    monkeypatch.setattr(writer, "_write_new", flaky)
+    monkeypatch.setattr(files, "write_new", flaky)
     with pytest.raises(EmitError, match="No space left on device"):
         emit(items, tmp_path / "new", jobs=jobs, progress=False)
     assert list(tmp_path.iterdir()) == []
 
     # an existing emit: old files intact, no temporaries left
-    monkeypatch.setattr(writer, "_write_new", real)
+    monkeypatch.setattr(files, "write_new", real)
     out = tmp_path / "old"
     emit(_small_set(), out, jobs=1, progress=False)
     before = _snapshot(out)
     calls["n"] = 0
-    monkeypatch.setattr(writer, "_write_new", flaky)
+    monkeypatch.setattr(files, "write_new", flaky)
     with pytest.raises(EmitError, match="No space left on device"):
         emit(_small_set() + items, out, jobs=jobs, progress=False)
     assert _snapshot(out) == before

@@ -8,11 +8,13 @@ Rendering alone (no files) is in :mod:`cksolve.emit.render`.
 """
 
 from .render import kernel_files, global_files, render_all
-from .writer import EmitError, EmitSummary, check_file_name, emit, names_to_configs
+from .writer import EmitError, EmitInterrupted, EmitSummary, check_file_name, emit, emit_trees, names_to_configs
 
 __all__ = [
     "emit",
+    "emit_trees",
     "EmitError",
+    "EmitInterrupted",
     "EmitSummary",
     "names_to_configs",
     "check_file_name",

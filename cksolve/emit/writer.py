@@ -1,48 +1,54 @@
-"""Writing an emitted kernel set: atomic, skip-unchanged, parallel.
+"""Writing an emitted kernel tree: whole files, interruptible, owned, skip-unchanged, parallel.
 
-Guarantees
-* all or nothing: every file is first written under a temporary name and only
-  renamed into place once every file of the emit has been written; on any
-  failure (unwritable or full directory, ...) the temporaries are removed and
-  :class:`EmitError` is raised with one line. Into a new or empty directory the
-  whole tree is built in a hidden sibling directory and renamed in one step.
-* unchanged files are not touched (same bytes -> no write, mtime kept).
-* rendering runs in a fork-based process pool over chunks of kernels.
+Guarantees, per output directory (``--out``):
 
-Skip-unchanged without re-rendering: the directory keeps a small manifest
-(``.cksolve-emit.manifest``) with, per kernel, the arch and the size and mtime of
-each of its files as written, and the digest of the templates. A kernel whose
-name, arch and template digest match the manifest and whose files still have
-the recorded size and mtime is unchanged without rendering it; anything else
-is rendered and compared with the bytes on disk (size first). A missing or
-unreadable manifest only costs time.
+* every file in it is whole, old or new: files are rendered to temporaries in
+  their own directory (so a mount point or a bind mount is no obstacle) and
+  renamed into place only once all of them are ready; a symlink inside the
+  directory is replaced, never written through (see :mod:`.files`).
+* one emit at a time: the directory is locked (``flock``); a second emit waits,
+  so two selections are never merged into one tree.
+* emit owns the kernels its manifest lists: kernels of an earlier emit that
+  are no longer selected are removed, so the include and registration headers
+  list exactly the kernels on disk; files emit did not write are left alone
+  and reported in one line (``EmitSummary.foreign``).
+* SIGINT / SIGTERM: the temporaries are removed and :class:`EmitInterrupted`
+  (exit 130 / 143) raised within moments; publishing (renames, removals, the
+  manifest) is short and finishes before the signal takes effect.
+* SIGKILL: the next emit sweeps the temporaries the killed one left and
+  completes the tree; a *pending* manifest written before publishing keeps
+  ownership of every file the killed emit may have placed.
+* unchanged files are not touched (same bytes -> no write, mtime kept): the
+  manifest records each kernel's arch and the size and mtime of its files, so a
+  kernel whose files still match is not even rendered. A missing, outdated or
+  damaged manifest (the latter with one warning) only costs time.
+* rendering runs in forked processes over chunks of kernels (:mod:`.jobs`).
 """
 
 from __future__ import annotations
 
-import errno
-import json
+import fcntl
 import os
 import re
-import shutil
+import stat
 import string
 import sys
-import tempfile
 import time
-from dataclasses import dataclass
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from operator import itemgetter
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
-from . import render
+from . import files, jobs as jobs_, manifest as manifest_, render
+from .interrupt import EmitInterrupted, Guard, Interrupt
 from ..errors import CksolveError
 from ..space.config import DepthwiseConfig, KernelConfig
 
-__all__ = ["EmitError", "EmitSummary", "emit", "names_to_configs", "MANIFEST", "check_file_name"]
+__all__ = ["EmitError", "EmitInterrupted", "EmitSummary", "emit", "emit_trees", "names_to_configs", "MANIFEST",
+           "check_file_name"]
 
-MANIFEST = ".cksolve-emit.manifest"
-_MANIFEST_FORMAT = 3
-_TMP_TAG = ".cksolve-tmp"
+MANIFEST = manifest_.MANIFEST
 #: a kernel name must be a plain file name: these characters only, none of _NOT_FIRST first
 #: (no separators, no leading dot)
 _NAME_CHARS = string.ascii_letters + string.digits + "_.+-"
@@ -67,14 +73,20 @@ class EmitSummary:
     bytes_written: int = 0
     seconds: float = 0.0
     out_dir: str = ""
+    removed: int = 0        # files of kernels an earlier emit wrote and this one no longer selects
+    swept: int = 0          # temporaries a killed emit had left
+    published: bool = False
+    foreign: list = field(default_factory=list)  # files in the tree that emit did not write (left alone)
+    notes: list = field(default_factory=list)    # warnings, one line each (e.g. a damaged manifest)
 
     @property
     def files(self) -> int:
         return self.written + self.unchanged
 
     def line(self) -> str:
+        removed = f", {self.removed} removed" if self.removed else ""
         return (f"{self.kernels} kernels, {self.files} files: {self.written} written, "
-                f"{self.unchanged} unchanged, {self.bytes / 1e6:.1f} MB total "
+                f"{self.unchanged} unchanged{removed}, {self.bytes / 1e6:.1f} MB total "
                 f"({self.bytes_written / 1e6:.1f} MB written) in {self.seconds:.2f} s -> {self.out_dir}")
 
 
@@ -108,229 +120,6 @@ def names_to_configs(lines: Iterable[str], source: str = "names") -> list[Kernel
         raise EmitError(str(exc)) from None
 
 
-# --------------------------------------------------------------------- state
-# Set in the parent before the pool forks, read by the workers.
-_S: dict = {}
-
-
-def _write_new(path: str, data: bytes) -> tuple[int, int]:
-    """Create ``path`` (must not exist) with ``data``; return (size, mtime_ns)."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
-    try:
-        view = memoryview(data)
-        while view:
-            n = os.write(fd, view)
-            view = view[n:]
-        st = os.fstat(fd)
-    except BaseException:
-        os.close(fd)
-        os.unlink(path)
-        raise
-    os.close(fd)
-    return st.st_size, st.st_mtime_ns
-
-
-def _same_on_disk(path: str, data: bytes) -> os.stat_result | None:
-    """The stat of ``path`` if it holds exactly ``data``, else None."""
-    try:
-        st = os.stat(path)
-        if st.st_size != len(data):
-            return None
-        with open(path, "rb") as fh:
-            return st if fh.read() == data else None
-    except OSError:
-        return None
-
-
-def _put(final: str, data: bytes, fresh: bool, token: str, temps: list) -> tuple[tuple[int, int], bool]:
-    """Put ``data`` at ``final`` unless it is there already: ((size, mtime_ns), whether it wrote).
-
-    Into a fresh (staged) tree the file is written in place; otherwise into a temp
-    file, queued in ``temps`` before it is written (so a failure can remove it) for
-    the renames that publish all files together.
-    """
-    if fresh:
-        return _write_new(final, data), True
-    st = _same_on_disk(final, data)
-    if st is not None:
-        return (st.st_size, st.st_mtime_ns), False
-    d, b = os.path.split(final)
-    tmp = os.path.join(d, f".{b}.{token}{_TMP_TAG}")
-    temps.append((tmp, final))
-    return _write_new(tmp, data), True
-
-
-def _stat_ok(path: str, size: int, mtime: int) -> bool:
-    try:
-        st = os.stat(path)
-    except OSError:
-        return False
-    return st.st_size == size and st.st_mtime_ns == mtime
-
-
-class _Chunk:
-    """Result of one chunk: manifest entries, temporaries, counts, or an error."""
-
-    __slots__ = ("entries", "temps", "written", "unchanged", "bytes", "bytes_written", "error", "n")
-
-    def __init__(self, n):
-        self.entries, self.temps = {}, []
-        self.written = self.unchanged = self.bytes = self.bytes_written = 0
-        self.error, self.n = None, n
-
-
-def _do_chunk(bounds: tuple[int, int]) -> _Chunk:
-    items, root, fresh, old = _S["items"], _S["root"], _S["fresh"], _S["manifest"]
-    token = _S["token"]
-    res = _Chunk(bounds[1] - bounds[0])
-    try:
-        abort = _S["abort"]
-        fds = _dir_fds() if old else None
-        for k, (arch, c, name) in enumerate(items[bounds[0]:bounds[1]]):
-            if k % 32 == 0 and abort.is_set():
-                raise _Aborted()
-            prev = old.get(name)
-            if prev is not None and prev[0] == arch and _unchanged(name, prev, *fds):
-                res.unchanged += 3
-                res.bytes += prev[1] + prev[3] + prev[5]
-                res.entries[name] = prev
-                continue
-            rels = render.kernel_paths(name)
-            entry = [arch]
-            for rel, text in zip(rels, render.render_kernel(arch, c, name=name)):
-                data = text.encode()
-                res.bytes += len(data)
-                stat, wrote = _put(root + "/" + rel, data, fresh, token, res.temps)
-                entry += stat
-                if wrote:
-                    res.written += 1
-                    res.bytes_written += len(data)
-                else:
-                    res.unchanged += 1
-            res.entries[name] = tuple(entry)
-    except _Aborted:
-        res.error = "aborted"
-    except OSError as e:
-        _S["abort"].set()
-        res.error = _describe(e)
-    if res.error is not None:
-        _remove(t for t, _ in res.temps)
-        res.temps = []
-    return res
-
-
-def _dir_fds() -> tuple[int, int]:
-    """Descriptors of the output directory and its wrapper directory (per process)."""
-    key = ("fds", os.getpid())
-    fds = _S.get(key)
-    if fds is None:
-        root = _S["root"]
-        fds = _S[key] = (os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC),
-                         os.open(os.path.join(root, render.WRAPPER_DIR), os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC))
-    return fds
-
-
-def _close_fds() -> None:
-    for fd in _S.pop(("fds", os.getpid()), ()):
-        os.close(fd)
-
-
-def _unchanged(name: str, prev, top: int, wrap: int) -> bool:
-    """Do the kernel's three files still have the size and mtime the manifest recorded?"""
-    stat = os.stat
-    try:
-        a = stat(name + ".hpp", dir_fd=top)
-        b = stat(name + ".cpp", dir_fd=top)
-        w = stat(_WRAPPER_PREFIX + name + ".hpp", dir_fd=wrap)
-    except OSError:
-        return False
-    return (a.st_size, a.st_mtime_ns, b.st_size, b.st_mtime_ns, w.st_size, w.st_mtime_ns) == prev[1:]
-
-
-def _do_renames(pairs: Sequence[tuple[str, str]]) -> str | None:
-    try:
-        for tmp, final in pairs:
-            os.replace(tmp, final)
-    except OSError as e:
-        return _describe(e)
-    return None
-
-
-class _Aborted(Exception):
-    pass
-
-
-def _describe(e: OSError) -> str:
-    what = e.strerror or str(e)
-    return f"{what} ({e.filename})" if e.filename and e.errno not in (errno.ENOSPC, errno.EDQUOT) else what
-
-
-def _remove(paths: Iterable[str]) -> None:
-    for p in paths:
-        try:
-            os.unlink(p)
-        except OSError:
-            pass
-
-
-# ------------------------------------------------------------------- manifest
-# The manifest: one JSON line (format, template digest, globals entry, archs,
-# kernel count, size of the names block), then the kernel names separated by
-# newlines (plain file names never contain one), each kernel's arch index as
-# uint16 and the (size, mtime_ns) pairs of its three files as int64 -- it is read
-# on every emit, so it is kept cheap to load (a JSON list of 9k names took 15 ms).
-def _load_manifest(root: Path) -> tuple[dict, list | None]:
-    from array import array
-
-    try:
-        with open(root / MANIFEST, "rb") as fh:
-            head = json.loads(fh.readline())
-            if head.get("format") != _MANIFEST_FORMAT or head.get("digest") != render.templates_digest():
-                return {}, None
-            n, archs = head["kernels"], head["archs"]
-            names = fh.read(head["names_bytes"]).decode().split("\n") if n else []
-            arch_of, nums = array("H"), array("q")
-            arch_of.frombytes(fh.read(arch_of.itemsize * n))
-            nums.frombytes(fh.read())
-        if len(names) != n or len(arch_of) != n or len(nums) != 6 * n:
-            return {}, None
-        # grouped in C: 9k entries are read on every emit, the unchanged one included
-        sixes = zip(*[iter(nums)] * 6)
-        return dict(zip(names, map(tuple.__add__, [(archs[a],) for a in arch_of], sixes))), head.get("globals")
-    except (OSError, ValueError, KeyError, TypeError, AttributeError, IndexError, UnicodeDecodeError):
-        return {}, None
-
-
-def _save_manifest(root: Path, kernels: dict, globals_entry: list) -> None:
-    from array import array
-
-    names = sorted(kernels)
-    archs = sorted({kernels[n][0] for n in names})
-    index = {a: i for i, a in enumerate(archs)}
-    blob = "\n".join(names).encode()
-    head = {"format": _MANIFEST_FORMAT, "digest": render.templates_digest(), "globals": globals_entry,
-            "archs": archs, "kernels": len(names), "names_bytes": len(blob)}
-    arch_of = array("H", [index[kernels[n][0]] for n in names])
-    nums = array("q", [x for n in names for x in kernels[n][1:7]])
-    data = json.dumps(head, separators=(",", ":")).encode() + b"\n" + blob + arch_of.tobytes() + nums.tobytes()
-    tmp = str(root / f".{MANIFEST}.{os.getpid()}{_TMP_TAG}")
-    try:
-        _write_new(tmp, data)
-        os.replace(tmp, root / MANIFEST)
-    except OSError:
-        # the manifest only saves time later; the emitted files are in place
-        _remove([tmp])
-
-
-def _globals_key(items) -> str:
-    import hashlib
-
-    h = hashlib.sha256()
-    for _, _, name in items:
-        h.update(name.encode() + b"\n")
-    return h.hexdigest()[:24]
-
-
 # ------------------------------------------------------------------------ emit
 def _prepare(configs) -> list[tuple[str, object, str]]:
     """(arch, config, name) per distinct kernel, sorted by name; EmitError on bad input.
@@ -339,16 +128,7 @@ def _prepare(configs) -> list[tuple[str, object, str]]:
     for duplicates): an unchanged re-emit of 9k kernels is mostly this and a
     stat per file.
     """
-    pairs = []
-    for pair in configs:
-        try:
-            arch, c = pair
-        except (TypeError, ValueError):
-            raise EmitError(f"expected (arch, config) pairs, got {pair!r}") from None
-        pairs.append((arch, c))
-    for arch in {arch for arch, _ in pairs}:
-        if not isinstance(arch, str) or not _ARCH.fullmatch(arch):
-            raise EmitError(f"refusing arch {arch!r}: expected a gfx target such as gfx942")
+    pairs = [p for group in _split_by_arch(configs).values() for p in group]
     for _, c in pairs:
         if not isinstance(c, (KernelConfig, DepthwiseConfig)):
             raise EmitError(f"not a kernel config: {c!r}")
@@ -365,201 +145,301 @@ def _prepare(configs) -> list[tuple[str, object, str]]:
     return [(arch, c, name) for name, (arch, c) in sorted(seen.items())]
 
 
-def _fresh_dir(root: Path) -> bool:
-    if not root.exists():
-        return True
-    try:
-        with os.scandir(root) as it:
-            return next(it, None) is None
-    except OSError as e:
-        raise EmitError(f"cannot use output directory {root}: {_describe(e)}") from None
+def _split_by_arch(configs) -> dict[str, list]:
+    """Pairs grouped by arch (first-seen order kept); EmitError on a malformed pair or arch."""
+    groups: dict[str, list] = {}
+    for pair in configs:
+        try:
+            arch, c = pair
+        except (TypeError, ValueError):
+            raise EmitError(f"expected (arch, config) pairs, got {pair!r}") from None
+        if type(arch) is not str or arch not in groups:
+            _check_arch(arch)
+            groups[arch] = []
+        groups[arch].append((arch, c))
+    return groups
+
+
+def _check_arch(arch) -> None:
+    if not isinstance(arch, str) or not _ARCH.fullmatch(arch):
+        raise EmitError(f"refusing arch {arch!r}: expected a gfx target such as gfx942")
+
+
+def emit_trees(configs: Iterable[tuple[str, KernelConfig | DepthwiseConfig]], out_dir: Path,
+               archs: Sequence[str] = (), arch_dirs: bool | None = None, **kw) -> list[tuple[str | None, EmitSummary]]:
+    """Emit one tree per arch, ``out_dir/<arch>``, or, with ``arch_dirs`` false, everything into ``out_dir``.
+
+    ``archs`` also get a tree when no kernel is selected for them (headers
+    listing nothing). ``arch_dirs`` defaults to "more than one arch". Returns
+    (arch or None, summary) per tree; keyword arguments go to :func:`emit`.
+    """
+    groups = _split_by_arch(configs)
+    for arch in archs:
+        _check_arch(arch)
+        groups.setdefault(arch, [])
+    if arch_dirs is None:
+        arch_dirs = len(groups) > 1
+    if not arch_dirs:
+        return [(None, emit([p for g in groups.values() for p in g], out_dir, **kw))]
+    out = []
+    for arch in sorted(groups):
+        tree = Path(out_dir) / arch
+        if os.path.islink(tree):  # inside --out: replaced, never followed
+            try:
+                os.unlink(tree)
+            except OSError as e:
+                raise EmitError(f"cannot write to {tree}: {files.describe(e)}") from None
+        out.append((arch, emit(groups[arch], tree, **kw)))
+    return out
 
 
 def emit(configs: Sequence[tuple[str, KernelConfig | DepthwiseConfig]], out_dir: Path,
-         jobs: int | None = None, progress: bool = True) -> EmitSummary:
+         jobs: int | None = None, progress: bool = True, on_wait: Callable[[str], None] | None = None) -> EmitSummary:
     """Write every kernel of ``configs`` (pairs of arch and config) and the shared headers to ``out_dir``.
 
-    Returns the summary; raises EmitError (nothing written, no temporaries
-    left) if a name is not a plain file name or the directory cannot take the files.
+    Returns the summary. Raises EmitError (one line; nothing published, no
+    temporary left) if a name is not a plain file name or the directory cannot
+    take the files, and EmitInterrupted on SIGINT / SIGTERM. ``on_wait`` is
+    told once if another emit holds the directory.
     """
     t0 = time.perf_counter()
     items = _prepare(configs)
     root = Path(out_dir)
     if root.exists() and not root.is_dir():
         raise EmitError(f"cannot write to {root}: not a directory")
-    fresh = _fresh_dir(root)
-    jobs = max(1, jobs if jobs else (os.cpu_count() or 1))
-
-    stage = None
-    if fresh:
-        # build the whole tree beside the target, then rename it into place
-        try:
-            root.parent.mkdir(parents=True, exist_ok=True)
-            stage = Path(tempfile.mkdtemp(prefix=f".{root.name}.", suffix=_TMP_TAG, dir=root.parent))
-        except OSError as e:
-            if not root.is_dir():
-                raise EmitError(f"cannot write to {root}: {_describe(e)}") from None
-            fresh = False  # an empty directory we may write in but not beside: file by file
-    if stage is not None:
-        work = stage
-        manifest, old_globals = {}, None
-    else:
-        work = root
-        manifest, old_globals = _load_manifest(root)
-
     summary = EmitSummary(kernels=len(items), out_dir=str(root))
-    try:
-        (work / render.WRAPPER_DIR).mkdir(exist_ok=True)
-    except OSError as e:
-        _cleanup_stage(stage)
-        raise EmitError(f"cannot write to {root}: {_describe(e)}") from None
-
-    import multiprocessing as mp
-
-    ctx = mp.get_context("fork")
-    _S.update(items=items, root=str(work), fresh=fresh, manifest=manifest,
-              token=f"{os.getpid()}-{os.urandom(3).hex()}", abort=ctx.Event())
-    results: list[_Chunk] = []
-    temps: list[tuple[str, str]] = []
-    error = None
-    pool = None
-    try:
-        n = len(items)
-        # kernels the manifest cannot vouch for must be rendered; the others only
-        # need a stat each, which is cheaper in this process than in a pool
-        to_render = sum(1 for it in items if _needs_render(it, manifest))
-        use_pool = jobs > 1 and to_render >= 64
-        size = max(16, -(-n // (jobs * 8))) if use_pool else max(n, 1)
-        chunks = [(i, min(i + size, n)) for i in range(0, n, size)]
-        if use_pool:
-            render.warm_up()  # compile templates once, before the fork
-            kind = os.environ.get("CKSOLVE_EMIT_POOL", "process")
-            if kind.startswith("thread"):
-                from multiprocessing.pool import ThreadPool
-                pool = ThreadPool(int(kind[6:] or jobs))
-            else:
-                pool = ctx.Pool(min(jobs, len(chunks)))
-            stream = pool.imap_unordered(_do_chunk, chunks)
-        else:
-            stream = map(_do_chunk, chunks)
-        # a bar only when there is rendering to watch (a stat-only check takes well under a second)
-        with _progress(progress and to_render > 0, n) as advance:
-            for res in stream:
-                results.append(res)
-                temps += res.temps
-                if res.error and res.error != "aborted" and error is None:
-                    error = res.error
-                advance(res.n)
-        if error is None:
-            g_entry, g_temps, g_counts = _write_globals(work, items, fresh, old_globals, _S["token"])
-            temps += g_temps
-        if error is None and temps:
-            if pool is not None and len(temps) > 256:
-                parts = [temps[i::jobs] for i in range(jobs)]
-                errs = [e for e in pool.map(_do_renames, parts) if e]
-            else:
-                errs = [e for e in [_do_renames(temps)] if e]
-            if errs:
-                error = errs[0]
-    except OSError as e:
-        error = _describe(e)
-    except BaseException:
-        _remove(t for t, _ in temps)
-        _cleanup_stage(stage)
-        raise
-    finally:
-        if pool is not None:
-            pool.close()
-            pool.join()
-        _close_fds()
-        _S.clear()
-
-    if error is not None:
-        _remove(t for t, _ in temps)
-        _cleanup_stage(stage)
-        raise EmitError(f"cannot write to {root}: {error}")
-
-    kernels = dict(manifest)
-    for res in results:
-        summary.written += res.written
-        summary.unchanged += res.unchanged
-        summary.bytes += res.bytes
-        summary.bytes_written += res.bytes_written
-        kernels.update(res.entries)
-    summary.written += g_counts[0]
-    summary.unchanged += g_counts[1]
-    summary.bytes += g_counts[2]
-    summary.bytes_written += g_counts[3]
-
-    if stage is not None:
-        _save_manifest(stage, kernels, g_entry)
+    run = _Run(root, f"{os.getpid()}-{os.urandom(4).hex()}")
+    with Guard() as guard:
         try:
-            _install_stage(stage, root)
-        except OSError as e:
-            _cleanup_stage(stage)
-            raise EmitError(f"cannot write to {root}: {_describe(e)}") from None
-    elif summary.written > 0 or old_globals != g_entry or kernels != manifest:
-        _save_manifest(root, kernels, g_entry)
+            _make_dirs(root, run.created)
+            with _locked(root, on_wait):
+                _emit_locked(items, run, jobs, progress, guard, summary)
+        except Interrupt as exc:
+            with guard.deferred():
+                _clean(run, summary.published)
+            state = "after the tree was complete" if summary.published else "no file was changed"
+            raise EmitInterrupted(exc.signum, f"{state} in {root}") from None
+        except (OSError, EmitError) as exc:
+            with guard.deferred():
+                _clean(run, summary.published)
+            if isinstance(exc, EmitError):
+                raise
+            raise EmitError(f"cannot write to {root}: {files.describe(exc)}") from None
     summary.seconds = time.perf_counter() - t0
     return summary
 
 
-def _needs_render(item, manifest) -> bool:
-    prev = manifest.get(item[2])
-    return prev is None or prev[0] != item[0]
+def _make_dirs(root: Path, created: list[Path]) -> None:
+    """Create ``root`` and its missing parents, recording each (an emit that fails removes them again)."""
+    missing = []
+    p = root
+    while not os.path.lexists(p) and p != p.parent:
+        missing.append(p)
+        p = p.parent
+    for d in reversed(missing):
+        os.mkdir(d)
+        created.append(d)
 
 
-def _write_globals(work: Path, items, fresh: bool, old: list | None, token: str):
-    """The include_all and registration headers; (manifest entry, temps, counts)."""
-    key = _globals_key(items)
+@contextmanager
+def _locked(root: Path, on_wait):
+    """Hold the directory's lock (flock on the directory itself: nothing to clean up after a kill)."""
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            if on_wait is not None:
+                on_wait(f"waiting for another emit into {root} to finish")
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
+class _Run:
+    """One emit's state for cleaning up after it: its token, what it created, what it wrote in place."""
+
+    def __init__(self, root: Path, token: str):
+        self.root, self.token = root, token
+        self.created: list[Path] = []
+        self.in_place: list[str] = []  # kernels written straight to their names (into an empty tree)
+
+
+def _clean(run: _Run, published: bool) -> None:
+    """After a failure: remove this emit's temporaries, what it wrote into an empty tree, and the
+    directories it created (if empty): the tree is as it was."""
+    root = run.root
+    for d in (root, root / render.WRAPPER_DIR):
+        try:
+            names = os.listdir(d)
+        except OSError:
+            continue
+        files.remove([os.path.join(d, n) for n in names if files.is_temp(n) and run.token in n])
+    if published:
+        return
+    if run.in_place:
+        _remove_kernels(root, run.in_place)
+        files.remove([str(root / p) for p in render.global_paths()] + [str(root / MANIFEST)])
+    for d in reversed(run.created):
+            try:
+                os.rmdir(d)
+            except OSError:
+                pass
+
+
+def _emit_locked(items, run: _Run, jobs: int | None, progress: bool, guard: Guard, summary: "EmitSummary") -> None:
+    root, token = run.root, run.token
+    wrap = root / render.WRAPPER_DIR
+    if files.real_dir(wrap):
+        run.created.append(wrap)
+    top, wrapped = os.listdir(root), os.listdir(wrap)
+    # what a killed emit left (we hold the lock: no live emit owns a temporary here)
+    tag = files.TMP_TAG
+    summary.swept = (files.remove([os.path.join(root, n) for n in top if n.endswith(tag)])
+                     + files.remove([os.path.join(wrap, n) for n in wrapped if n.endswith(tag)]))
+    old = manifest_.load(root, _all_plain, _ARCH.fullmatch)
+    if old.warning:
+        summary.notes.append(old.warning)
+    selected = {name for _, _, name in items}
+    stale = sorted(set(old.kernels) - selected)
+    summary.foreign = _foreign(top, wrapped, selected | set(old.kernels))
+    # an empty tree: files go straight to their names (no rename each); owned from the start
+    # by a pending manifest, and removed again if the emit fails or is interrupted
+    in_place = (not old.kernels and all(n in (render.WRAPPER_DIR, MANIFEST) or n.endswith(tag) for n in top)
+                and all(n.endswith(tag) for n in wrapped))
+    if in_place:
+        with guard.deferred():
+            run.in_place = sorted(selected)
+            manifest_.save(root, {name: (arch,) + manifest_.PENDING for arch, _, name in items}, None, token)
+
+    temps, kernels = _render(jobs_.Job(items, str(root), old.kernels, token, in_place), jobs, progress, summary)
+    g_entry, g_temps = _write_globals(root, items, old.globals, token, summary)
+
+    with guard.deferred():
+        new = selected.difference(old.kernels)
+        if new and not in_place:  # own them before they appear: a kill from here on must not orphan them
+            pending = dict(old.kernels)
+            pending.update((name, (arch,) + manifest_.PENDING) for arch, _, name in items if name in new)
+            manifest_.save(root, pending, old.globals, token)
+        _publish(temps + g_temps)
+        summary.published = True
+        summary.removed = _remove_kernels(root, stale)
+        if in_place or new or stale or summary.written or old.globals != g_entry or kernels != old.kernels:
+            try:
+                manifest_.save(root, kernels, g_entry, token)
+            except OSError:
+                pass  # the pending manifest stays: it owns a superset, and only costs a check next time
+
+
+def _render(job: jobs_.Job, jobs: int | None, progress: bool, summary: "EmitSummary") -> tuple[list, dict]:
+    """Render what changed (to temporaries, or in place): ([(temporary, final)], manifest entries)."""
+    items, n = job.items, len(job.items)
+    workers = max(1, jobs if jobs else (os.cpu_count() or 1))
+    try:
+        # kernels the manifest cannot vouch for must be rendered; the others only
+        # need a stat each, which is cheaper in this process than in forked ones
+        to_render = sum(1 for it in items if job.needs_render(it))
+        if workers > 1 and to_render >= 64:
+            render.warm_up()  # compile the templates once, before the fork
+            size = max(16, -(-n // (workers * 8)))
+        else:
+            workers, size = 1, max(n, 1)
+        chunks = [(i, min(i + size, n)) for i in range(0, n, size)]
+        # a bar only when there is rendering to watch (a stat-only check takes well under a second)
+        results = jobs_.run(job, chunks, workers, _progress(progress and to_render > 0, n))
+    finally:
+        job.close()
+    temps, kernels = [], {}
+    for entries, tmps, written, unchanged, nbytes, nwritten, _, error in results:
+        if error is not None:
+            raise EmitError(f"cannot write to {summary.out_dir}: {error}")
+        temps += tmps
+        kernels.update(entries)
+        summary.written += written
+        summary.unchanged += unchanged
+        summary.bytes += nbytes
+        summary.bytes_written += nwritten
+    return temps, kernels
+
+
+def _foreign(top: list[str], wrapped: list[str], owned: set[str]) -> list[str]:
+    """Files in the tree that no emit of this directory wrote (set differences: 27k names per re-emit)."""
+    ours = {manifest_.MANIFEST, render.WRAPPER_DIR}
+    ours.update(p for p in render.global_paths() if "/" not in p)
+    ours.update([n + ".hpp" for n in owned])
+    ours.update([n + ".cpp" for n in owned])
+    out = set(top).difference(ours)
+    mine = {p.split("/", 1)[1] for p in render.global_paths() if "/" in p}
+    mine.update([render.WRAPPER_PREFIX + n + ".hpp" for n in owned])
+    out.update(f"{render.WRAPPER_DIR}/{n}" for n in set(wrapped).difference(mine))
+    return sorted(n for n in out if not n.endswith(files.TMP_TAG))
+
+
+def _publish(temps: list[tuple[str, str]]) -> None:
+    """Rename every temporary into place (in threads when there are many: a rename waits on the disk)."""
+    if len(temps) <= 512:
+        for tmp, final in temps:
+            os.replace(tmp, final)
+        return
+    from concurrent.futures import ThreadPoolExecutor
+
+    def part(pairs):
+        for tmp, final in pairs:
+            os.replace(tmp, final)
+
+    with ThreadPoolExecutor(4) as pool:
+        for f in [pool.submit(part, temps[i::4]) for i in range(4)]:
+            f.result()
+
+
+def _remove_kernels(root: Path, names: list[str]) -> int:
+    """Remove the files of kernels emit owned and no longer selects; the number of files removed."""
+    n = 0
+    for name in names:
+        n += files.remove(str(root / rel) for rel in render.kernel_paths(name))
+    return n
+
+
+def _write_globals(root: Path, items, old: list | None, token: str, summary: "EmitSummary"):
+    """The include_all and registration headers: (manifest entry, temporaries)."""
+    import hashlib
+
+    h = hashlib.sha256()
+    for _, _, name in items:
+        h.update(name.encode() + b"\n")
+    key = h.hexdigest()[:24]
     rels = sorted(render.global_paths())
     if old and old[0] == key and len(old) == 1 + 2 * len(rels) and all(
-            _stat_ok(str(work / r), old[1 + 2 * i], old[2 + 2 * i]) for i, r in enumerate(rels)):
-        return old, [], (0, len(rels), sum(old[1::2][: len(rels)]), 0)
-    files = render.global_files(n for _, _, n in items)
-    entry, temps, written, unchanged, total, nbytes = [key], [], 0, 0, 0, 0
+            _stat_ok(root / r, old[1 + 2 * i], old[2 + 2 * i]) for i, r in enumerate(rels)):
+        summary.unchanged += len(rels)
+        summary.bytes += sum(old[1::2])
+        return old, []
+    texts = render.global_files(n for _, _, n in items)
+    entry, temps = [key], []
+    for rel in rels:
+        data = texts[rel].encode()
+        summary.bytes += len(data)
+        final = root / rel
+        st = files.same_on_disk(str(final), data)
+        if st is not None:
+            entry += st
+            summary.unchanged += 1
+            continue
+        tmp = str(final.with_name(files.temp_name(final.name, token)))
+        temps.append((tmp, str(final)))
+        entry += files.write_new(tmp, data)
+        summary.written += 1
+        summary.bytes_written += len(data)
+    return entry, temps
+
+
+def _stat_ok(path: Path, size: int, mtime: int) -> bool:
     try:
-        for rel in rels:
-            data = files[rel].encode()
-            total += len(data)
-            stat, wrote = _put(str(work / rel), data, fresh, token, temps)
-            entry += stat
-            if wrote:
-                written += 1
-                nbytes += len(data)
-            else:
-                unchanged += 1
+        st = os.lstat(path)
     except OSError:
-        _remove(t for t, _ in temps)
-        raise
-    return entry, temps, (written, unchanged, total, nbytes)
-
-
-def _install_stage(stage: Path, root: Path) -> None:
-    """Move a staged tree to ``root`` (absent or an empty directory)."""
-    umask = os.umask(0)
-    os.umask(umask)
-    mode = (root.stat().st_mode & 0o7777) if root.exists() else (0o777 & ~umask)
-    os.chmod(stage, mode)
-    try:
-        os.rename(stage, root)  # replaces an empty directory in one step
-        return
-    except OSError:
-        if not root.is_dir():
-            raise
-    # e.g. root is a mount point: move entries one by one (all are new)
-    for dirpath, dirnames, filenames in os.walk(stage):
-        rel = os.path.relpath(dirpath, stage)
-        dest = root if rel == "." else root / rel
-        dest.mkdir(exist_ok=True)
-        for f in filenames:
-            os.replace(os.path.join(dirpath, f), dest / f)
-    shutil.rmtree(stage, ignore_errors=True)
-
-
-def _cleanup_stage(stage: Path | None) -> None:
-    if stage is not None:
-        shutil.rmtree(stage, ignore_errors=True)
+        return False
+    return stat.S_ISREG(st.st_mode) and st.st_size == size and st.st_mtime_ns == mtime
 
 
 class _progress:

@@ -86,6 +86,9 @@ def deterministic_solver(time_limit: float | None = None) -> cp_model.CpSolver:
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = 1
     solver.parameters.random_seed = 0
+    # CP-SAT's own SIGINT handler would stop the search early (a wrong answer, not an interrupt)
+    # and leave SIGINT at its default action afterwards, bypassing the CLI's clean exit
+    solver.parameters.catch_sigint_signal = False
     if time_limit is not None:
         solver.parameters.max_time_in_seconds = time_limit
     return solver

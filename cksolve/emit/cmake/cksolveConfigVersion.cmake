@@ -1,0 +1,16 @@
+# Version of cksolve's CMake package, read from the package itself (cksolve/__init__.py).
+file(STRINGS "${CMAKE_CURRENT_LIST_DIR}/../../__init__.py" _cksolve_version_line REGEX "^__version__ = ")
+string(REGEX REPLACE "^__version__ = \"([0-9.]+)\".*" "\\1" PACKAGE_VERSION "${_cksolve_version_line}")
+unset(_cksolve_version_line)
+# compatible: the same major version, and at least the version asked for
+set(PACKAGE_VERSION_COMPATIBLE FALSE)
+if(NOT PACKAGE_FIND_VERSION VERSION_GREATER PACKAGE_VERSION)
+  string(REGEX MATCH "^[0-9]+" _cksolve_major "${PACKAGE_VERSION}")
+  if(PACKAGE_FIND_VERSION_MAJOR STREQUAL _cksolve_major)
+    set(PACKAGE_VERSION_COMPATIBLE TRUE)
+  endif()
+  unset(_cksolve_major)
+endif()
+if(PACKAGE_FIND_VERSION STREQUAL PACKAGE_VERSION)
+  set(PACKAGE_VERSION_EXACT TRUE)
+endif()

@@ -1,0 +1,38 @@
+"""The ``cksolve`` console entry point: a quiet, prompt exit on SIGINT / SIGTERM from the first moment.
+
+The handlers are set before the CLI (typer, rich, OR-Tools) is even imported,
+so an interrupt at any moment ends the command with one line on stderr and
+exit 128 + signal, never a traceback. The handler exits on the spot rather
+than raising (an exception raised inside the import of a C extension becomes
+an ImportError and a traceback); the only thing such an exit could leave is an
+output's temporary, which it removes first (``cksolve.emit.files``). ``emit``
+installs its own handlers while it writes (``cksolve.emit.interrupt``).
+"""
+
+import os
+import signal
+import sys
+
+__all__ = ["main"]
+
+
+def _stop(signum, frame):
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # one line, however many Ctrl-C follow
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    files = sys.modules.get("cksolve.emit.files")  # never import in a handler: it may run inside an import
+    if files is not None:
+        files.remove_live_temporaries()
+    try:
+        sys.stdout.flush()
+    except (OSError, ValueError):
+        pass
+    os.write(2, f"cksolve: interrupted by {signal.Signals(signum).name}\n".encode())
+    os._exit(128 + signum)
+
+
+def main() -> None:
+    for s in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(s, _stop)
+    from .cli import run  # the command itself, with the cyclic garbage collector off (cli.run says why)
+
+    run()
