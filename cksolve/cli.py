@@ -462,6 +462,50 @@ def minimize_cmd(
         sys.stderr.write(summary)
 
 
+# --- audit (issue 15) ------------------------------------------------------------------
+
+
+@app.command("audit")
+def audit_cmd(
+    rule_set: str = typer.Option(..., "--rule-set", "-r",
+                                 help="A rule set, a rule-set file, or 'all' (every built-in set and CK's hierarchy)."),
+    arch: Optional[List[str]] = ArchOpt,
+    variant: Optional[List[str]] = VariantOpt,
+    dtype: Optional[List[str]] = DtypeOpt,
+    ndim: Optional[List[str]] = NdimOpt,
+    against: Optional[List[str]] = typer.Option(None, "--against",
+                                                help="R2, R2:subset or R2:superset; repeatable. Default relation: subset."),
+    fmt: str = typer.Option("text", "--format", "-f", help="text or json."),
+    fail_on: Optional[str] = typer.Option(None, "--fail-on",
+                                          help="Exit 1 if any of these has findings: empty,invalid,containment,dead,idle."),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write here instead of stdout."),
+    builder_configs: Optional[str] = BuilderOpt,
+) -> None:
+    """Explain what a rule set proposes that the arch rules reject: empty combinations, dead rows, idle rules."""
+    from .audit import CATEGORIES, ALL, run
+    from .audit.report import as_json, as_text, findings
+
+    if fmt not in ("text", "json"):
+        raise CksolveError(f"unknown format {fmt!r}; valid: text, json")
+    gates = _split_fail_on(fail_on, CATEGORIES)
+    selection = _selection(arch, variant, dtype, ndim)
+    reports, checks = run(rule_set, selection.combos(), against or (), builder_configs)
+    label = ALL if rule_set == ALL else None
+    _write(as_json(reports, checks, label) if fmt == "json" else as_text(reports, checks), output)
+    totals = findings(reports, checks)
+    raise typer.Exit(1 if any(totals[g] for g in gates) else 0)
+
+
+def _split_fail_on(value: Optional[str], valid) -> list[str]:
+    from . import query
+
+    gates = query.split_values([value]) if value else []
+    for g in gates:
+        if g not in valid:
+            raise CksolveError(f"unknown --fail-on category {g!r}; valid: {', '.join(valid)}")
+    return gates
+
+
 def main(argv: Optional[list[str]] = None) -> None:
     """Entry point: run the app, turning every user error into one line and exit 2."""
     command = typer.main.get_command(app)

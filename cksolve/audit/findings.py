@@ -66,9 +66,9 @@ class DeadRow:
     @property
     def killed_by(self) -> tuple[str, ...]:
         """Every constraint of every reason, arch rules first."""
-        names = [n for killers, _ in self.rejected for n in killers]
-        names += list(self.unreachable[0]) if self.unreachable else []
-        return tuple(dict.fromkeys(names))
+        names = {n for killers, _ in self.rejected for n in killers}
+        names.update(self.unreachable[0] if self.unreachable else ())
+        return tuple(sorted(names, key=lambda n: (not n.startswith("arch."), n)))
 
 
 @dataclass(frozen=True)
