@@ -38,7 +38,8 @@ def audit(rule_set: RuleSet, combos: Sequence[Combo], progress: Callable[[str], 
         if progress is not None:
             progress(f"{i + 1}/{len(combos)} {combo.key}")
         scan.add(combo)
-    return Report(rule_set.name, scan.findings, dead_rows(scan), scan.invalid, idle(scan))
+    idle_names, undecided = idle(scan)
+    return Report(rule_set.name, scan.findings, dead_rows(scan), scan.invalid, idle_names, undecided=undecided)
 
 
 #: ``--rule-set all``: every built-in rule set, and CK's expected hierarchy among them.

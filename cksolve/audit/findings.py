@@ -101,6 +101,7 @@ class Report:
     invalid: list[InvalidEntry] = field(default_factory=list)
     idle: list[str] = field(default_factory=list)
     containment: list[Containment] = field(default_factory=list)
+    undecided: list[str] = field(default_factory=list)  # own constraints neither shown active nor idle
 
     def findings(self) -> dict[str, int]:
         """How many findings each ``--fail-on`` category has."""

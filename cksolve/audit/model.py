@@ -19,6 +19,8 @@ The groups:
 
 from __future__ import annotations
 
+from functools import cached_property
+
 from ..arch.constraints import constraints_for
 from ..solver import Model, build_model, solve
 from ..space.canonical import space_constraints
@@ -55,6 +57,29 @@ class Parts:
         self.rules = tuple(c for c in mine if not c.name.startswith("arch."))
         self.own = tuple(c for c in self.rules if is_own(rule_set, c))
 
+    @cached_property
+    def vocabulary(self) -> dict[str, tuple]:
+        """Per axis, the values the rule set's allowed tables use (the whole domain where none covers it).
+
+        Questions that take a rule-set table out are asked over these values:
+        without its table an axis would otherwise range over every value cksolve
+        knows, and "removing the tile table admits tile 512" says nothing about
+        the rule set.
+        """
+        used: dict[str, set] = {}
+        for t in self.rules:
+            if isinstance(t, Table) and not t.forbid:
+                for i, a in enumerate(t.scope):
+                    used.setdefault(a, set()).update(r[i] for r in t.rows)
+        # an empty table empties the model anyway; keep the domain so the solver sees no empty axis
+        return {a: tuple(v for v in d if v in used.get(a, d)) or d for a, d in self.domains.items()}
+
+    def covered_elsewhere(self, constraint: Constraint) -> bool:
+        """Whether every axis of ``constraint`` is bounded by another allowed rule-set table."""
+        others = {a for t in self.rules if t is not constraint and isinstance(t, Table) and not t.forbid
+                  for a in t.scope}
+        return all(a in others or len(self.domains[a]) == 1 for a in constraint.scope)
+
     @property
     def proposal(self) -> tuple[Constraint, ...]:
         return self.space + self.rules
@@ -63,12 +88,13 @@ class Parts:
     def everything(self) -> tuple[Constraint, ...]:
         return self.space + self.rules + self.arch
 
-    def model(self, constraints) -> Model:
-        return Model(self.combo, self.kind, self.axes, self.domains, tuple(constraints))
+    def model(self, constraints, vocabulary: bool = False) -> Model:
+        domains = self.vocabulary if vocabulary else self.domains
+        return Model(self.combo, self.kind, self.axes, domains, tuple(constraints))
 
 
-def count(p: Parts, constraints) -> int:
-    return solve(p.model(constraints)).count()
+def count(p: Parts, constraints, vocabulary: bool = False) -> int:
+    return solve(p.model(constraints, vocabulary)).count()
 
 
 def configs(p: Parts, constraints) -> list:

@@ -53,6 +53,7 @@ def _report(r: Report) -> dict:
         "dead_rows": [_dead(d) for d in r.dead_rows],
         "invalid": [{**_combo(e.combo), "name": e.name, "violates": list(e.violates)} for e in r.invalid],
         "idle": list(r.idle),
+        "idle_undecided": list(r.undecided),
         "containment": [_containment(c) for c in r.containment],
         "findings": r.findings(),
     }
@@ -169,6 +170,9 @@ def as_text(reports: Sequence[Report], extra: Sequence[Containment] = ()) -> str
         if r.idle:
             lines.append(f"\nIdle constraints ({len(r.idle)}): reject nothing in the selection, given the others")
             lines += [f"  {n}" for n in r.idle]
+        if r.undecided:
+            lines.append(f"\nNot decided whether idle ({len(r.undecided)}): no witness found and too large to re-solve")
+            lines += [f"  {n}" for n in r.undecided]
     lines += _containment_section(extra)
     totals = findings(reports, extra)
     lines.append("\nfindings: " + ", ".join(f"{k} {totals[k]}" for k in CATEGORIES))

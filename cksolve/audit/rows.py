@@ -9,7 +9,8 @@ finds a minimal set whose removal lets a config with the row exist. That takes
 a solve per step, so it is asked once per row, in the first combination that
 never proposes it (the combinations of one rule set build the row from the
 same rules). Allowed tables are put back first, so every solve the filter asks
-for is bounded by the rule set's tables, as the real model is.
+for is bounded by the rule set's tables, as the real model is, and axes range over the rule set's own
+values (``Parts.vocabulary``).
 """
 
 from __future__ import annotations
@@ -40,14 +41,14 @@ def unreachable_killers(p: Parts, table: Table, row: tuple) -> tuple[str, ...]:
     ``("space",)`` when not even a well-formed config can use it.
     """
     others = tuple(c for c in p.rules if c is not table)
-    key = (others, table.scope, row, tuple(p.domains[a] for a in p.axes))
+    key = (others, table.scope, row, tuple(p.vocabulary[a] for a in p.axes))
     hit = _KILLERS.get(key)
     if hit is not None:
         return hit
     base = p.space + (pinned(table.scope, row, p.kind),)
 
     def holds_without(removed: frozenset) -> bool:
-        return count(p, base + tuple(c for c in others if c not in removed)) > 0
+        return count(p, base + tuple(c for c in others if c not in removed), vocabulary=True) > 0
 
     order = _put_back_order(others)
     if not holds_without(frozenset(order)):
@@ -76,6 +77,7 @@ def dead_rows(scan: Scan) -> list[DeadRow]:
     return out
 
 
-def idle(scan: Scan) -> list[str]:
-    """Own constraints that reject nothing anywhere in the selection, given the others."""
-    return sorted(n for n in scan.own_order if not scan.active.get(n))
+def idle(scan: Scan) -> tuple[list[str], list[str]]:
+    """Own constraints that reject nothing anywhere in the selection, given the others; and those undecided."""
+    return (sorted(n for n in scan.own_order if scan.active.get(n) is False),
+            sorted(n for n in scan.own_order if scan.active.get(n) is None))

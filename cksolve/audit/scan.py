@@ -15,13 +15,14 @@ from __future__ import annotations
 
 from collections import Counter
 from itertools import compress
+from math import prod
 from operator import not_
 from dataclasses import dataclass, field
 
 from ..errors import CksolveError
 from ..solver import solve
 from ..solver.relations import key_getter
-from ..space.constraints import Table
+from ..space.constraints import Table, scope_values
 from ..space.rulesets import Combo, RuleSet
 from .blocking import masks_removal, violation_masks
 from .findings import LOSS, ComboFinding, InvalidEntry
@@ -52,7 +53,7 @@ class Scan:
     rejected: dict = field(default_factory=dict)               # row -> Counter(minimal arch killers)
     unreachable: dict = field(default_factory=dict)            # row -> (combinations never proposing it, first)
     whole: dict = field(default_factory=dict)                  # row of a whole-config table -> kernel name
-    active: dict = field(default_factory=dict)                 # own constraint name -> rejects something
+    active: dict = field(default_factory=dict)                 # own constraint -> rejects something (None: undecided)
     own_order: dict = field(default_factory=dict)              # own constraint names in first-seen order
 
     def add(self, combo: Combo) -> None:
@@ -75,7 +76,7 @@ class Scan:
                                    tuple(names[b] for b in masks_removal(by_mask, len(names), line)))
         self.findings.append(finding)
         self._rows(p, configs, masks, names)
-        self._idle(p, accepted)
+        self._idle(p, configs, accepted)
 
     def _rows(self, p: Parts, configs: list, masks: list[int], names: tuple[str, ...]) -> None:
         fields = configs[0]._fields if configs else ()
@@ -108,14 +109,53 @@ class Scan:
                     killers = tuple(names[b] for b in masks_removal(found, len(names)))
                     self.rejected.setdefault(key, Counter())[killers] += 1
 
-    def _idle(self, p: Parts, accepted: int) -> None:
-        """An own constraint is active once a solve without it has more configs somewhere."""
+    def _idle(self, p: Parts, configs: list, accepted: int) -> None:
+        """An own constraint is active once it is shown to reject something somewhere, given the others.
+
+        A filter, or a table whose axes other tables also bound, is judged by a
+        solve without it. A table that alone bounds an axis would leave that
+        axis free over its whole domain in such a solve; it is shown active by a
+        witness instead: a proposed config with one of those axes changed to
+        another value that the table rejects and every other constraint accepts.
+        Without a witness a solve decides if it stays small; otherwise the
+        constraint stays undecided (``None``), never called idle.
+        """
         everything = p.everything
         for c in p.own:
             self.own_order.setdefault(c.name, None)
             if self.active.get(c.name):
                 continue
-            self.active[c.name] = count(p, tuple(x for x in everything if x is not c)) != accepted
+            others = tuple(x for x in everything if x is not c)
+            if not (isinstance(c, Table) and not c.forbid) or p.covered_elsewhere(c):
+                active = count(p, others) != accepted
+            elif _witness(p, c, others, configs):
+                active = True
+            elif prod(len(p.domains[a]) for a in c.scope) <= MAX_FREED:
+                active = count(p, others) != accepted
+            else:
+                active = None
+            if active or self.active.get(c.name) is None:
+                self.active[c.name] = active
+
+
+#: Witness search: proposed configs tried per constraint and combination.
+WITNESS_CONFIGS = 256
+#: Without a witness, a table that alone bounds its axes is re-solved without it only if their domain product is at most this.
+MAX_FREED = 100_000
+
+
+def _witness(p: Parts, c: Table, others: tuple, configs: list) -> bool:
+    bounded = {a for t in p.rules if t is not c and isinstance(t, Table) and not t.forbid for a in t.scope}
+    free = [a for a in c.scope if a not in bounded and len(p.domains[a]) > 1]
+    for x in configs[:WITNESS_CONFIGS]:
+        for a in free:
+            for v in p.domains[a]:
+                if v == getattr(x, a):
+                    continue
+                y = x._replace(**{a: v})
+                if not c.holds(scope_values(y, c.scope)) and all(o.holds(scope_values(y, o.scope)) for o in others):
+                    return True
+    return False
 
 
 def _name(p: Parts, t: Table, row: tuple) -> str:
