@@ -91,6 +91,9 @@ def _combo_sections(r: Report) -> list[str]:
     accepted = sum(c.accepted for c in r.combos)
     lines.append(f"audit of {r.rule_set}: {len(r.combos)} combinations, {proposed} configs proposed, "
                  f"{accepted} accepted by the arch rules")
+    silent = sum(1 for c in r.combos if not c.proposed)
+    if silent:
+        lines.append(f"{r.rule_set} proposes nothing in {silent} of them (no rows are judged there)")
     if not lossy:
         return lines
     groups = defaultdict(list)

@@ -75,7 +75,8 @@ class Scan:
             finding = ComboFinding(combo, proposed, accepted, finding.rejected_by,
                                    tuple(names[b] for b in masks_removal(by_mask, len(names), line)))
         self.findings.append(finding)
-        self._rows(p, configs, masks, names)
+        if proposed:  # where the rule set proposes nothing, none of its rows is live or dead
+            self._rows(p, configs, masks, names)
         self._idle(p, configs, accepted)
 
     def _rows(self, p: Parts, configs: list, masks: list[int], names: tuple[str, ...]) -> None:
