@@ -139,18 +139,25 @@ def _containment_section(items: Sequence[Containment]) -> list[str]:
     return lines
 
 
+def _primary(d: DeadRow) -> tuple[str, ...]:
+    """The killing set that explains the row in most combinations (the rule set's own one if never proposed)."""
+    return d.rejected[0][0] if d.rejected else d.unreachable[0]
+
+
 def _dead_section(r: Report) -> list[str]:
     if not r.dead_rows:
         return []
-    lines = [f"\nDead rows ({len(r.dead_rows)}): rows of {r.rule_set}'s own tables no accepted config uses"]
+    lines = [f"\nDead rows ({len(r.dead_rows)}): rows of the own tables of {r.rule_set} that no accepted config uses"]
     groups = defaultdict(list)
     for d in r.dead_rows:
         if d.name is None:  # listed kernels are reported above, one line per arch
-            groups[(d.kind, d.constraint, d.killed_by)].append(d)
+            groups[(d.kind, d.constraint, _primary(d))].append(d)
     for (kind, constraint, killers), rows in sorted(groups.items(), key=lambda kv: (kv[0][0] != "rejected",
                                                                                      -len(kv[1]), kv[0])):
-        how = "proposed, rejected by" if kind == "rejected" else "never proposed; kept out by"
-        lines.append(f"  {constraint}: {len(rows)} rows {how} {' + '.join(killers)}")
+        how = "proposed, rejected by" if kind == "rejected" else "never proposed, kept out by"
+        more = sum(1 for d in rows if len(d.rejected) + bool(d.unreachable) > 1)
+        note = f" ({more} with other reasons in some combinations)" if more else ""
+        lines.append(f"  {constraint}: {len(rows)} rows {how} {' + '.join(killers)}{note}")
         for d in rows[:ROWS_SHOWN]:
             lines.append(f"    {_row_text(d)}  ({d.combos} combinations)")
         if len(rows) > ROWS_SHOWN:
