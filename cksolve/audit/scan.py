@@ -148,7 +148,7 @@ MAX_FREED = 100_000
 def _witness(p: Parts, c: Table, others: tuple, configs: list) -> bool:
     bounded = {a for t in p.rules if t is not c and isinstance(t, Table) and not t.forbid for a in t.scope}
     free = [a for a in c.scope if a not in bounded and len(p.domains[a]) > 1]
-    for x in configs[:WITNESS_CONFIGS]:
+    for x in sorted(configs)[:WITNESS_CONFIGS]:  # sorted: the solver's row order is unspecified
         for a in free:
             for v in p.domains[a]:
                 if v == getattr(x, a):
