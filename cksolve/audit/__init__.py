@@ -18,25 +18,23 @@ Everything returns data (:class:`Report`); :mod:`.report` formats it.
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from typing import Sequence
 
 from ..errors import CksolveError
 from ..space.rulesets import Combo, RuleSet, get_rule_set
 from .containment import EXPECTED, Containment, containment, parse_against
-from .findings import CATEGORIES, LOSS, ComboFinding, DeadRow, InvalidEntry, Report
+from .findings import CATEGORIES, LOSS, ComboFinding, DeadRow, InvalidEntry, Report, categories
 from .rows import dead_rows, idle
 from .scan import Scan
 
-__all__ = ["audit", "run", "ALL", "containment", "EXPECTED", "CATEGORIES", "LOSS", "Report", "ComboFinding", "DeadRow",
+__all__ = ["audit", "run", "ALL", "containment", "EXPECTED", "CATEGORIES", "categories", "LOSS", "Report", "ComboFinding", "DeadRow",
            "InvalidEntry", "Containment"]
 
 
-def audit(rule_set: RuleSet, combos: Sequence[Combo], progress: Callable[[str], None] | None = None) -> Report:
+def audit(rule_set: RuleSet, combos: Sequence[Combo]) -> Report:
     """Audit ``rule_set`` over ``combos`` (no containment: see :func:`containment`)."""
     scan = Scan(rule_set)
-    for i, combo in enumerate(combos):
-        if progress is not None:
-            progress(f"{i + 1}/{len(combos)} {combo.key}")
+    for combo in combos:
         scan.add(combo)
     idle_names, undecided = idle(scan)
     return Report(rule_set.name, scan.findings, dead_rows(scan), scan.invalid, idle_names, undecided=undecided)

@@ -27,10 +27,10 @@ EXPECTED = (("tiny", "full-tests", "subset"), ("full-tests", "full", "subset"),
 def parse_against(spec: str) -> tuple[str, str]:
     """``R2`` or ``R2:subset`` / ``R2:superset`` -> (rule set, relation); subset by default."""
     name, sep, relation = spec.rpartition(":")
-    if not sep or relation not in RELATIONS:
-        if sep and "/" not in relation and "." not in relation:
-            raise CksolveError(f"unknown relation {relation!r} in --against {spec!r}; valid: {', '.join(RELATIONS)}")
+    if not sep:
         return spec, "subset"
+    if relation not in RELATIONS:
+        raise CksolveError(f"unknown relation {relation!r} in --against {spec!r}; valid: {', '.join(RELATIONS)}")
     if not name:
         raise CksolveError(f"--against {spec!r} names no rule set")
     return name, relation

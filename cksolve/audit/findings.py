@@ -4,15 +4,24 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..errors import CksolveError
 from ..space.rulesets import Combo
 
-__all__ = ["LOSS", "ComboFinding", "DeadRow", "InvalidEntry", "Containment", "Report", "CATEGORIES"]
+__all__ = ["LOSS", "ComboFinding", "DeadRow", "InvalidEntry", "Containment", "Report", "CATEGORIES", "categories"]
 
 #: A combination that loses this share of its proposed configs (or all of them) is explained.
 LOSS = 0.9
 
 #: ``--fail-on`` categories, most important first.
 CATEGORIES = ("empty", "invalid", "containment", "dead", "idle")
+
+
+def categories(names: list[str]) -> list[str]:
+    """``--fail-on`` values, checked."""
+    for n in names:
+        if n not in CATEGORIES:
+            raise CksolveError(f"unknown --fail-on category {n!r}; valid: {', '.join(CATEGORIES)}")
+    return names
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,7 @@ from ..space.canonical import space_constraints
 from ..space.constraints import Constraint, Table
 from ..space.rulesets import Combo, RuleSet, kind_of
 
-__all__ = ["Parts", "count", "configs", "pinned", "is_own"]
+__all__ = ["Parts", "count", "pinned", "is_own"]
 
 
 def is_own(rule_set: RuleSet, constraint: Constraint) -> bool:
@@ -95,10 +95,6 @@ class Parts:
 
 def count(p: Parts, constraints, vocabulary: bool = False) -> int:
     return solve(p.model(constraints, vocabulary)).count()
-
-
-def configs(p: Parts, constraints) -> list:
-    return solve(p.model(constraints)).configs()
 
 
 def pinned(scope: tuple, row: tuple, kind: str) -> Table:

@@ -14,10 +14,10 @@ set never proposes is unreachable (``rows.py``).
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass, field
 from itertools import compress
 from math import prod
 from operator import not_
-from dataclasses import dataclass, field
 
 from ..errors import CksolveError
 from ..solver import solve
@@ -28,14 +28,10 @@ from .blocking import masks_removal, violation_masks
 from .findings import LOSS, ComboFinding, InvalidEntry
 from .model import Parts, count
 
-__all__ = ["Scan", "RowKey", "MAX_PROPOSED"]
+__all__ = ["Scan", "MAX_PROPOSED"]
 
 #: Proposed configs per combination that audit enumerates at most (``full`` proposes 2,404 at most).
 MAX_PROPOSED = 1_000_000
-
-#: A row of a table: (table name, scope, values).
-RowKey = tuple[str, tuple, tuple]
-
 
 def _bits(mask: int, names: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(n for i, n in enumerate(names) if mask >> i & 1)
@@ -48,6 +44,7 @@ class Scan:
     rule_set: RuleSet
     findings: list[ComboFinding] = field(default_factory=list)
     invalid: list[InvalidEntry] = field(default_factory=list)
+    # rows are keyed (table name, scope, values)
     present: Counter = field(default_factory=Counter)          # row -> combinations whose table has it
     live: set = field(default_factory=set)                     # rows some accepted config uses
     rejected: dict = field(default_factory=dict)               # row -> Counter(minimal arch killers)
@@ -135,8 +132,9 @@ class Scan:
                 active = count(p, others) != accepted
             else:
                 active = None
-            if active or self.active.get(c.name) is None:
-                self.active[c.name] = active
+            # across combinations: shown active anywhere wins, then undecided anywhere, then idle
+            known = self.active.get(c.name, False)
+            self.active[c.name] = active if active or (active is None and known is False) else known
 
 
 #: Witness search: proposed configs tried per constraint and combination.
