@@ -261,6 +261,11 @@ def test_malformed_file_and_unwritable_output(capsys, tmp_path):
     bad.write_text("[pin\n", encoding="utf-8")
     code, _, err = run_cli(capsys, "audit", "-r", str(bad))
     assert code == 2 and err.count("\n") == 1 and "bad.toml" in err
+    loose = tmp_path / "loose.toml"  # no base, one pin: every other axis free
+    loose.write_text('[pin]\npipeline = ["compv3"]\n', encoding="utf-8")
+    code, _, err = run_cli(capsys, "audit", "-r", str(loose), "--arch", "gfx942", "--variant", "forward",
+                           "--dtype", "fp16", "--ndim", "2")
+    assert code == 2 and err.count("\n") == 1 and "pin more axes" in err and "gfx942/forward/fp16/2d" in err
     target = tmp_path / "missing" / "out.txt"
     code, _, err = run_cli(capsys, "audit", "-r", "default", "--arch", "gfx942", "-o", str(target))
     assert code == 2 and err.count("\n") == 1 and not target.parent.exists()
