@@ -12,6 +12,7 @@ import json
 from collections import defaultdict
 from typing import Sequence
 
+from ..arch.facts import ARCHS
 from .findings import CATEGORIES, Containment, DeadRow, Report
 
 __all__ = ["as_json", "as_text", "findings"]
@@ -113,8 +114,16 @@ def _combo_sections(r: Report) -> list[str]:
 def _invalid_section(r: Report) -> list[str]:
     if not r.invalid:
         return []
-    lines = [f"\nListed kernels that fail validity ({len(r.invalid)})"]
-    lines += [f"  {e.combo.key}: {e.name}: violates {', '.join(e.violates)}" for e in r.invalid]
+    lines = [f"\nListed kernels that fail validity ({len(r.invalid)} entries over the selected archs)"]
+    groups = defaultdict(list)
+    for e in r.invalid:
+        groups[e.violates].append(e)
+    for violates, entries in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+        archs = [a for a in ARCHS if any(e.combo.arch == a for e in entries)]
+        lines.append(f"  violate {' + '.join(violates)}: {len(entries)} entries on {', '.join(archs)}")
+        lines += [f"    {e.combo.key}: {e.name}" for e in entries[:ROWS_SHOWN]]
+        if len(entries) > ROWS_SHOWN:
+            lines.append(f"    ... and {len(entries) - ROWS_SHOWN} more (--format json lists them all)")
     return lines
 
 
