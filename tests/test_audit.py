@@ -119,7 +119,7 @@ def test_killers_of_dead_rows_are_minimal(combo):
             for kept in killers:
                 assert count(p, _everything_but(p, set(killers) - {kept}) + pin) == 0, (d, kept)
         if d.unreachable:  # rule-set constraints, arch rules out, over the rule set's own values
-            killers = set(d.unreachable[0])
+            killers = set(d.unreachable.killed_by)
             base = p.space + pin
             rest = [c for c in p.rules if c.name != d.constraint]
             assert count(p, base + tuple(c for c in rest if c.name not in killers), vocabulary=True) > 0, d

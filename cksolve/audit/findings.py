@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from ..errors import CksolveError
 from ..space.rulesets import Combo
 
-__all__ = ["LOSS", "ComboFinding", "DeadRow", "InvalidEntry", "Containment", "Report", "CATEGORIES", "categories"]
+__all__ = ["LOSS", "ComboFinding", "DeadRow", "Unreachable", "InvalidEntry", "Containment", "Report", "CATEGORIES", "categories"]
 
 #: A combination that loses this share of its proposed configs (or all of them) is explained.
 LOSS = 0.9
@@ -50,6 +51,14 @@ class ComboFinding:
         return self.proposed > 0 and self.accepted <= (1 - LOSS) * self.proposed
 
 
+class Unreachable(NamedTuple):
+    """Why the rule set never proposes a row: a minimal set of its own constraints, found in one combination."""
+
+    killed_by: tuple[str, ...]
+    combos: int  # combinations whose table has the row and that never propose it
+    found_in: Combo
+
+
 @dataclass(frozen=True)
 class DeadRow:
     """A row of one of the rule set's own tables that no accepted config uses anywhere in the selection.
@@ -68,7 +77,7 @@ class DeadRow:
     row: tuple
     kind: str
     rejected: tuple[tuple[tuple[str, ...], int], ...]
-    unreachable: tuple  # () or (killers, combinations, Combo)
+    unreachable: Unreachable | None
     combos: int  # combinations whose table has the row
     name: str | None = None  # the kernel, when the row is a whole config (builder instances)
 
@@ -76,7 +85,7 @@ class DeadRow:
     def killed_by(self) -> tuple[str, ...]:
         """Every constraint of every reason, arch rules first."""
         names = {n for killers, _ in self.rejected for n in killers}
-        names.update(self.unreachable[0] if self.unreachable else ())
+        names.update(self.unreachable.killed_by if self.unreachable else ())
         return tuple(sorted(names, key=lambda n: (not n.startswith("arch."), n)))
 
 

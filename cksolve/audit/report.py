@@ -35,8 +35,8 @@ def _dead(d: DeadRow) -> dict:
            "rejected": [{"killed_by": list(k), "combos": n} for k, n in d.rejected],
            "unreachable": None, "name": d.name}
     if d.unreachable:
-        killers, n, combo = d.unreachable
-        out["unreachable"] = {"killed_by": list(killers), "combos": n, "found_in": combo.key}
+        u = d.unreachable
+        out["unreachable"] = {"killed_by": list(u.killed_by), "combos": u.combos, "found_in": u.found_in.key}
     return out
 
 
@@ -150,7 +150,7 @@ def _containment_section(items: Sequence[Containment]) -> list[str]:
 
 def _primary(d: DeadRow) -> tuple[str, ...]:
     """The killing set that explains the row in most combinations (the rule set's own one if never proposed)."""
-    return d.rejected[0][0] if d.rejected else d.unreachable[0]
+    return d.rejected[0][0] if d.rejected else d.unreachable.killed_by
 
 
 def _dead_section(r: Report) -> list[str]:

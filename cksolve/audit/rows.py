@@ -19,7 +19,7 @@ from collections import Counter
 
 from ..space.constraints import Table
 from .blocking import minimal_removal
-from .findings import DeadRow
+from .findings import DeadRow, Unreachable
 from .model import Parts, count, pinned
 from .scan import Scan
 
@@ -67,10 +67,10 @@ def dead_rows(scan: Scan) -> list[DeadRow]:
             continue
         name, scope, row = key
         rejected = tuple(sorted(scan.rejected.get(key, Counter()).items(), key=lambda kv: (-kv[1], kv[0])))
-        unreachable = ()
+        unreachable = None
         if key in scan.unreachable:
             times, (p, table) = scan.unreachable[key]
-            unreachable = (unreachable_killers(p, table, row), times, p.combo)
+            unreachable = Unreachable(unreachable_killers(p, table, row), times, p.combo)
         kind = "rejected" if rejected else "unreachable"
         out.append(DeadRow(name, scope, row, kind, rejected, unreachable, n, scan.whole.get(key)))
     out.sort(key=lambda d: (d.kind != "rejected", d.constraint, repr(d.row)))
