@@ -74,7 +74,7 @@ class Scan:
         self.findings.append(finding)
         if proposed:  # where the rule set proposes nothing, none of its rows is live or dead
             self._rows(p, configs, masks, names)
-        self._idle(p, configs, accepted)
+        self._idle(p, [c for c, m in zip(configs, masks) if not m])
 
     def _rows(self, p: Parts, configs: list, masks: list[int], names: tuple[str, ...]) -> None:
         fields = configs[0]._fields if configs else ()
@@ -107,13 +107,13 @@ class Scan:
                     killers = tuple(names[b] for b in masks_removal(found, len(names)))
                     self.rejected.setdefault(key, Counter())[killers] += 1
 
-    def _idle(self, p: Parts, configs: list, accepted: int) -> None:
+    def _idle(self, p: Parts, accepted: list) -> None:
         """An own constraint is active once it is shown to reject something somewhere, given the others.
 
         A filter, or a table whose axes other tables also bound, is judged by a
         solve without it. A table that alone bounds an axis would leave that
         axis free over its whole domain in such a solve; it is shown active by a
-        witness instead: a proposed config with one of those axes changed to
+        witness instead: an accepted config with one of those axes changed to
         another value that the table rejects and every other constraint accepts.
         Without a witness a solve decides if it stays small; otherwise the
         constraint stays undecided (``None``), never called idle.
@@ -125,11 +125,11 @@ class Scan:
                 continue
             others = tuple(x for x in everything if x is not c)
             if not (isinstance(c, Table) and not c.forbid) or p.covered_elsewhere(c):
-                active = count(p, others) != accepted
-            elif _witness(p, c, others, configs):
+                active = count(p, others) != len(accepted)
+            elif _witness(p, c, others, accepted):
                 active = True
             elif prod(len(p.domains[a]) for a in c.scope) <= MAX_FREED:
-                active = count(p, others) != accepted
+                active = count(p, others) != len(accepted)
             else:
                 active = None
             # across combinations: shown active anywhere wins, then undecided anywhere, then idle
@@ -137,8 +137,8 @@ class Scan:
             self.active[c.name] = active if active or (active is None and known is False) else known
 
 
-#: Witness search: proposed configs tried per constraint and combination.
-WITNESS_CONFIGS = 256
+#: Witness search: accepted configs tried per constraint and combination.
+WITNESS_CONFIGS = 64
 #: Without a witness, a table that alone bounds its axes is re-solved without it only if their domain product is at most this.
 MAX_FREED = 100_000
 
