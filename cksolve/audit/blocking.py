@@ -11,9 +11,10 @@ still has to at the end.
 Two predicates are used. Over the arch rules the proposed configs are known,
 each with the set of arch constraints it violates (a bit mask); removing a set
 R of constraints brings back exactly the configs whose mask lies within R, so
-the filter is set arithmetic (``masks_removal``). Over rule-set constraints the
-configs are not known in advance and every test is a solve (``minimal_removal``
-with a counting predicate).
+the question is set arithmetic (``masks_removal``), cheap enough to find
+*every* minimal set and keep the one that explains most. Over rule-set
+constraints the configs are not known in advance and every test is a solve
+(``minimal_removal`` with a counting predicate).
 """
 
 from __future__ import annotations

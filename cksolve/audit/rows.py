@@ -9,8 +9,8 @@ finds a minimal set whose removal lets a config with the row exist. That takes
 a solve per step, so it is asked once per row, in the first combination that
 never proposes it (the combinations of one rule set build the row from the
 same rules). Allowed tables are put back first, so every solve the filter asks
-for is bounded by the rule set's tables, as the real model is, and axes range over the rule set's own
-values (``Parts.vocabulary``).
+for is bounded by the rule set's tables, as the real model is; axes range over
+the values the rule set's tables use (``Parts.vocabulary``).
 """
 
 from __future__ import annotations
