@@ -202,13 +202,19 @@ def test_builder_sets_within_full_break_exactly_where_ck_says(name):
 
 
 def test_the_builtin_hierarchy_holds_where_ck_says_it_does():
+    # CK's data: tiny within full-tests within full in every combination (tests/profiler: the test above)
+    for key, want in oracle("tiny").items():
+        assert set(want["accepted"]) <= set(oracle("full-tests")[key]["accepted"]), key
+    combos = select().combos()
+    for a, b in (("tiny", "full-tests"), ("full-tests", "full")):
+        checks = containment(get_rule_set(a), get_rule_set(b), "subset", combos)
+        assert len(checks) == 108 and all(c.violations == 0 for c in checks), [c for c in checks if c.violations][:1]
     reports, checks = run("all", select(archs=["gfx942", "gfx1201"]).combos(), builder_configs=BUILDER)
     assert [r.rule_set for r in reports] == ["default", "tiny", "full-tests", "full", "tests", "profiler"]
-    for c in checks:
-        if c.a in ("tiny", "full-tests"):
-            assert c.violations == 0, c
     assert {(c.a, c.b) for c in checks} == {("tiny", "full-tests"), ("full-tests", "full"), ("tests", "full"),
                                             ("profiler", "full")}
+    assert all(c.violations == 0 for c in checks if c.a in ("tiny", "full-tests"))
+    assert any(c.violations for c in checks if c.a == "tests")  # the 3D layout finding, on gfx942
 
 
 # --- the command ---------------------------------------------------------------------------
