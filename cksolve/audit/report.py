@@ -111,6 +111,12 @@ def _combo_sections(r: Report) -> list[str]:
     return lines
 
 
+def _first(items: list[str]) -> list[str]:
+    """A group's first lines; the JSON has all of them."""
+    more = [f"    ... and {len(items) - ROWS_SHOWN} more (--format json lists them all)"] if len(items) > ROWS_SHOWN else []
+    return items[:ROWS_SHOWN] + more
+
+
 def _invalid_section(r: Report) -> list[str]:
     if not r.invalid:
         return []
@@ -121,9 +127,7 @@ def _invalid_section(r: Report) -> list[str]:
     for violates, entries in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0])):
         archs = [a for a in ARCHS if any(e.combo.arch == a for e in entries)]
         lines.append(f"  violate {' + '.join(violates)}: {len(entries)} entries on {', '.join(archs)}")
-        lines += [f"    {e.combo.key}: {e.name}" for e in entries[:ROWS_SHOWN]]
-        if len(entries) > ROWS_SHOWN:
-            lines.append(f"    ... and {len(entries) - ROWS_SHOWN} more (--format json lists them all)")
+        lines += _first([f"    {e.combo.key}: {e.name}" for e in entries])
     return lines
 
 
@@ -167,10 +171,7 @@ def _dead_section(r: Report) -> list[str]:
         more = sum(1 for d in rows if len(d.rejected) + bool(d.unreachable) > 1)
         note = f" ({more} with other reasons in some combinations)" if more else ""
         lines.append(f"  {constraint}: {len(rows)} rows {how} {' + '.join(killers)}{note}")
-        for d in rows[:ROWS_SHOWN]:
-            lines.append(f"    {_row_text(d)}  ({d.combos} combinations)")
-        if len(rows) > ROWS_SHOWN:
-            lines.append(f"    ... and {len(rows) - ROWS_SHOWN} more (--format json lists them all)")
+        lines += _first([f"    {_row_text(d)}  ({d.combos} combinations)" for d in rows])
     whole = sum(1 for d in r.dead_rows if d.name is not None)
     if whole:
         lines.append(f"  {whole} listed kernels are accepted on no selected arch (see above)")
