@@ -581,6 +581,39 @@ def _output_error(exc: OSError) -> str:
     if exc.filename is not None:  # not stdout: a file the library did not wrap
         return f"{shorten(str(exc.filename), quote=False)}: {exc.strerror or exc}"
     return f"cannot write output: {exc.strerror or exc}"
+# --- audit (issue 15) ------------------------------------------------------------------
+
+
+@app.command("audit")
+def audit_cmd(
+    rule_set: str = typer.Option(..., "--rule-set", "-r",
+                                 help="A rule set, a rule-set file, or 'all' (every built-in set and CK's hierarchy)."),
+    arch: Optional[List[str]] = ArchOpt,
+    variant: Optional[List[str]] = VariantOpt,
+    dtype: Optional[List[str]] = DtypeOpt,
+    ndim: Optional[List[str]] = NdimOpt,
+    against: Optional[List[str]] = typer.Option(None, "--against",
+                                                help="R2, R2:subset or R2:superset; repeatable. Default relation: subset."),
+    fmt: str = typer.Option("text", "--format", "-f", help="text or json."),
+    fail_on: Optional[str] = typer.Option(None, "--fail-on",
+                                          help="Exit 1 if any of these has findings: empty,invalid,containment,dead,idle."),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write here instead of stdout."),
+    builder_configs: Optional[str] = BuilderOpt,
+) -> None:
+    """Explain what a rule set proposes that the arch rules reject: empty combinations, dead rows, idle rules."""
+    from . import query
+    from .audit import ALL, categories, run
+    from .audit.report import as_json, as_text, findings
+
+    if fmt not in ("text", "json"):
+        raise CksolveError(f"unknown format {fmt!r}; valid: text, json")
+    gates = categories(query.split_values([fail_on] if fail_on else []))
+    selection = _selection(arch, variant, dtype, ndim)
+    reports, checks = run(rule_set, selection.combos(), against or (), builder_configs)
+    label = ALL if rule_set == ALL else None
+    _write(as_json(reports, checks, label) if fmt == "json" else as_text(reports, checks), output)
+    totals = findings(reports, checks)
+    raise typer.Exit(1 if any(totals[g] for g in gates) else 0)
 
 
 def main(argv: Optional[list[str]] = None) -> None:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import sys
-from collections import Counter
 from dataclasses import dataclass
 from functools import partial
 from itertools import repeat
@@ -17,6 +16,7 @@ from typing import Iterable, Iterator, NamedTuple, Sequence
 from .arch.facts import ARCHS
 from .errors import CksolveError, shorten
 from .space.axes import AXES
+from .space.breakdown import axis_breakdown
 from .space.naming import parse_names
 from .space.textfile import numbered_lines
 from .space.rulesets import Combo, RuleSet, get_rule_set, rule_set_names
@@ -321,44 +321,8 @@ class ComboDiff:
     only_a: tuple[str, ...]
     only_b: tuple[str, ...]
     common: int
-    why_a: tuple[tuple[str, object, int, bool], ...]  # see _breakdown
+    why_a: tuple[tuple[str, object, int, bool], ...]  # see axis_breakdown
     why_b: tuple[tuple[str, object, int, bool], ...]
-
-
-#: Axes whose values name a kernel feature; a diff is broken down along them even
-#: when both sides use the same values (e.g. a subset that keeps every pipeline).
-FEATURE_AXES = ("pipeline", "scheduler", "specialization", "groups_to_merge", "two_stage", "explicit_gemm",
-                "split_image", "streamk", "double_smem_buffer")
-
-
-def _breakdown(only: dict, other: dict) -> tuple[tuple[str, object, int, bool], ...]:
-    """(axis, value, count, exclusive) for the configs only on one side.
-
-    First the axis values the other side never uses (exclusive), most frequent
-    first; then the feature axes' values that split the one-sided configs.
-    """
-    if not only:
-        return ()
-    present: dict[str, set] = {}
-    for c in other.values():
-        for k, v in c.as_dict().items():
-            present.setdefault(k, set()).add(v)
-    exclusive: Counter = Counter()
-    features: Counter = Counter()
-    for c in only.values():
-        for k, v in c.as_dict().items():
-            if v not in present.get(k, ()):
-                exclusive[(k, v)] += 1
-            elif k in FEATURE_AXES:
-                features[(k, v)] += 1
-    # A feature value every one-sided config shares says nothing about the difference.
-    features = Counter({kv: n for kv, n in features.items() if n < len(only)})
-
-    def ranked(counts):
-        return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0][0], repr(kv[0][1])))
-
-    return tuple((k, v, n, True) for (k, v), n in ranked(exclusive)) + \
-        tuple((k, v, n, False) for (k, v), n in ranked(features))
 
 
 def diff_sources(a: Source, b: Source, selection: Selection) -> list[ComboDiff]:
@@ -370,5 +334,5 @@ def diff_sources(a: Source, b: Source, selection: Selection) -> list[ComboDiff]:
         if not (ca or cb):
             continue
         out.append(ComboDiff(combo, tuple(sorted(only_a)), tuple(sorted(only_b)), len(ca) - len(only_a),
-                             _breakdown(only_a, cb), _breakdown(only_b, ca)))
+                             axis_breakdown(only_a, cb), axis_breakdown(only_b, ca)))
     return out
