@@ -27,7 +27,7 @@ _PROBE = r"""
 import json, sys, time
 t0 = time.perf_counter()
 from cksolve import query
-from cksolve.space.rulesets import get_rule_set
+from cksolve.rulesets import get_rule_set
 rs = get_rule_set(sys.argv[1], builder_configs=sys.argv[3] or None)
 sel = query.select()
 t1 = time.perf_counter()
@@ -68,7 +68,7 @@ def startup(repeat: int = 5) -> float:
 
 
 def main(argv: list[str]) -> None:
-    from cksolve.space.rulesets import RULE_SETS
+    from cksolve.rulesets import RULE_SETS
 
     names = argv or [n for n in RULE_SETS if n not in ("tests", "profiler") or BUILDER.exists()]
     print(f"{'rule set':<11} {'configs':>8} {'configs s':>10} {'names s':>9} {'ratio':>6} {'count s':>8} {'ratio':>6}")

@@ -317,7 +317,7 @@ def emit_cmd(
 @app.command("rule-sets")
 def rule_sets_cmd() -> None:
     """List the rule sets with a one-line description."""
-    from .space.rulesets import RULE_SETS
+    from .rulesets import RULE_SETS
 
     width = max(len(n) for n in RULE_SETS)
     sys.stdout.write("".join(f"{n.ljust(width)}  {desc}\n" for n, (_, _, desc) in RULE_SETS.items()))
@@ -449,7 +449,7 @@ def minimize_cmd(
                   str(perf) if perf is not None else "analytic")
     names = "".join(f"{c.name()}\n" for c in query.canonical_order(result.configs()))
     if output_rule_set is not None:
-        from .space.rulesets.listed import rule_set_file
+        from .rulesets.listed import rule_set_file
 
         desc = f"minimize: {len(result.kept)} kernels of {rs.name} for {problems.name} on {arch}, keep {keep}"
         _write(rule_set_file(result.configs(), desc), output_rule_set)

@@ -14,7 +14,7 @@ from .arch.facts import ARCHS
 from .space.axes import AXES
 from .space.canonical import SPACE_CONSTRAINTS
 from .space.constraints import Check, Table
-from .space.rulesets import Combo, RULE_SETS, RuleSetError, get_rule_set
+from .rulesets import Combo, RULE_SETS, RuleSetError, get_rule_set
 
 __all__ = ["constraints_page"]
 

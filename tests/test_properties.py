@@ -16,7 +16,7 @@ from cksolve.solver.evaluate import evaluate
 from cksolve.solver.model import build_model
 from cksolve.space.axes import AXES, GEMM_AXES
 from cksolve.space.config import KernelConfig
-from cksolve.space.rulesets import Combo, RULE_SETS, get_rule_set
+from cksolve.rulesets import Combo, RULE_SETS, get_rule_set
 
 COMBOS = st.builds(
     Combo,

@@ -16,9 +16,9 @@ from cksolve.query import select
 from cksolve.solver import solve_combo
 from cksolve.solver.cover import CoverError, minimum_cover
 from cksolve.space.naming import parse_name
-from cksolve.space.rulesets import Combo, get_rule_set, rule_set_names
-from cksolve.space.rulesets import subsets
-from cksolve.space.rulesets.subsets import (
+from cksolve.rulesets import Combo, get_rule_set, rule_set_names
+from cksolve.derived import subsets
+from cksolve.derived.subsets import (
     CATEGORIES, STRIDE, TINY_SIZE, category, coverage, coverage_of, full_configs, full_tests_selection, pair,
     tiny_selection,
 )

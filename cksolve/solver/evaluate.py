@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from ..space.axes import AXES
 from ..space.constraints import Violation, scope_values
-from ..space.rulesets import Combo, RuleSet
+from ..rulesets import Combo, RuleSet
 from .model import build_model
 
 __all__ = ["Verdict", "evaluate", "DOMAIN"]

@@ -8,7 +8,7 @@ axis from a real kernel is usually a typo or a rule the user did not know.
 
 from __future__ import annotations
 
-from ..space.rulesets import Combo, RuleSet, RuleSetError, get_rule_set
+from ..rulesets import Combo, RuleSet, RuleSetError, get_rule_set
 from . import solve_combo
 from .evaluate import evaluate
 

@@ -15,7 +15,7 @@ from ..space.axes import AXES, SELECTION_AXES, kind_axes
 from ..space.canonical import space_constraints
 from ..space.config import DepthwiseConfig, KernelConfig
 from ..space.constraints import Constraint
-from ..space.rulesets import Combo, RuleSet, kind_of
+from ..rulesets import Combo, RuleSet, kind_of
 
 __all__ = ["Model", "build_model", "config_class", "kind_axes", "prune_domains"]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..solver.explain import explain
 from ..space.constraints import scope_values
-from ..space.rulesets import RuleSet
+from ..rulesets import RuleSet
 from .problem import Problem
 from .rules import applicability_constraints
 

@@ -10,8 +10,8 @@ from typing import Sequence
 
 from ..errors import CksolveError
 from ..space.naming import parse_name
-from ..space.rulesets import RuleSet
-from ..space.rulesets.listed import ListedRuleSet
+from ..rulesets import RuleSet
+from ..rulesets.listed import ListedRuleSet
 from .coverage import CoverageRecord, Workspace, coverage
 from .minimize import Instance, Request, Result, build_instance, check, solve
 from .problem import Problem
@@ -108,7 +108,7 @@ def known_kernels(rule_set: RuleSet, problems, arch: str, dtypes) -> set[str]:
     ws = Workspace(rule_set)
     names: set[str] = set()
     from .problem import DIRECTIONS
-    from ..space.rulesets import Combo
+    from ..rulesets import Combo
 
     for combo in {Combo(arch, v, d, p.ndim) for p in problems for d in dtypes for v in DIRECTIONS[p.direction]}:
         names.update(c.name() for c, _ in ws.pool(combo).order)

@@ -31,8 +31,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Mapping
 
-from ...arch.constraints import vectors_ok, wmma_k_ok, wmma_shape_ok
-from ..config import DepthwiseConfig, KernelConfig
+from ..arch.constraints import vectors_ok, wmma_k_ok, wmma_shape_ok
+from ..space.config import DepthwiseConfig, KernelConfig
 from .base import RuleSetError
 from .data import load_toml
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Iterable, Sequence
 
-from ..constraints import Constraint
+from ..space.constraints import Constraint
 from .base import Combo, RuleSet, configs_table, kind_of
 
 __all__ = ["ListedRuleSet"]
@@ -42,8 +42,8 @@ def rule_set_file(configs: Iterable, description: str) -> str:
     """
     import json
 
-    from ..axes import kind_axes
-    from ..constraints import scope_values
+    from ..space.axes import kind_axes
+    from ..space.constraints import scope_values
 
     def value(v) -> str:
         return ("true" if v else "false") if isinstance(v, bool) else json.dumps(v)

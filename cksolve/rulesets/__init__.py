@@ -19,8 +19,8 @@ RULE_SETS: dict[str, tuple[str, str, str]] = {
     "tests": (".builder", "TestsRuleSet", "CK's tests build set, read from the CK Builder tests/*.conf files."),
     "profiler": (".builder", "ProfilerRuleSet", "CK's profiler build set, read from the CK Builder profiler/*.conf files."),
     "full": (".full", "FullRuleSet", "CK's complete set: curated tiles, waves, warp tiles, vectors, pipelines and feature variants."),
-    "full-tests": (".subsets", "FullTestsRuleSet", "Per combination: every 5th full config per feature category, plus one per uncovered (pipeline, scheduler) pair."),
-    "tiny": (".subsets", "TinyRuleSet", "Per combination: minimum CP-SAT cover of full-tests' categories and (pipeline, scheduler) pairs, padded to 10."),
+    "full-tests": ("cksolve.derived.subsets", "FullTestsRuleSet", "Per combination: every 5th full config per feature category, plus one per uncovered (pipeline, scheduler) pair."),
+    "tiny": ("cksolve.derived.subsets", "TinyRuleSet", "Per combination: minimum CP-SAT cover of full-tests' categories and (pipeline, scheduler) pairs, padded to 10."),
 }
 
 

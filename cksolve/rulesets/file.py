@@ -22,8 +22,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Sequence
 
-from ..axes import AXES
-from ..constraints import Constraint, Table
+from ..space.axes import AXES
+from ..space.constraints import Constraint, Table
 from .base import Combo, RuleSet, RuleSetError
 from .data import load_toml_path
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from typing import Iterable, Mapping, NamedTuple, Sequence
 
-from ...errors import CksolveError
-from ..axes import AXES, kind_axes
-from ..config import KernelConfig
-from ..constraints import Constraint, Table, interned, scope_values
+from ..errors import CksolveError
+from ..space.axes import AXES, kind_axes
+from ..space.config import KernelConfig
+from ..space.constraints import Constraint, Table, interned, scope_values
 
 __all__ = ["Combo", "RuleSet", "RuleSetError", "pin", "pin_defaults", "nothing", "table", "configs_table",
            "GEMM_DEFAULTS", "kind_of"]
