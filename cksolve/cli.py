@@ -242,7 +242,10 @@ def explain_cmd(
     arch = _one_arch(arch)
     rs = query.load_rule_set(rule_set, builder_configs) if rule_set else None
     if problem is None:
-        sys.stdout.write(explain(parse_name(name), arch, rs, nearest))
+        from .rulesets import candidate_rule_sets
+
+        sys.stdout.write(explain(parse_name(name), arch, rs, nearest,
+                                 candidates=candidate_rule_sets() if rs is None else ()))
         return
     from .workload import parse_problem
     from .workload.explain import explain_on_problem

@@ -14,7 +14,9 @@ from .arch.facts import ARCHS
 from .space.axes import AXES
 from .space.canonical import SPACE_CONSTRAINTS
 from .space.constraints import Check, Table
-from .rulesets import Combo, RULE_SETS, RuleSetError, get_rule_set
+from .rulesets import RULE_SETS, RuleSetError, get_rule_set
+from .space.combo import Combo
+from .workload.rules import every_rule
 
 __all__ = ["constraints_page"]
 
@@ -91,8 +93,6 @@ def constraints_page() -> str:
 
 
 def _applicability_section(header: list[str]) -> list[str]:
-    from .workload.rules import every_rule
-
     lines = ["", "## Applicability constraints", "",
              "CK Tile's run-time checks (`IsSupportedArgument`): whether a kernel can run a given",
              "convolution problem (`applicable`, `coverage`, `explain --problem`). The problem is fixed,",

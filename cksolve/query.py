@@ -14,7 +14,8 @@ from .arch.facts import ARCHS
 from .errors import CksolveError
 from .space.axes import AXES
 from .space.naming import parse_names
-from .rulesets import Combo, RuleSet, get_rule_set, rule_set_names
+from .rulesets import RuleSet, get_rule_set, rule_set_names
+from .space.combo import Combo
 from .solver import enumerate_combo, solve_combo
 
 __all__ = [

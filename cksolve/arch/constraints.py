@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from ..space.axes import AXES
 from ..space.constraints import Check, Constraint, Table, interned
 from .facts import arch_facts, common_facts
 
@@ -276,8 +277,6 @@ def _divides_k(warp_tile_k, tile_k):
 
 
 def _all_pipelines():
-    from ..space.axes import AXES
-
     return AXES["pipeline"].domain
 
 

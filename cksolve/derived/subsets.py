@@ -49,8 +49,11 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Sequence
 
+from ..rulesets import get_rule_set
+from ..rulesets.base import RuleSet, configs_table
+from ..solver import enumerate_combo
+from ..space.combo import Combo, kind_of
 from ..space.constraints import Constraint
-from ..rulesets.base import Combo, RuleSet, configs_table, kind_of
 
 __all__ = [
     "CATEGORIES", "STRIDE", "TINY_SIZE", "category", "pair", "coverage", "coverage_of",
@@ -113,9 +116,6 @@ def _tile_shape(config) -> tuple:
 @lru_cache(maxsize=None)
 def full_configs(combo: Combo) -> tuple:
     """``full``'s valid configs for the combo, in name order (computed once per combo)."""
-    from ..solver import enumerate_combo
-    from ..rulesets import get_rule_set
-
     return tuple(enumerate_combo(get_rule_set("full"), combo))
 
 
@@ -148,7 +148,7 @@ class TinySelection:
 @lru_cache(maxsize=None)
 def tiny_selection(combo: Combo) -> TinySelection:
     """The tiny configs of the combo: minimum cover of full-tests, then padding."""
-    from ..solver.cover import minimum_cover
+    from ..solver.cover import minimum_cover  # deferred: loading CP-SAT costs ~0.4 s
 
     ft = full_tests_selection(combo)
     items = [coverage(c) for c in ft]
@@ -194,8 +194,6 @@ class _SubsetRuleSet(RuleSet):
 
 @lru_cache(maxsize=None)
 def _constraints(name: str, combo: Combo) -> tuple:
-    from ..rulesets import get_rule_set
-
     configs = full_tests_selection(combo) if name == "full-tests" else tiny_selection(combo).configs
     return (*get_rule_set("full").constraints(combo), _selection_table(name, combo, configs))
 

@@ -21,6 +21,7 @@ unreadable manifest only costs time.
 from __future__ import annotations
 
 import errno
+import hashlib
 import json
 import os
 import re
@@ -29,6 +30,7 @@ import string
 import sys
 import tempfile
 import time
+from array import array
 from dataclasses import dataclass
 from operator import itemgetter
 from pathlib import Path
@@ -37,6 +39,7 @@ from typing import Callable, Iterable, Sequence
 from . import render
 from ..errors import CksolveError
 from ..space.config import DepthwiseConfig, KernelConfig
+from ..space.naming import NameError_, parse_names
 
 __all__ = ["EmitError", "EmitSummary", "emit", "names_to_configs", "MANIFEST", "check_file_name"]
 
@@ -100,8 +103,6 @@ def _all_plain(names: list[str]) -> bool:
 
 def names_to_configs(lines: Iterable[str], source: str = "names") -> list[KernelConfig | DepthwiseConfig]:
     """Configs of the kernel names in ``lines``; EmitError names the first bad line (see ``parse_names``)."""
-    from ..space.naming import NameError_, parse_names
-
     try:
         return parse_names(lines, source)
     except NameError_ as exc:
@@ -280,8 +281,6 @@ def _remove(paths: Iterable[str]) -> None:
 # uint16 and the (size, mtime_ns) pairs of its three files as int64 -- it is read
 # on every emit, so it is kept cheap to load (a JSON list of 9k names took 15 ms).
 def _load_manifest(root: Path) -> tuple[dict, list | None]:
-    from array import array
-
     try:
         with open(root / MANIFEST, "rb") as fh:
             head = json.loads(fh.readline())
@@ -302,8 +301,6 @@ def _load_manifest(root: Path) -> tuple[dict, list | None]:
 
 
 def _save_manifest(root: Path, kernels: dict, globals_entry: list) -> None:
-    from array import array
-
     names = sorted(kernels)
     archs = sorted({kernels[n][0] for n in names})
     index = {a: i for i, a in enumerate(archs)}
@@ -323,8 +320,6 @@ def _save_manifest(root: Path, kernels: dict, globals_entry: list) -> None:
 
 
 def _globals_key(items) -> str:
-    import hashlib
-
     h = hashlib.sha256()
     for _, _, name in items:
         h.update(name.encode() + b"\n")
@@ -414,7 +409,7 @@ def emit(configs: Sequence[tuple[str, KernelConfig | DepthwiseConfig]], out_dir:
         _cleanup_stage(stage)
         raise EmitError(f"cannot write to {root}: {_describe(e)}") from None
 
-    import multiprocessing as mp
+    import multiprocessing as mp  # deferred: only a run that renders needs it
 
     ctx = mp.get_context("fork")
     _S.update(items=items, root=str(work), fresh=fresh, manifest=manifest,
@@ -571,7 +566,7 @@ class _progress:
     def __enter__(self) -> Callable[[int], None]:
         if not self.enabled:
             return lambda n: None
-        from rich.console import Console
+        from rich.console import Console  # deferred: rich loads in ~50 ms and only --progress needs it
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
         self.bar = Progress(TextColumn("emit"), BarColumn(), MofNCompleteColumn(), TextColumn("kernels"),

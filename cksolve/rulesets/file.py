@@ -20,7 +20,7 @@ whole domain, so such a file should pin every axis it cares about.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
 from ..space.axes import AXES
 from ..space.constraints import Constraint, Table
@@ -40,7 +40,8 @@ class FileRuleSet(RuleSet):
         self.own = own
 
     @classmethod
-    def from_path(cls, path: Path) -> "FileRuleSet":
+    def from_path(cls, path: Path, load_base: Callable[[str], RuleSet]) -> "FileRuleSet":
+        """``load_base``: how a ``base`` rule set is found by name (the package's ``get_rule_set``)."""
         data = load_toml_path(path)
         where = str(path)
         unknown = set(data) - {"description", "base", "pin", "table"}
@@ -48,9 +49,7 @@ class FileRuleSet(RuleSet):
             raise RuleSetError(f"{where}: unknown keys {sorted(unknown)}; expected description, base, pin, table")
         base = None
         if "base" in data:
-            from . import get_rule_set
-
-            base = get_rule_set(str(data["base"]))
+            base = load_base(str(data["base"]))
         own: list[Constraint] = []
         for axis, values in dict(data.get("pin", {})).items():
             _axis(where, axis)

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import NamedTuple, Union
 
+from .spelling import GEMM_FIELDS, depthwise_name as _depthwise_name, gemm_name as _gemm_name
+
 __all__ = [
     "KernelConfig",
     "DepthwiseConfig",
@@ -132,6 +134,5 @@ def config_fields(cls) -> tuple[str, ...]:
     return cls._fields
 
 
-# naming needs the classes above and the classes need naming's functions: import it
-# last, when both classes exist (a module-level name is the cheapest lookup per call).
-from .naming import depthwise_name as _depthwise_name, gemm_name as _gemm_name  # noqa: E402
+if KernelConfig._fields != GEMM_FIELDS:  # pragma: no cover - guards gemm_name's positional unpacking
+    raise ImportError("KernelConfig fields changed: update spelling.GEMM_FIELDS and spelling.gemm_name")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..solver.explain import explain
 from ..space.constraints import scope_values
-from ..rulesets import RuleSet
+from ..rulesets import RuleSet, candidate_rule_sets
 from .problem import Problem
 from .rules import applicability_constraints
 
@@ -25,4 +25,5 @@ def explain_on_problem(config, arch: str, problem: Problem, rule_set: RuleSet | 
     """
     extra = applicability_constraints(problem.facts(), arch, config.dtype, config.kind)
     return explain(config, arch, rule_set, how_many, extra=extra,
-                   keep=lambda c: runs(c, arch, problem), what=f"problem {problem.spec()}")
+                   keep=lambda c: runs(c, arch, problem), what=f"problem {problem.spec()}",
+                   candidates=candidate_rule_sets() if rule_set is None else ())
