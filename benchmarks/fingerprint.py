@@ -31,10 +31,15 @@ def _cksolve(*args: str) -> bytes:
                           cwd=ROOT).stdout
 
 
+#: The emitter's own cache of what it wrote (it records a hash of the renderer's source,
+#: which a refactoring changes); not part of the emitted kernels.
+MANIFEST = ".cksolve-emit.manifest"
+
+
 def tree_digest(root: Path) -> tuple[int, str]:
-    """(files, sha256 over every file's relative path and bytes, in path order)."""
+    """(files, sha256 over every emitted file's relative path and bytes, in path order)."""
     h = hashlib.sha256()
-    files = sorted(p for p in root.rglob("*") if p.is_file())
+    files = sorted(p for p in root.rglob("*") if p.is_file() and p.name != MANIFEST)
     for p in files:
         h.update(p.relative_to(root).as_posix().encode() + b"\0")
         h.update(hashlib.sha256(p.read_bytes()).digest())

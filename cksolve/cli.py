@@ -329,21 +329,15 @@ def rule_sets_cmd() -> None:
 @app.command("archs")
 def archs_cmd(fmt: str = typer.Option("table", "--format", "-f", help="table or json.")) -> None:
     """List the architectures and their facts."""
-    from .arch.facts import ARCHS, arch_facts, common_facts
+    from . import query
 
     if fmt not in ("table", "json"):
         raise CksolveError(f"unknown format {fmt!r}; valid: table, json")
-    facts = [arch_facts(a) for a in ARCHS]
     if fmt == "json":
-        payload = [{"arch": f.name, "family": f.family, "warp_size": f.warp_size,
-                    "wave_splits": [list(w) for w in f.wave_splits],
-                    "warp_tiles": {k: [list(t) for t in v] for k, v in f.warp_tiles.items()}} for f in facts]
-        c = common_facts()
-        sys.stdout.write(json.dumps({"archs": payload, "lds_capacity": dict(c.lds_capacity),
-                                     "element_size": dict(c.element_size)}) + "\n")
+        sys.stdout.write(json.dumps(query.archs_document()) + "\n")
         return
     rows = []
-    for f in facts:
+    for f in query.arch_facts_list():
         tiles = "; ".join(f"{k.split('_')[0]}: " + " ".join("x".join(map(str, t)) for t in v) for k, v in f.warp_tiles.items())
         rows.append([f.name, f.family, str(f.warp_size), " ".join("x".join(map(str, w)) for w in f.wave_splits), tiles])
     sys.stdout.write(_table_text(["arch", "family", "wave", "wave splits", "warp tiles"], rows))

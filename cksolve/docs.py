@@ -14,6 +14,7 @@ from .arch.facts import ARCHS
 from .space.axes import AXES
 from .space.canonical import SPACE_CONSTRAINTS
 from .space.constraints import Check, Table
+from .space.pipelines import PIPELINES
 from .rulesets import RULE_SETS, RuleSetError, get_rule_set
 from .space.combo import Combo
 from .workload.rules import every_rule
@@ -38,6 +39,24 @@ def _row(c) -> str:
     return f"| `{c.name}` | {scope} | {_form(c)} | {doc} | {c.source} |"
 
 
+def _yes(flag: bool) -> str:
+    return "yes" if flag else ""
+
+
+def _pipelines_section() -> list[str]:
+    lines = ["", "## Pipelines", "",
+             "One table per pipeline in `cksolve/space/pipelines.toml`; the arch constraints below, blocks per",
+             "CU and the emitted C++ read them. Intrawave-only: layer 1 (TraitConfigBase) / layer 2 (arch filter).",
+             "",
+             "| pipeline | CK enum | LDS buffering | LDS bytes | intrawave-only | backward | rejected for | async |",
+             "|---|---|---|---|---|---|---|---|"]
+    for p in PIPELINES.values():
+        only = "/".join(s for s, f in (("1", p.intrawave_only), ("2", p.filter_intrawave_only)) if f)
+        lines.append(f"| `{p.name}` | {p.ck_enum} | {p.lds_buffering} | {p.lds_capacity} | {only} | "
+                     f"{_yes(p.backward)} | {', '.join(p.rejected_variants)} | {_yes(p.async_copy)} |")
+    return lines
+
+
 def constraints_page() -> str:
     lines = [
         "# Constraint reference",
@@ -54,6 +73,7 @@ def constraints_page() -> str:
     ]
     for a in AXES.values():
         lines.append(f"| `{a.name}` | {a.kind} | {', '.join(map(str, a.domain))} | {a.doc} |")
+    lines += _pipelines_section()
     header = ["", "| name | scope | form | what it checks | CK rule |", "|---|---|---|---|---|"]
     lines += ["", "## Space constraints", "", "They make a point of the raw domains a well-formed config.", *header]
     lines += [_row(c) for c in SPACE_CONSTRAINTS]

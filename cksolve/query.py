@@ -10,10 +10,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator, NamedTuple, Sequence
 
-from .arch.facts import ARCHS
+from .arch.facts import ARCHS, ArchFacts, arch_facts, common_facts
 from .errors import CksolveError
 from .space.axes import AXES
 from .space.naming import parse_names
+from .space.pipelines import PIPELINES
 from .rulesets import RuleSet, get_rule_set, rule_set_names
 from .space.combo import Combo
 from .solver import enumerate_combo, solve_combo
@@ -125,6 +126,23 @@ def enumerate_records(rule_set: RuleSet, selection: Selection) -> Iterator[Recor
 
 def count_records(rule_set: RuleSet, selection: Selection) -> dict[Combo, int]:
     return {combo: solve_combo(rule_set, combo).count() for combo in selection.combos()}
+
+
+# --- architectures -------------------------------------------------------------------
+
+
+def arch_facts_list() -> list[ArchFacts]:
+    """Every supported architecture's facts, in the facts file's order."""
+    return [arch_facts(a) for a in ARCHS]
+
+
+def archs_document() -> dict:
+    """``archs --format json``: per-arch facts, and the facts shared by all (LDS capacity per pipeline)."""
+    archs = [{"arch": f.name, "family": f.family, "warp_size": f.warp_size,
+              "wave_splits": [list(w) for w in f.wave_splits],
+              "warp_tiles": {k: [list(t) for t in v] for k, v in f.warp_tiles.items()}} for f in arch_facts_list()]
+    return {"archs": archs, "lds_capacity": {name: p.lds_capacity for name, p in PIPELINES.items()},
+            "element_size": dict(common_facts().element_size)}
 
 
 # --- diff ---------------------------------------------------------------------------

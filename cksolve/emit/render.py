@@ -27,6 +27,8 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from ..space.config import DepthwiseConfig, KernelConfig
+from ..space import pipelines as pipelines_module
+from ..space.pipelines import PIPELINES
 
 __all__ = [
     "TEMPLATE_DIR",
@@ -48,6 +50,8 @@ __all__ = [
 ]
 
 TEMPLATE_DIR = Path(__file__).with_name("templates")
+#: the per-pipeline C++ spellings live there; templates_digest covers it
+_PIPELINES_FILE = Path(pipelines_module.__file__).with_name("pipelines.toml")
 WRAPPER_DIR = "dispatcher_wrappers"
 #: a kernel's dispatcher wrapper is WRAPPER_DIR/WRAPPER_PREFIX<name>.hpp
 WRAPPER_PREFIX = "dispatcher_wrapper_"
@@ -71,28 +75,15 @@ _DISPATCH_DTYPE = {"fp16": "FP16", "bf16": "BF16", "fp32": "FP32"}
 #: input / weight / output tensor layouts by spatial rank (CK: by ndim only)
 _LAYOUTS = {1: ("NWGC", "GKXC", "NWGK"), 2: ("NHWGC", "GKYXC", "NHWGK"), 3: ("NDHWGC", "GKZYXC", "NDHWGK")}
 
-#: pipeline -> (GemmPipeline enum, pipeline class, base class for tail handling)
-_PIPELINES = {
-    "basic_v1": ("BASIC_V1", "GemmPipelineAGmemBGmemCRegV1", "BaseGemmPipelineAGmemBGmemCRegV1"),
-    "basic_v2": ("BASIC_V2", "GemmPipelineAGmemBGmemCRegV2", "BaseGemmPipelineAGmemBGmemCRegV2"),
-    "compv1": ("BASIC_V1", "GemmPipelineAGmemBGmemCRegV1", "BaseGemmPipelineAGmemBGmemCRegV1"),
-    "compv2": ("BASIC_V2", "GemmPipelineAGmemBGmemCRegV2", "BaseGemmPipelineAGmemBGmemCRegV2"),
-    "mem": ("MEMORY", "GemmPipelineAgBgCrMem", "BaseGemmPipelineAgBgCrMem"),
-    "compv3": ("COMPUTE_V3", "GemmPipelineAgBgCrCompV3", "BaseGemmPipelineAgBgCrCompV3"),
-    "compv4": ("COMPUTE_V4", "GemmPipelineAgBgCrCompV4", "BaseGemmPipelineAgBgCrCompV4"),
-    "compv5": ("COMPUTE_V5", "GemmPipelineAgBgCrCompV5", "BaseGemmPipelineAgBgCrCompV5"),
-    "compv6": ("COMPUTE_V6", "GemmPipelineAgBgCrCompV6", "BaseGemmPipelineAgBgCrCompV6"),
-    "comp_async": ("COMPUTE_ASYNC", "GemmPipelineAgBgCrCompAsync", "BaseGemmPipelineAgBgCrCompAsync"),
-    # the async V1 pipeline shares the V1 base class
-    "basic_async_v1": ("BASIC_ASYNC_V1", "GemmPipelineAGmemBGmemCRegAsyncV1", "BaseGemmPipelineAGmemBGmemCRegV1"),
-    # no base class: the pipeline itself answers the hot-loop / tail questions
-    "wavelet": ("WAVELET", "GemmPipelineAgBgCrWavelet", "GemmPipelineAgBgCrWavelet"),
-}
-#: pipelines that take the grouped-conv LDS policy as second template argument
-_CONV_POLICY = frozenset({"basic_v1", "basic_v2", "compv1", "compv2", "mem", "compv3"})
-#: pipelines whose TailHandler takes (run, has_hot_loop) and calls run with one argument
-_V1_TAIL = frozenset({"compv1", "basic_v1", "basic_async_v1"})
-_WAVELET_LOAD_WAVES = 4
+
+
+@lru_cache(maxsize=None)
+def _pipeline_type(pipeline: str) -> str:
+    """The pipeline's C++ type: its class over the problem, the LDS policy and any further arguments."""
+    p = PIPELINES[pipeline]
+    args = ("UniversalGemmProblem", *((p.policy,) if p.policy else ()), *p.extra_args)
+    return f"{p.pipeline_class}<{', '.join(args)}>"
+
 
 _SCHEDULER = {"intrawave": "Intrawave", "interwave": "Interwave"}
 _SPECIALIZATION = {
@@ -101,12 +92,8 @@ _SPECIALIZATION = {
     "filter1x1_stride1_pad0": "Filter1x1Stride1Pad0",
     "filter3x3": "Filter3x3",
 }
-#: dispatcher key enums (kernel_key.hpp); other values: CK capitalises the name
-_KEY_PIPELINE = {
-    "mem": "Mem", "compv1": "CompV1", "compv2": "CompV2", "basic_v1": "CompV1", "basic_v2": "CompV2",
-    "compv3": "CompV3", "compv4": "CompV4", "compv5": "CompV5", "compv6": "CompV6",
-    "preshufflev1": "PreShuffleV1", "preshufflev2": "PreShuffleV2", "wavelet": "Wavelet",
-}
+#: dispatcher key enums (kernel_key.hpp; pipelines: their ``key`` in pipelines.toml); other values: CK
+#: capitalises the name
 _KEY_SCHEDULER = {"default": "Default", "intrawave": "Intrawave", "interwave": "Interwave"}
 
 #: per direction: GEMM operands, host arguments, kernel class, names
@@ -269,9 +256,9 @@ def _render(tname: str, ctx: dict, direct: bool = False) -> str:
 
 @lru_cache(maxsize=None)
 def templates_digest() -> str:
-    """Hash of every template and of this module: a change makes all output stale."""
+    """Hash of every template, of this module and of the pipeline table: a change makes all output stale."""
     h = hashlib.sha256()
-    for p in sorted(TEMPLATE_DIR.glob("*.j2")) + [Path(__file__)]:
+    for p in sorted(TEMPLATE_DIR.glob("*.j2")) + [Path(__file__), _PIPELINES_FILE]:
         h.update(p.name.encode())
         h.update(p.read_bytes())
     return h.hexdigest()[:16]
@@ -282,13 +269,7 @@ def gemm_context(c: KernelConfig, arch: str, name: str | None = None) -> dict:
     """Template context of an implicit-GEMM kernel (``name``: c.name(), if known)."""
     name = name or c.name()
     d = _DIRECTIONS[c.variant]
-    enum, cls, base = _PIPELINES[c.pipeline]
-    if c.pipeline == "wavelet":
-        pipeline_type = f"{cls}<UniversalGemmProblem, GroupedConvUniversalPipelineAgBgCrPolicy, {_WAVELET_LOAD_WAVES}>"
-    elif c.pipeline in _CONV_POLICY:
-        pipeline_type = f"{cls}<UniversalGemmProblem, GroupedConvUniversalPipelineAgBgCrPolicy>"
-    else:
-        pipeline_type = f"{cls}<UniversalGemmProblem>"
+    pipeline = PIPELINES[c.pipeline]
     # CK takes the two-stage and stream-K paths for bwd_weight only (stream-K first)
     if c.variant == "bwd_weight" and c.streamk:
         path, path_note = "streamk", f"stream-K ({c.streamk_strategy} reduction)"
@@ -304,12 +285,11 @@ def gemm_context(c: KernelConfig, arch: str, name: str | None = None) -> dict:
         path=path, path_note=path_note, extra_includes=includes,
         dt=_CK_DTYPE[c.dtype], lay_in=lay_in, lay_wei=lay_wei, lay_out=lay_out,
         pad_m=_b(c.pad_m), pad_n=_b(c.pad_n), pad_k=_b(c.pad_k),
-        pipeline_enum=enum, scheduler_enum=_SCHEDULER[c.scheduler],
+        pipeline_enum=pipeline.ck_enum, scheduler_enum=_SCHEDULER[c.scheduler],
         dsb=_b(c.double_smem_buffer), cshuffle=_b(c.epilogue == "cshuffle"),
         split_image=_b(c.split_image), explicit_gemm=_b(c.explicit_gemm),
         conv_spec=_SPECIALIZATION[c.specialization],
-        pipeline_type=pipeline_type, base_pipeline=base,
-        tail="wavelet" if c.pipeline == "wavelet" else "v1" if c.pipeline in _V1_TAIL else "std",
+        pipeline_type=_pipeline_type(c.pipeline), base_pipeline=pipeline.base_class, tail=pipeline.tail,
         # the epilogue of the two-stage GEMM writes the fp32 workspace
         c_out="WorkspaceDataType" if path == "two_stage" else d["c_t"],
         sk_strategy=c.streamk_strategy.capitalize(), sk_persistent=_b(c.streamk_persistent),
@@ -339,7 +319,7 @@ def _wrapper_context(c, arch: str, name: str) -> dict:
         tile_shape=f"{{{c.tile_m}, {c.tile_n}, {c.tile_k}}}",
         wave_shape=f"{{{c.wave_m}, {c.wave_n}, 1}}",
         warp_tile_shape=f"{{{c.warp_tile_m}, {c.warp_tile_n}, {c.warp_tile_k}}}",
-        key_pipeline=_KEY_PIPELINE.get(c.pipeline, c.pipeline.capitalize()),
+        key_pipeline=PIPELINES[c.pipeline].key,
         key_scheduler=_KEY_SCHEDULER.get(c.scheduler, c.scheduler.capitalize()),
     )
     return ctx

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import NamedTuple, Union
 
+from .pipelines import PIPELINES
 from .spelling import GEMM_FIELDS, depthwise_name as _depthwise_name, gemm_name as _gemm_name
 
 __all__ = [
@@ -22,19 +23,17 @@ __all__ = [
     "config_fields",
 ]
 
-# Pipelines whose LDS buffering is fixed by the pipeline itself (CK's
-# ``deduce_block_per_cu``): double-buffered ones get one block per CU so the
-# compiler may use every register; single-buffered ones the CK Tile default 2.
-_ALWAYS_DOUBLE_LDS = frozenset({"compv4", "comp_async"})
-_ALWAYS_SINGLE_LDS = frozenset({"compv1", "compv2", "basic_v1", "basic_v2", "basic_async_v1", "wavelet"})
-
-
 def block_per_cu(pipeline: str, double_smem_buffer: bool) -> int:
-    """Minimum blocks per CU, derived from the pipeline's LDS buffering as CK derives it."""
-    if pipeline in _ALWAYS_DOUBLE_LDS:
-        return 1
-    if pipeline in _ALWAYS_SINGLE_LDS:
-        return 2
+    """Minimum blocks per CU, from the LDS buffering as CK's ``deduce_block_per_cu`` derives it.
+
+    Double-buffered pipelines get one block per CU so the compiler may use every
+    register; single-buffered ones the CK Tile default 2. Where the pipeline does
+    not fix the buffering (``lds_buffering = "configurable"``), the config does.
+    """
+    known = PIPELINES.get(pipeline)  # None: outside the domain (evaluate reports it); the config decides
+    fixed = known.block_per_cu if known is not None else None
+    if fixed is not None:
+        return fixed
     return 1 if double_smem_buffer else 2
 
 
