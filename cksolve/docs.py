@@ -15,6 +15,7 @@ from .space.axes import AXES
 from .space.canonical import SPACE_CONSTRAINTS
 from .space.constraints import Check, Table
 from .space.pipelines import PIPELINES
+from .space.variants import VARIANTS
 from .rulesets import RULE_SETS, RuleSetError, get_rule_set
 from .space.combo import Combo
 from .workload.rules import every_rule
@@ -57,6 +58,19 @@ def _pipelines_section() -> list[str]:
     return lines
 
 
+def _variants_section() -> list[str]:
+    lines = ["", "## Variants", "",
+             "One table per variant in `cksolve/space/variants.toml` (name tag, kind, arch-filter operator and",
+             "tile rules, stream-K, the C++ kernel spellings).", "",
+             "| variant | kind | name tag | direction | operator | tile min (M, N, K) | tile align | backward | stream-K |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for v in VARIANTS.values():
+        lines.append(f"| `{v.name}` | {v.kind} | `{v.tag}` | {v.direction} | {v.operator} | "
+                     f"{', '.join(map(str, v.tile_min))} | {', '.join(map(str, v.tile_align))} | "
+                     f"{_yes(v.backward)} | {_yes(v.streamk)} |")
+    return lines
+
+
 def constraints_page() -> str:
     lines = [
         "# Constraint reference",
@@ -73,6 +87,7 @@ def constraints_page() -> str:
     ]
     for a in AXES.values():
         lines.append(f"| `{a.name}` | {a.kind} | {', '.join(map(str, a.domain))} | {a.doc} |")
+    lines += _variants_section()
     lines += _pipelines_section()
     header = ["", "| name | scope | form | what it checks | CK rule |", "|---|---|---|---|---|"]
     lines += ["", "## Space constraints", "", "They make a point of the raw domains a well-formed config.", *header]

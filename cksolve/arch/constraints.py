@@ -23,6 +23,7 @@ from functools import lru_cache
 from ..space.axes import AXES
 from ..space.constraints import Check, Constraint, Table, interned
 from ..space.pipelines import PIPELINES, pipelines_with
+from ..space.variants import VARIANTS, variants_with
 from .facts import arch_facts, common_facts
 
 __all__ = ["gemm_constraints", "depthwise_constraints", "wmma_k_constraint", "vectors_ok", "wmma_shape_ok", "wmma_k_ok", "constraints_for", "OPERATOR_TILE_RULES"]
@@ -50,13 +51,11 @@ _FULL_LOAD_PIPELINES = pipelines_with("full_load_coverage")
 _TRAIT_BASE_UNSUPPORTED_NAMES = pipelines_with("intrawave_only")
 _REJECTED_FOR_VARIANT = frozenset((v, p.name) for p in PIPELINES.values() for v in p.rejected_variants)
 
-# OPERATOR_TILE_CONSTRAINTS (arch_filter.py): (min_m, min_n, min_k, align_m, align_n, align_k).
-OPERATOR_TILE_RULES = {
-    "forward": (1, 16, 16, 1, 16, 16),
-    "bwd_data": (1, 16, 16, 1, 16, 16),
-    "bwd_weight": (16, 16, 1, 16, 16, 1),
-}
-_OPERATOR_NAME = {"forward": "conv_fwd", "bwd_data": "conv_bwd_data", "bwd_weight": "conv_bwd_weight"}
+# OPERATOR_TILE_CONSTRAINTS (arch_filter.py), from variants.toml: (min_m, min_n, min_k, align_m, align_n, align_k).
+OPERATOR_TILE_RULES = {n: (*v.tile_min, *v.tile_align) for n, v in VARIANTS.items() if v.kind == "gemm"}
+_OPERATOR_NAME = {n: v.operator for n, v in VARIANTS.items() if v.kind == "gemm"}
+_STREAMK_VARIANTS = variants_with("streamk")
+_BACKWARD_VARIANTS = variants_with("backward")
 
 
 # --- tests: module-level functions so constraints stay inspectable values ----------
@@ -152,10 +151,10 @@ def gemm_constraints(arch: str) -> tuple[Constraint, ...]:
         ),
         Table(
             "arch.streamk_variant", ("variant", "streamk"),
-            frozenset((v, True) for v in ("forward", "bwd_data", "forward_depthwise")),
-            "stream-K is supported only for bwd_weight, not {variant}",
+            frozenset((v, True) for v in VARIANTS if v not in _STREAMK_VARIANTS),
+            f"stream-K is supported only for {', '.join(_STREAMK_VARIANTS)}, not {{variant}}",
             f"grouped_config_rules_full.py is_streamk_valid_for_variant via {_UNIFIED}", forbid=True,
-            doc="Stream-K exists only for backward-weight kernels.",
+            doc=f"Stream-K exists only for {', '.join(_STREAMK_VARIANTS)} kernels (variants.toml streamk).",
         ),
         Table(
             "arch.pipeline_variant", ("variant", "pipeline"),
@@ -242,7 +241,7 @@ def gemm_constraints(arch: str) -> tuple[Constraint, ...]:
         ),
         Table(
             "arch.backward_pipeline", ("variant", "pipeline"),
-            frozenset((v, p) for v in ("bwd_data", "bwd_weight") for p in PIPELINES if p not in _BWD_PIPELINES),
+            frozenset((v, p) for v in _BACKWARD_VARIANTS for p in PIPELINES if p not in _BWD_PIPELINES),
             f"conv backward kernels need pipeline {' or '.join(sorted(_BWD_PIPELINES))}, not {{pipeline}}",
             f"{_FILTER} _validate_trait_combo", forbid=True,
             doc=f"The arch filter allows only {' and '.join(sorted(_BWD_PIPELINES))} for backward variants.",

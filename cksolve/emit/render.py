@@ -29,6 +29,7 @@ from typing import Iterable, Sequence
 from ..space.config import DepthwiseConfig, KernelConfig
 from ..space import pipelines as pipelines_module
 from ..space.pipelines import PIPELINES
+from ..space.variants import VARIANTS
 
 __all__ = [
     "TEMPLATE_DIR",
@@ -50,19 +51,17 @@ __all__ = [
 ]
 
 TEMPLATE_DIR = Path(__file__).with_name("templates")
-#: the per-pipeline C++ spellings live there; templates_digest covers it
-_PIPELINES_FILE = Path(pipelines_module.__file__).with_name("pipelines.toml")
+#: the per-pipeline and per-variant C++ spellings live there; templates_digest covers them
+_DATA_FILES = tuple(Path(pipelines_module.__file__).with_name(f) for f in ("pipelines.toml", "variants.toml"))
 WRAPPER_DIR = "dispatcher_wrappers"
 #: a kernel's dispatcher wrapper is WRAPPER_DIR/WRAPPER_PREFIX<name>.hpp
 WRAPPER_PREFIX = "dispatcher_wrapper_"
 REGISTER_HEADER = f"{WRAPPER_DIR}/register_all_grouped_conv_kernels.hpp"
-#: include_all header per kernel-name prefix: (file, label, launcher alias, prefix)
-INCLUDE_ALL = (
-    ("include_all_grouped_conv_fwd_kernels.hpp", "forward", "SelectedConvKernelLauncher", "grouped_conv_fwd_"),
-    ("include_all_grouped_conv_bwd_data_kernels.hpp", "backward data", "SelectedConvBwdDataLauncher",
-     "grouped_conv_bwd_data_"),
-    ("include_all_grouped_conv_bwd_weight_kernels.hpp", "backward weight", "SelectedConvBwdWeightLauncher",
-     "grouped_conv_bwd_weight_"),
+#: include_all header per kernel-name prefix (one per GEMM variant; a depthwise name starts
+#: with the forward prefix, so forward's header includes it): (file, label, launcher alias, prefix)
+INCLUDE_ALL = tuple(
+    (f"include_all_grouped_conv_{v.tag}_kernels.hpp", v.label, v.cpp["launcher_alias"], f"grouped_conv_{v.tag}_")
+    for v in VARIANTS.values() if v.kind == "gemm"
 )
 #: CK's factories and register functions default their ``gfx_arch`` argument to
 #: this value whatever the target; the dispatcher passes the real arch at run time.
@@ -95,37 +94,6 @@ _SPECIALIZATION = {
 #: dispatcher key enums (kernel_key.hpp; pipelines: their ``key`` in pipelines.toml); other values: CK
 #: capitalises the name
 _KEY_SCHEDULER = {"default": "Default", "intrawave": "Intrawave", "interwave": "Interwave"}
-
-#: per direction: GEMM operands, host arguments, kernel class, names
-_DIRECTIONS = {
-    "forward": dict(
-        kernel_header="grouped_convolution_forward_kernel.hpp",
-        host_args="GroupedConvFwdHostArgs<>", kernel_type="GroupedConvolutionForwardKernel",
-        gemm_traits="GroupedConvImplicitGemmTraitsFwd", lsuf="Fwd",
-        a_t="InDataType", b_t="WeiDataType", c_t="OutDataType",
-        gemm_k_dim="C_", gemm_k_lengths="filter_spatial_lengths_",
-        dir="FWD", selected_kernel="SelectedConvFwdKernel", launcher_alias="SelectedConvKernelLauncher",
-        zeroing="none", zero_lengths="", zero_ptr="", zero_type="", conv_type="forward"),
-    "bwd_data": dict(
-        kernel_header="grouped_convolution_backward_data_kernel.hpp",
-        host_args="GroupedConvBwdDataHostArgs", kernel_type="GroupedConvolutionBackwardDataKernel",
-        gemm_traits="GroupedConvImplicitGemmTraitsBwdData", lsuf="BwdData",
-        a_t="OutDataType", b_t="WeiDataType", c_t="InDataType",
-        gemm_k_dim="K_", gemm_k_lengths="filter_spatial_lengths_",
-        dir="BWD_DATA", selected_kernel="SelectedConvBwd_DataKernel", launcher_alias="SelectedConvBwdDataLauncher",
-        zeroing="bwd_data", zero_lengths="in_g_n_c_wis_lengths", zero_ptr="in_ptr", zero_type="InDataType",
-        conv_type="bwd_data"),
-    "bwd_weight": dict(
-        kernel_header="grouped_convolution_backward_weight_kernel.hpp",
-        host_args="GroupedConvBwdWeightHostArgs", kernel_type="GroupedConvolutionBackwardWeightKernel",
-        gemm_traits="GroupedConvImplicitGemmTraitsBwdWeight", lsuf="BwdWeight",
-        a_t="OutDataType", b_t="InDataType", c_t="WeiDataType",
-        gemm_k_dim="N_", gemm_k_lengths="output_spatial_lengths_",
-        dir="BWD_WEIGHT", selected_kernel="SelectedConvBwd_WeightKernel",
-        launcher_alias="SelectedConvBwdWeightLauncher",
-        zeroing="bwd_weight", zero_lengths="wei_g_k_c_xs_lengths", zero_ptr="wei_ptr", zero_type="WeiDataType",
-        conv_type="bwd_weight"),
-}
 
 _ELEMENTWISE_INCLUDE = "ck_tile/ops/elementwise.hpp"
 _STREAMK_INCLUDE = "ck_tile/ops/gemm/kernel/streamk_gemm/streamk_gemm_tile_partitioner.hpp"
@@ -256,9 +224,10 @@ def _render(tname: str, ctx: dict, direct: bool = False) -> str:
 
 @lru_cache(maxsize=None)
 def templates_digest() -> str:
-    """Hash of every template, of this module and of the pipeline table: a change makes all output stale."""
+    """Hash of every template, of this module and of the pipeline and variant tables: a change makes all
+    output stale."""
     h = hashlib.sha256()
-    for p in sorted(TEMPLATE_DIR.glob("*.j2")) + [Path(__file__), _PIPELINES_FILE]:
+    for p in sorted(TEMPLATE_DIR.glob("*.j2")) + [Path(__file__), *_DATA_FILES]:
         h.update(p.name.encode())
         h.update(p.read_bytes())
     return h.hexdigest()[:16]
@@ -268,12 +237,13 @@ def templates_digest() -> str:
 def gemm_context(c: KernelConfig, arch: str, name: str | None = None) -> dict:
     """Template context of an implicit-GEMM kernel (``name``: c.name(), if known)."""
     name = name or c.name()
-    d = _DIRECTIONS[c.variant]
+    variant = VARIANTS[c.variant]
+    d = variant.cpp  # GEMM operands, host arguments, kernel class, names (variants.toml)
     pipeline = PIPELINES[c.pipeline]
-    # CK takes the two-stage and stream-K paths for bwd_weight only (stream-K first)
-    if c.variant == "bwd_weight" and c.streamk:
+    # CK takes the two-stage and stream-K paths only for the variants that have them (stream-K first)
+    if variant.streamk and c.streamk:
         path, path_note = "streamk", f"stream-K ({c.streamk_strategy} reduction)"
-    elif c.variant == "bwd_weight" and c.two_stage:
+    elif variant.two_stage and c.two_stage:
         path, path_note = "two_stage", "two-stage (fp32 workspace + convert)"
     else:
         path, path_note = "plain", "single stage"
@@ -307,7 +277,7 @@ def depthwise_context(c: DepthwiseConfig, arch: str, name: str | None = None) ->
 
 def _wrapper_context(c, arch: str, name: str) -> dict:
     depthwise = isinstance(c, DepthwiseConfig)
-    d = _DIRECTIONS["forward" if depthwise else c.variant]  # a depthwise kernel registers as a forward one
+    d = VARIANTS[c.variant].dispatch.cpp  # a depthwise kernel registers as a forward one
     ctx = dict(name=name, arch=arch, c=c, default_arch=DEFAULT_REGISTRY_ARCH,
                dtype_enum=_DISPATCH_DTYPE[c.dtype], ndim=c.ndim, depthwise=depthwise, _shape=(depthwise,),
                conv_type=d["conv_type"], host_args=d["host_args"], launcher_alias=d["launcher_alias"])

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from importlib import resources
 
 from .pipelines import PIPELINES
+from .variants import VARIANTS
 
 __all__ = ["Axis", "AXES", "GEMM_AXES", "DEPTHWISE_AXES", "SELECTION_AXES", "kind_axes"]
 
@@ -34,7 +35,7 @@ def _load() -> dict[str, Axis]:
 
 
 #: Domains kept with the rest of their values' facts, in their own tables.
-_DOMAINS = {"pipelines.toml": tuple(PIPELINES)}
+_DOMAINS = {"pipelines.toml": tuple(PIPELINES), "variants.toml": tuple(VARIANTS)}
 
 
 AXES: dict[str, Axis] = _load()

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import NamedTuple, Protocol, Sequence
 
 from .constraints import Constraint
+from .variants import VARIANTS
 
 __all__ = ["Combo", "ConstraintSource", "kind_of"]
 
@@ -27,7 +28,9 @@ class Combo(NamedTuple):
 
 
 def kind_of(variant: str) -> str:
-    return "depthwise" if variant == "forward_depthwise" else "gemm"
+    """The config kind of a variant (variants.toml); an unknown variant is taken as GEMM, for evaluate to reject."""
+    known = VARIANTS.get(variant)
+    return known.kind if known is not None else "gemm"
 
 
 class ConstraintSource(Protocol):

@@ -14,7 +14,7 @@ import re
 from ..errors import CksolveError
 from .axes import AXES
 from .config import DepthwiseConfig, KernelConfig
-from .spelling import DEFAULT_VECTORS as _DEFAULT_VECTORS, VARIANT_TAG, depthwise_name, gemm_name
+from .spelling import DEFAULT_VECTORS as _DEFAULT_VECTORS, DEPTHWISE_PREFIX, VARIANT_TAG, depthwise_name, gemm_name
 
 __all__ = ["gemm_name", "depthwise_name", "parse_name", "parse_names", "NameError_", "VARIANT_TAG"]
 
@@ -33,7 +33,7 @@ def _alternatives(axis: str) -> str:
 
 _N = r"(\d+)"
 _GEMM_RE = re.compile(
-    rf"grouped_conv_(?P<variant>fwd|bwd_data|bwd_weight)_(?P<dtype>[a-z0-9]+)_(?P<layout>[a-z]+)_(?P<ndim>\d+)d"
+    rf"grouped_conv_(?P<variant>{'|'.join(map(re.escape, VARIANT_TAG.values()))})_(?P<dtype>[a-z0-9]+)_(?P<layout>[a-z]+)_(?P<ndim>\d+)d"
     rf"_(?P<pipeline>{_alternatives('pipeline')})_(?P<epilogue>{_alternatives('epilogue')})"
     rf"_(?P<scheduler>{_alternatives('scheduler')})"
     rf"_{_N}x{_N}x{_N}_{_N}x{_N}x{_N}_{_N}x{_N}x{_N}"
@@ -49,7 +49,7 @@ _GEMM_RE = re.compile(
     rf"(?:_pad(?P<pad>[01]{{3}}))?"
 )
 _DEPTHWISE_RE = re.compile(
-    r"grouped_conv_fwd_depthwise_(?P<dtype>[a-z0-9]+)_(?P<layout>[a-z]+)_(?P<ndim>\d+)d"
+    re.escape(DEPTHWISE_PREFIX) + r"(?P<dtype>[a-z0-9]+)_(?P<layout>[a-z]+)_(?P<ndim>\d+)d"
     r"_(\d+)x(\d+)_f(\d+)_s(\d+)x(\d+)_p(\d+)x(\d+)_nb(\d+)_sub(\d+)x(\d+)_vec(\d+)_(\d+)"
 )
 

@@ -9,10 +9,14 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-__all__ = ["gemm_name", "depthwise_name", "VARIANT_TAG", "DEFAULT_VECTORS", "GEMM_FIELDS"]
+from .variants import VARIANTS
 
-#: Variant as it appears in a kernel name (depthwise has its own prefix).
-VARIANT_TAG = {"forward": "fwd", "bwd_data": "bwd_data", "bwd_weight": "bwd_weight"}
+__all__ = ["gemm_name", "depthwise_name", "VARIANT_TAG", "DEPTHWISE_PREFIX", "DEFAULT_VECTORS", "GEMM_FIELDS"]
+
+#: GEMM variant as it appears in a kernel name (variants.toml ``tag``).
+VARIANT_TAG = {n: v.tag for n, v in VARIANTS.items() if v.kind == "gemm"}
+#: Prefix of every depthwise kernel name.
+DEPTHWISE_PREFIX = f"grouped_conv_{VARIANTS['forward_depthwise'].tag}_"
 
 #: Vector sizes a name leaves out.
 DEFAULT_VECTORS = (4, 8, 8)
@@ -67,7 +71,7 @@ def gemm_name(c) -> str:
 @lru_cache(maxsize=1 << 12)
 def depthwise_name(c) -> str:
     return (
-        f"grouped_conv_fwd_depthwise_{c.dtype}_{c.layout}_{c.ndim}d"
+        f"{DEPTHWISE_PREFIX}{c.dtype}_{c.layout}_{c.ndim}d"
         f"_{c.tile_h}x{c.tile_w}_f{c.filt}_s{c.str_h}x{c.str_w}_p{c.pad_h}x{c.pad_w}"
         f"_nb{c.nbatch}_sub{c.sub_h}x{c.sub_w}_vec{c.in_vec}_{c.out_vec}"
     )
