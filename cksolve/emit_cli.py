@@ -11,15 +11,13 @@ from pathlib import Path
 from typing import Optional
 
 from . import query
-from .errors import CksolveError
+from .query import CksolveError
 
 __all__ = ["run_emit", "select_for_emit"]
 
 
 def select_for_emit(rule_set: Optional[str], names: Optional[Path], arch, variant, dtype, ndim,
                     builder_configs: Optional[str]) -> list[tuple[str, object]]:
-    from .solver.evaluate import evaluate
-
     if (rule_set is None) == (names is None):
         raise CksolveError("emit needs exactly one of --rule-set or --names")
     selection = query.select(arch, variant, dtype, ndim)
@@ -31,7 +29,7 @@ def select_for_emit(rule_set: Optional[str], names: Optional[Path], arch, varian
     (target,) = selection.archs
     configs = [c for _, c in query.read_names(Path(names))]
     for config in configs:
-        verdict = evaluate(config, target)
+        verdict = query.evaluate(config, target)
         if not verdict.valid:
             first = verdict.violations[0]
             raise CksolveError(f"{names}: {config.name()} is not valid for {target}: {first.message} [{first.constraint}]")
@@ -39,7 +37,7 @@ def select_for_emit(rule_set: Optional[str], names: Optional[Path], arch, varian
 
 
 def run_emit(*, out: Path, rule_set, names, arch, variant, dtype, ndim, jobs, builder_configs) -> None:
-    from .emit import emit
+    from .emit import emit  # deferred: the writer and its templates load only when emitting
 
     items = select_for_emit(rule_set, names, arch, variant, dtype, ndim, builder_configs)
     summary = emit(items, Path(out), jobs=jobs, progress=sys.stderr.isatty())

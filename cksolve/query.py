@@ -1,6 +1,8 @@
-"""The library behind the CLI: selections, enumeration, counting, checking, diffing.
+"""The library's face: selections, enumeration, counting, checking, explaining, diffing, workloads.
 
-Everything here returns data; :mod:`cksolve.cli` only parses options and prints.
+Everything here returns data; :mod:`cksolve.cli` only parses options and prints,
+and imports nothing else of the library but this module and emit's. The
+registries the CLI's help and choices come from are here too.
 """
 
 from __future__ import annotations
@@ -12,12 +14,22 @@ from typing import Iterable, Iterator, NamedTuple, Sequence
 
 from .arch.facts import ARCHS, ArchFacts, arch_facts, common_facts
 from .errors import CksolveError
-from .space.axes import AXES
-from .space.naming import parse_names
-from .space.pipelines import PIPELINES
-from .rulesets import RuleSet, get_rule_set, rule_set_names
-from .space.combo import Combo
+from .formats import FORMATS, check_format, csv_text, render, table_text
+from .rulesets import RULE_SETS, RuleSet, candidate_rule_sets, get_rule_set, rule_set_names
+from .rulesets.listed import rule_set_file
 from .solver import enumerate_combo, solve_combo
+from .solver.evaluate import evaluate
+from .solver.explain import explanation
+from .space.axes import AXES
+from .space.combo import Combo
+from .space.naming import NameError_, parse_name, parse_names
+from .space.pipelines import PIPELINES
+from .workload import Workspace, coverage, parse_problem, read_problems
+from .workload.explain import explain_on_problem
+from .workload.minimize import Request
+from .workload.perf import read_perf
+from .workload.plan import known_kernels, plan
+from .workload.report import coverage_table
 
 __all__ = [
     "CksolveError",
@@ -29,6 +41,26 @@ __all__ = [
     "count_records",
     "Source",
     "diff_sources",
+    "CheckRecord",
+    "check_names",
+    "evaluate",
+    "parse_problem",
+    "explain_name",
+    "rule_set_descriptions",
+    "arch_facts_list",
+    "archs_document",
+    "applicable_records",
+    "coverage_records",
+    "minimize",
+    "Request",
+    "rule_set_file",
+    "FORMATS",
+    "RULE_SETS",
+    "render",
+    "check_format",
+    "table_text",
+    "csv_text",
+    "coverage_table",
 ]
 
 VARIANTS: tuple[str, ...] = AXES["variant"].domain
@@ -126,6 +158,90 @@ def enumerate_records(rule_set: RuleSet, selection: Selection) -> Iterator[Recor
 
 def count_records(rule_set: RuleSet, selection: Selection) -> dict[Combo, int]:
     return {combo: solve_combo(rule_set, combo).count() for combo in selection.combos()}
+
+
+# --- check and explain ------------------------------------------------------------------
+
+
+class CheckRecord(NamedTuple):
+    """``check``'s verdict on one line: a name that does not parse is invalid with a ``parse`` violation."""
+
+    name: str
+    arch: str
+    valid: bool
+    violations: tuple[tuple[str, str], ...]  # (constraint, message), CK's order
+    member: bool | None = None  # None: no rule set asked about
+
+    @property
+    def ok(self) -> bool:
+        return self.valid and self.member is not False
+
+    def as_dict(self) -> dict:
+        d = {"name": self.name, "arch": self.arch, "valid": self.valid,
+             "violations": [{"constraint": c, "message": m} for c, m in self.violations]}
+        if self.member is not None:
+            d["member"] = self.member
+        return d
+
+
+def check_names(lines: Iterable[str], arch: str, rule_set: RuleSet | None = None) -> list[CheckRecord]:
+    """One record per name of ``lines`` (blank lines and ``#`` comments skipped), in order."""
+    out = []
+    for raw in lines:
+        name = raw.strip()
+        if not name or name.startswith("#"):
+            continue
+        try:
+            verdict = evaluate(parse_name(name), arch, rule_set)
+        except NameError_ as exc:
+            out.append(CheckRecord(name, arch, False, (("parse", str(exc)),), None if rule_set is None else False))
+            continue
+        out.append(CheckRecord(name, arch, verdict.valid,
+                               tuple((v.constraint, v.message) for v in verdict.violations + verdict.rule_violations),
+                               verdict.member))
+    return out
+
+
+def explain_name(name: str, arch: str, rule_set: RuleSet | None = None, nearest: int = 3,
+                 problem: str | None = None) -> tuple[bool, str]:
+    """(ok, words): ``ok`` as ``check`` says it (valid, and a member of ``rule_set`` if one is given)
+    and, with ``problem`` (a FIELD=VALUE spec), able to run that problem."""
+    config = parse_name(name)
+    if problem is None:
+        result = explanation(config, arch, rule_set, nearest,
+                             candidates=candidate_rule_sets() if rule_set is None else ())
+    else:
+        result = explain_on_problem(config, arch, parse_problem(problem), rule_set, nearest)
+    v = result.verdict
+    return v.valid and v.member is not False and not v.problem_violations, result.text
+
+
+def rule_set_descriptions() -> dict[str, str]:
+    """Every built-in rule set's one line, without loading any of them."""
+    return {name: desc for name, (_, _, desc) in RULE_SETS.items()}
+
+
+# --- workloads ----------------------------------------------------------------------
+
+
+def applicable_records(problem: str, rule_set: RuleSet, arch: str, dtypes: Sequence[str]) -> list[Record]:
+    """The kernels of the rule set valid for ``arch`` that can run the problem (a FIELD=VALUE spec)."""
+    p = parse_problem(problem)
+    ws = Workspace(rule_set)
+    return [Record(rule_set.name, combo, c) for d in dtypes for combo, c in ws.decide(p, arch, d)[0]]
+
+
+def coverage_records(problems: Path, rule_set: RuleSet, arch: str, dtypes: Sequence[str]) -> list:
+    """``coverage`` of the workload file's problems (``workload.CoverageRecord`` each)."""
+    return coverage(read_problems(problems), rule_set, arch, dtypes)
+
+
+def minimize(problems: Path, rule_set: RuleSet, arch: str, dtypes: Sequence[str], request: Request,
+             perf: Path | None = None):
+    """``minimize``'s plan (``workload.plan.Plan``): analytic scores, or the measured ones in ``perf``."""
+    workload = read_problems(problems)
+    measured = read_perf(perf, known_kernels(rule_set, workload, arch, dtypes)) if perf is not None else None
+    return plan(workload, rule_set, arch, dtypes, request, measured, str(perf) if perf is not None else "analytic")
 
 
 # --- architectures -------------------------------------------------------------------

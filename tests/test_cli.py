@@ -72,9 +72,20 @@ def test_check_exit_codes_and_jsonl(capsys, tmp_path, monkeypatch):
 
 def test_explain_names_constraint_and_neighbours(capsys):
     code, out, _ = run(capsys, "explain", LDS, "--arch", "gfx942")
-    assert code == 0
+    assert code == 1  # invalid, as check says
     assert "LDS capacity exceeded: 40960 bytes > 32768" in out and "arch.lds_capacity" in out
     assert "Nearest valid configs" in out
+
+
+def test_explain_exit_code_follows_check(capsys, tmp_path):
+    """explain exits 1 exactly where check would: invalid, or not in the rule set asked about."""
+    names = tmp_path / "names.txt"
+    for name, rule_set, want in ((GOOD, None, 0), (LDS, None, 1), (GOOD, "tiny", 1), (GOOD, "default", 0)):
+        extra = ["--rule-set", rule_set] if rule_set else []
+        code, out, _ = run(capsys, "explain", name, "--arch", "gfx942", "--nearest", "0", *extra)
+        names.write_text(name + "\n")
+        check_code, _, _ = run(capsys, "check", "--arch", "gfx942", str(names), *extra)
+        assert (code, check_code) == (want, want), (name, rule_set, out)
 
 
 def test_rule_sets_and_archs_list(capsys):

@@ -9,13 +9,20 @@ axis from a real kernel is usually a typo or a rule the user did not know.
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import NamedTuple, Sequence
 
 from ..space.combo import Combo, ConstraintSource
 from . import solve_combo
-from .evaluate import evaluate
+from .evaluate import Verdict, evaluate
 
-__all__ = ["explain", "nearest_valid"]
+__all__ = ["Explanation", "explain", "explanation", "nearest_valid"]
+
+
+class Explanation(NamedTuple):
+    """The verdict on one config and the words for it."""
+
+    verdict: Verdict
+    text: str
 
 
 def _distance(a, b) -> int:
@@ -41,6 +48,12 @@ def nearest_valid(config, arch: str, sources: Sequence[ConstraintSource], how_ma
 
 def explain(config, arch: str, rule_set: ConstraintSource | None = None, how_many: int = 3, extra=(), keep=None,
             what: str = "the problem", candidates: Sequence[ConstraintSource] = ()) -> str:
+    """The words of :func:`explanation`."""
+    return explanation(config, arch, rule_set, how_many, extra, keep, what, candidates).text
+
+
+def explanation(config, arch: str, rule_set: ConstraintSource | None = None, how_many: int = 3, extra=(), keep=None,
+                what: str = "the problem", candidates: Sequence[ConstraintSource] = ()) -> Explanation:
     """``extra``: constraints the config must also meet (a problem's), reported after the others;
     ``keep``: a test the nearest configs must pass too (e.g. running that problem);
     ``candidates``: where to look for nearest configs when no rule set is given."""
@@ -72,4 +85,4 @@ def explain(config, arch: str, rule_set: ConstraintSource | None = None, how_man
                 f"{k}={v}" for k, v in c.as_dict().items() if config.as_dict().get(k) != v
             )
             lines.append(f"  {c.name()}  ({d}: {changed})")
-    return "\n".join(lines) + "\n"
+    return Explanation(verdict, "\n".join(lines) + "\n")
