@@ -109,9 +109,51 @@ def names_to_configs(lines: Iterable[str], source: str = "names") -> list[Kernel
         raise EmitError(str(exc)) from None
 
 
-# --------------------------------------------------------------------- state
-# Set in the parent before the pool forks, read by the workers.
-_S: dict = {}
+# ----------------------------------------------------------------------- job
+@dataclass
+class _Job:
+    """Everything a renderer needs for one emit, handed to each worker when the pool starts.
+
+    A forked worker inherits it (``initargs`` are not pickled under fork), so the
+    9,000 configs are never serialised; the in-process path uses it directly.
+    """
+
+    items: Sequence                  # (arch, config, name) in emission order
+    root: str                        # where files go (the output or its staging directory)
+    fresh: bool                      # nothing there yet: files are created, never compared
+    manifest: dict                   # name -> entry of the previous emit (may vouch for files)
+    token: str                       # temp-file tag of this emit
+    abort: object                    # an Event: set by the first chunk that fails
+    fds: dict = None                 # pid -> (output dir fd, wrapper dir fd), opened lazily per process
+
+    def dir_fds(self) -> tuple[int, int]:
+        """Descriptors of the output directory and its wrapper directory (per process)."""
+        if self.fds is None:
+            self.fds = {}
+        fds = self.fds.get(os.getpid())
+        if fds is None:
+            fds = self.fds[os.getpid()] = (
+                os.open(self.root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC),
+                os.open(os.path.join(self.root, render.WRAPPER_DIR), os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC))
+        return fds
+
+    def close_fds(self) -> None:
+        for fd in (self.fds or {}).pop(os.getpid(), ()):
+            os.close(fd)
+
+
+#: the job a pool worker was started with (see ``_adopt``); unset in the parent
+_WORKER_JOB: _Job | None = None
+
+
+def _adopt(job: _Job) -> None:
+    """Pool initializer: the worker keeps the job it is handed."""
+    global _WORKER_JOB
+    _WORKER_JOB = job
+
+
+def _worker_chunk(bounds: tuple[int, int]) -> "_Chunk":
+    return _do_chunk(_WORKER_JOB, bounds)
 
 
 def _write_new(path: str, data: bytes) -> tuple[int, int]:
@@ -180,13 +222,12 @@ class _Chunk:
         self.error, self.n = None, n
 
 
-def _do_chunk(bounds: tuple[int, int]) -> _Chunk:
-    items, root, fresh, old = _S["items"], _S["root"], _S["fresh"], _S["manifest"]
-    token = _S["token"]
+def _do_chunk(job: _Job, bounds: tuple[int, int]) -> _Chunk:
+    items, root, fresh, old, token = job.items, job.root, job.fresh, job.manifest, job.token
     res = _Chunk(bounds[1] - bounds[0])
     try:
-        abort = _S["abort"]
-        fds = _dir_fds() if old else None
+        abort = job.abort
+        fds = job.dir_fds() if old else None
         for k, (arch, c, name) in enumerate(items[bounds[0]:bounds[1]]):
             if k % 32 == 0 and abort.is_set():
                 raise _Aborted()
@@ -212,28 +253,12 @@ def _do_chunk(bounds: tuple[int, int]) -> _Chunk:
     except _Aborted:
         res.error = "aborted"
     except OSError as e:
-        _S["abort"].set()
+        job.abort.set()
         res.error = _describe(e)
     if res.error is not None:
         _remove(t for t, _ in res.temps)
         res.temps = []
     return res
-
-
-def _dir_fds() -> tuple[int, int]:
-    """Descriptors of the output directory and its wrapper directory (per process)."""
-    key = ("fds", os.getpid())
-    fds = _S.get(key)
-    if fds is None:
-        root = _S["root"]
-        fds = _S[key] = (os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC),
-                         os.open(os.path.join(root, render.WRAPPER_DIR), os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC))
-    return fds
-
-
-def _close_fds() -> None:
-    for fd in _S.pop(("fds", os.getpid()), ()):
-        os.close(fd)
 
 
 def _unchanged(name: str, prev, top: int, wrap: int) -> bool:
@@ -412,8 +437,8 @@ def emit(configs: Sequence[tuple[str, KernelConfig | DepthwiseConfig]], out_dir:
     import multiprocessing as mp  # deferred: only a run that renders needs it
 
     ctx = mp.get_context("fork")
-    _S.update(items=items, root=str(work), fresh=fresh, manifest=manifest,
-              token=f"{os.getpid()}-{os.urandom(3).hex()}", abort=ctx.Event())
+    job = _Job(items=items, root=str(work), fresh=fresh, manifest=manifest,
+               token=f"{os.getpid()}-{os.urandom(3).hex()}", abort=ctx.Event())
     results: list[_Chunk] = []
     temps: list[tuple[str, str]] = []
     error = None
@@ -431,12 +456,12 @@ def emit(configs: Sequence[tuple[str, KernelConfig | DepthwiseConfig]], out_dir:
             kind = os.environ.get("CKSOLVE_EMIT_POOL", "process")
             if kind.startswith("thread"):
                 from multiprocessing.pool import ThreadPool
-                pool = ThreadPool(int(kind[6:] or jobs))
+                pool = ThreadPool(int(kind[6:] or jobs), _adopt, (job,))
             else:
-                pool = ctx.Pool(min(jobs, len(chunks)))
-            stream = pool.imap_unordered(_do_chunk, chunks)
+                pool = ctx.Pool(min(jobs, len(chunks)), _adopt, (job,))
+            stream = pool.imap_unordered(_worker_chunk, chunks)
         else:
-            stream = map(_do_chunk, chunks)
+            stream = (_do_chunk(job, bounds) for bounds in chunks)
         # a bar only when there is rendering to watch (a stat-only check takes well under a second)
         with _progress(progress and to_render > 0, n) as advance:
             for res in stream:
@@ -446,7 +471,7 @@ def emit(configs: Sequence[tuple[str, KernelConfig | DepthwiseConfig]], out_dir:
                     error = res.error
                 advance(res.n)
         if error is None:
-            g_entry, g_temps, g_counts = _write_globals(work, items, fresh, old_globals, _S["token"])
+            g_entry, g_temps, g_counts = _write_globals(work, items, fresh, old_globals, job.token)
             temps += g_temps
         if error is None and temps:
             if pool is not None and len(temps) > 256:
@@ -466,8 +491,7 @@ def emit(configs: Sequence[tuple[str, KernelConfig | DepthwiseConfig]], out_dir:
         if pool is not None:
             pool.close()
             pool.join()
-        _close_fds()
-        _S.clear()
+        job.close_fds()
 
     if error is not None:
         _remove(t for t, _ in temps)

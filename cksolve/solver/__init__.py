@@ -9,10 +9,11 @@ Public entry points::
 
 from __future__ import annotations
 
+from .cache import CACHE, SolverCache
 from .direct import SolutionSet, solve
 from .model import Model, build_model
 
-__all__ = ["Model", "SolutionSet", "build_model", "solve", "solve_combo", "enumerate_combo"]
+__all__ = ["CACHE", "Model", "SolutionSet", "SolverCache", "build_model", "solve", "solve_combo", "enumerate_combo"]
 
 
 def solve_combo(rule_set, combo) -> SolutionSet:
