@@ -100,7 +100,7 @@ def enumerate_cmd(
 
 
 #: the columns a kernel listing shows as a table
-RECORD_COLUMNS = ("arch", "variant", "dtype", "ndim", "name")
+RECORD_COLUMNS = (*query.Combo._fields, "name")
 
 
 def _records_text(records, fmt: str) -> str:
@@ -115,7 +115,7 @@ def count_cmd(
     variant: Optional[List[str]] = VariantOpt,
     dtype: Optional[List[str]] = DtypeOpt,
     ndim: Optional[List[str]] = NdimOpt,
-    by: Optional[str] = typer.Option(None, "--by", metavar="FIELDS", help="Group by any of arch,variant,dtype,ndim."),
+    by: Optional[str] = typer.Option(None, "--by", metavar="FIELDS", help=f"Group by any of {','.join(query.Combo._fields)}."),
     fmt: str = _format_opt("table", COUNT_FORMATS),
     builder_configs: Optional[str] = BuilderOpt,
 ) -> None:
@@ -123,8 +123,8 @@ def count_cmd(
     query.check_format(fmt, COUNT_FORMATS)
     keys = query.split_values([by]) if by else []
     for k in keys:
-        if k not in ("arch", "variant", "dtype", "ndim"):
-            raise CksolveError(f"unknown --by field {k!r}; valid: arch, variant, dtype, ndim")
+        if k not in query.Combo._fields:
+            raise CksolveError(f"unknown --by field {k!r}; valid: {_choices(query.Combo._fields)}")
     selection = _selection(arch, variant, dtype, ndim)
     rs = query.load_rule_set(rule_set, builder_configs)
     counts = query.count_records(rs, selection)
@@ -379,7 +379,8 @@ def minimize_cmd(
     arch = _one_arch(arch)
     dtypes = query.select(dtypes=dtype).dtypes
     rs = query.load_rule_set(rule_set, builder_configs)
-    result = query.minimize(problems, rs, arch, dtypes, query.Request(keep, per_problem, max_kernels, time_limit), perf)
+    result = query.minimize(problems, rs, arch, dtypes, keep=keep, per_problem=per_problem, max_kernels=max_kernels,
+                            time_limit=time_limit, perf=perf)
     names = "".join(f"{c.name()}\n" for c in query.canonical_order(result.configs()))
     if output_rule_set is not None:
         desc = f"minimize: {len(result.kept)} kernels of {rs.name} for {problems.name} on {arch}, keep {keep}"

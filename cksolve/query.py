@@ -24,12 +24,6 @@ from .space.axes import AXES
 from .space.combo import Combo
 from .space.naming import NameError_, parse_name, parse_names
 from .space.pipelines import PIPELINES
-from .workload import Workspace, coverage, parse_problem, read_problems
-from .workload.explain import explain_on_problem
-from .workload.minimize import Request
-from .workload.perf import read_perf
-from .workload.plan import known_kernels, plan
-from .workload.report import coverage_table
 
 __all__ = [
     "CksolveError",
@@ -52,7 +46,6 @@ __all__ = [
     "applicable_records",
     "coverage_records",
     "minimize",
-    "Request",
     "rule_set_file",
     "FORMATS",
     "RULE_SETS",
@@ -207,10 +200,13 @@ def explain_name(name: str, arch: str, rule_set: RuleSet | None = None, nearest:
     """(ok, words): ``ok`` as ``check`` says it (valid, and a member of ``rule_set`` if one is given)
     and, with ``problem`` (a FIELD=VALUE spec), able to run that problem."""
     config = parse_name(name)
-    if problem is None:
+    if problem is None:  # the workload layer is loaded only for a problem (start-up of every other explain)
         result = explanation(config, arch, rule_set, nearest,
                              candidates=candidate_rule_sets() if rule_set is None else ())
     else:
+        from .workload import parse_problem
+        from .workload.explain import explain_on_problem
+
         result = explain_on_problem(config, arch, parse_problem(problem), rule_set, nearest)
     v = result.verdict
     return v.valid and v.member is not False and not v.problem_violations, result.text
@@ -222,10 +218,21 @@ def rule_set_descriptions() -> dict[str, str]:
 
 
 # --- workloads ----------------------------------------------------------------------
+# The workload layer is imported by these functions, not above: it adds ~15 ms to the
+# start-up of every command, and only the workload commands need it.
+
+
+def parse_problem(spec: str):
+    """A problem from its FIELD=VALUE spec (``workload.Problem``); ProblemError names the bad field."""
+    from .workload import parse_problem as parse
+
+    return parse(spec)
 
 
 def applicable_records(problem: str, rule_set: RuleSet, arch: str, dtypes: Sequence[str]) -> list[Record]:
     """The kernels of the rule set valid for ``arch`` that can run the problem (a FIELD=VALUE spec)."""
+    from .workload import Workspace
+
     p = parse_problem(problem)
     ws = Workspace(rule_set)
     return [Record(rule_set.name, combo, c) for d in dtypes for combo, c in ws.decide(p, arch, d)[0]]
@@ -233,12 +240,29 @@ def applicable_records(problem: str, rule_set: RuleSet, arch: str, dtypes: Seque
 
 def coverage_records(problems: Path, rule_set: RuleSet, arch: str, dtypes: Sequence[str]) -> list:
     """``coverage`` of the workload file's problems (``workload.CoverageRecord`` each)."""
+    from .workload import coverage, read_problems
+
     return coverage(read_problems(problems), rule_set, arch, dtypes)
 
 
-def minimize(problems: Path, rule_set: RuleSet, arch: str, dtypes: Sequence[str], request: Request,
+def coverage_table(records, with_kernels: bool = False):
+    """(header, rows, summary lines) of ``coverage``'s table report."""
+    from .workload.report import coverage_table as table
+
+    return table(records, with_kernels)
+
+
+def minimize(problems: Path, rule_set: RuleSet, arch: str, dtypes: Sequence[str], *, keep: float,
+             per_problem: int = 1, max_kernels: int | None = None, time_limit: float | None = None,
              perf: Path | None = None):
-    """``minimize``'s plan (``workload.plan.Plan``): analytic scores, or the measured ones in ``perf``."""
+    """``minimize``'s plan (``workload.plan.Plan``): analytic scores, or the measured ones in ``perf``
+    (see ``workload.minimize.Request`` for the other arguments)."""
+    from .workload import read_problems
+    from .workload.minimize import Request
+    from .workload.perf import read_perf
+    from .workload.plan import known_kernels, plan
+
+    request = Request(keep, per_problem, max_kernels, time_limit)
     workload = read_problems(problems)
     measured = read_perf(perf, known_kernels(rule_set, workload, arch, dtypes)) if perf is not None else None
     return plan(workload, rule_set, arch, dtypes, request, measured, str(perf) if perf is not None else "analytic")
