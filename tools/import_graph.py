@@ -19,7 +19,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1] / "cksolve"
 
 #: bottom to top; a module may import its own layer and the ones before it
-LAYERS = ("errors", "space", "arch", "rulesets", "solver", "derived", "workload", "formats", "query",
+LAYERS = ("errors", "space", "arch", "rulesets", "solver", "derived", "workload", "features", "formats", "query",
           "docs", "emit", "emit_cli", "cli", "__main__")
 #: layers at the same height (neither imports the other)
 PEERS = {"docs": 9, "emit": 9, "emit_cli": 10, "cli": 10, "__main__": 11}

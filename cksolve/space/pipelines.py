@@ -15,7 +15,8 @@ from importlib import resources
 from types import MappingProxyType
 from typing import Mapping
 
-__all__ = ["Pipeline", "PIPELINES", "LDS_BUFFERING", "TAILS", "pipelines_with"]
+__all__ = ["Pipeline", "PIPELINES", "LDS_BUFFERING", "TAILS", "pipelines_with", "ALWAYS_DOUBLE_LDS",
+           "ALWAYS_SINGLE_LDS"]
 
 #: lds_buffering values: always double-buffered, never, or as the config's double_smem_buffer says.
 LDS_BUFFERING = ("double", "single", "configurable")
@@ -71,3 +72,8 @@ PIPELINES: Mapping[str, Pipeline] = _load()
 def pipelines_with(flag: str) -> frozenset[str]:
     """Names of the pipelines whose boolean fact ``flag`` is true."""
     return frozenset(n for n, p in PIPELINES.items() if getattr(p, flag))
+
+
+#: Pipelines that fix their LDS buffering themselves (``lds_buffering`` "double" / "single").
+ALWAYS_DOUBLE_LDS = frozenset(n for n, p in PIPELINES.items() if p.lds_buffering == "double")
+ALWAYS_SINGLE_LDS = frozenset(n for n, p in PIPELINES.items() if p.lds_buffering == "single")
