@@ -41,6 +41,8 @@ ArchOpt = typer.Option(None, "--arch", "-a", metavar="ARCH",
 VariantOpt = typer.Option(None, "--variant", metavar="VARIANT", help=f"{_choices(query.VARIANTS)}.")
 DtypeOpt = typer.Option(None, "--dtype", metavar="DTYPE", help=f"{_choices(query.DTYPES)}.")
 NdimOpt = typer.Option(None, "--ndim", metavar="NDIM", help=f"{_choices(query.NDIMS)}.")
+BuilderOpt = typer.Option(None, "--builder-configs", envvar="CKSOLVE_BUILDER_CONFIGS", metavar="DIR",
+                          help="Directory of CK Builder .conf files (for tests, profiler).")
 
 
 def _format_opt(default: str, offered) -> typer.Option:
@@ -56,8 +58,6 @@ DIFF_FORMATS = ("table", "jsonl")
 ARCHS_FORMATS = ("table", "json")
 APPLICABLE_FORMATS = ("names", "jsonl", "table")
 COVERAGE_FORMATS = ("table", "jsonl", "csv")
-BuilderOpt = typer.Option(None, "--builder-configs", envvar="CKSOLVE_BUILDER_CONFIGS", metavar="DIR",
-                          help="Directory of CK Builder .conf files (for tests, profiler).")
 
 
 def _write(text: str, output: Optional[Path]) -> None:
