@@ -94,8 +94,9 @@ def constraints_page() -> str:
     lines += [_row(c) for c in SPACE_CONSTRAINTS]
     lines += [
         "", "## Architecture constraints", "",
-        "Built per architecture from `cksolve/arch/facts.toml`; shown here for gfx942 (table sizes",
-        f"vary by arch). Applied to every rule set, in CK's order. Architectures: {', '.join(ARCHS)}.",
+        "Built per architecture from `cksolve/arch/facts.toml` and the pipeline and variant tables;",
+        "shown here for gfx942 (table sizes vary by arch). Applied to every rule set, in CK's order.",
+        f"Architectures: {', '.join(ARCHS)}.",
         "Depthwise kernels have no arch constraints: CK applies none to them.",
         *header,
     ]
