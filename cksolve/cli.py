@@ -41,6 +41,7 @@ ArchOpt = typer.Option(None, "--arch", "-a", metavar="ARCH",
 VariantOpt = typer.Option(None, "--variant", metavar="VARIANT", help=f"{_choices(query.VARIANTS)}.")
 DtypeOpt = typer.Option(None, "--dtype", metavar="DTYPE", help=f"{_choices(query.DTYPES)}.")
 NdimOpt = typer.Option(None, "--ndim", metavar="NDIM", help=f"{_choices(query.NDIMS)}.")
+OneArchOpt = typer.Option(..., "--arch", "-a", metavar="ARCH", help=f"Architecture: {_choices(query.ARCHS)}.")
 BuilderOpt = typer.Option(None, "--builder-configs", envvar="CKSOLVE_BUILDER_CONFIGS", metavar="DIR",
                           help="Directory of CK Builder .conf files (for tests, profiler).")
 
@@ -162,10 +163,11 @@ def _bad_multi(arch: str) -> str:
 
 @app.command("check")
 def check_cmd(
-    source: str = typer.Argument(..., metavar="FILE", help="File of kernel names, one per line, or - for stdin."),
-    arch: str = typer.Option(..., "--arch", "-a", metavar="ARCH", help="Architecture to check against."),
+    source: str = typer.Argument(..., help="File of kernel names, one per line, or - for stdin."),
+    arch: str = OneArchOpt,
     rule_set: Optional[str] = typer.Option(None, "--rule-set", "-r", metavar="RULE_SET",
-                                           help="Also check membership of this rule set."),
+                                           help=f"Also check membership of this rule set: {_choices(query.RULE_SETS)}, "
+                                                "or a rule-set file."),
     fmt: str = _format_opt("text", CHECK_FORMATS),
     builder_configs: Optional[str] = BuilderOpt,
 ) -> None:
@@ -190,10 +192,11 @@ def check_cmd(
 
 @app.command("explain")
 def explain_cmd(
-    name: str = typer.Argument(..., metavar="NAME", help="A kernel name."),
-    arch: str = typer.Option(..., "--arch", "-a", metavar="ARCH"),
+    name: str = typer.Argument(..., help="A kernel name."),
+    arch: str = OneArchOpt,
     rule_set: Optional[str] = typer.Option(None, "--rule-set", "-r", metavar="RULE_SET",
-                                           help="Rule set to explain membership in."),
+                                           help=f"Rule set to explain membership in: {_choices(query.RULE_SETS)}, "
+                                                "or a rule-set file."),
     nearest: int = typer.Option(3, "--nearest", metavar="N", help="How many nearest valid configs to show."),
     problem: Optional[str] = typer.Option(None, "--problem", "-p", metavar="PROBLEM",
                                           help="Also explain whether NAME can run this problem (FIELD=VALUE,...)."),
@@ -212,8 +215,8 @@ def explain_cmd(
 
 @app.command("diff")
 def diff_cmd(
-    a: str = typer.Argument(..., metavar="A", help="Rule set name, rule-set file, or file of names."),
-    b: str = typer.Argument(..., metavar="B", help="Rule set name, rule-set file, or file of names."),
+    a: str = typer.Argument(..., help="Rule set name, rule-set file, or file of names."),
+    b: str = typer.Argument(..., help="Rule set name, rule-set file, or file of names."),
     arch: Optional[List[str]] = ArchOpt,
     variant: Optional[List[str]] = VariantOpt,
     dtype: Optional[List[str]] = DtypeOpt,
@@ -296,7 +299,6 @@ def archs_cmd(fmt: str = _format_opt("table", ARCHS_FORMATS)) -> None:
 
 ProblemDtypeOpt = typer.Option(None, "--dtype", metavar="DTYPE", help=f"{_choices(query.DTYPES)} (default: all).")
 ProblemsOpt = typer.Option(..., "--problems", metavar="FILE", help="CSV with CK's header, or JSONL with the same keys.")
-OneArchOpt = typer.Option(..., "--arch", "-a", metavar="ARCH", help=f"Architecture: {_choices(query.ARCHS)}.")
 
 
 @app.command("applicable")

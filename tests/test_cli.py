@@ -190,3 +190,30 @@ def test_tiny_is_byte_identical_across_hash_seeds():
         outs.add(_cksolve(seed, "enumerate", "--rule-set", "tiny", "--arch", "gfx942", "--format", "jsonl",
                           check=True).stdout)
     assert len(outs) == 1 and next(iter(outs)).count(b"\n") >= 100
+
+
+COMMANDS = ("enumerate", "count", "check", "explain", "diff", "emit", "rule-sets", "archs", "applicable", "coverage",
+            "minimize")
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_help_lists_choices_from_the_registries_without_type_placeholders(capsys, command):
+    from cksolve import query
+
+    code, out, _ = run(capsys, command, "--help")
+    assert code == 0
+    options = out.split("Options:", 1)[1]  # typer prints arguments' types; options carry metavars
+    assert "<" not in options and "list[" not in options, options
+    if "--rule-set" in options:
+        assert all(name in " ".join(options.split()) for name in query.RULE_SETS), options
+    if "--arch" in options:
+        assert all(a in options for a in query.ARCHS), options
+
+
+def test_shell_completion_is_on():
+    env = dict(os.environ, _CKSOLVE_COMPLETE="complete_bash", COMP_WORDS="cksolve enu", COMP_CWORD="1")
+    proc = subprocess.run([sys.executable, "-c", "from cksolve.cli import main; main()"], capture_output=True,
+                          text=True, env=env)
+    assert proc.stdout.split() == ["enumerate"], proc.stdout + proc.stderr
+    code = subprocess.run([sys.executable, "-m", "cksolve", "--help"], capture_output=True, text=True).stdout
+    assert "--install-completion" in code
