@@ -37,9 +37,9 @@ def _interwave_rows(flag: str) -> frozenset[tuple[str, str, str]]:
     return frozenset((p, e, "interwave") for p in pipelines_with(flag) for e in AXES["epilogue"].domain)
 
 
-def _listing(names, joiner: str = ", ") -> str:
-    """Pipeline names in domain order, for messages and docs."""
-    return joiner.join(p for p in PIPELINES if p in names)
+def _listing(names) -> str:
+    """Pipeline names in domain order, for docs."""
+    return ", ".join(p for p in PIPELINES if p in names)
 
 
 # Per-pipeline facts from pipelines.toml (codegen_common.py TraitConfigBase._UNSUPPORTED,
@@ -48,7 +48,6 @@ _TRAIT_BASE_UNSUPPORTED = _interwave_rows("intrawave_only")
 _FILTER_UNSUPPORTED = _interwave_rows("filter_intrawave_only")
 _BWD_PIPELINES = pipelines_with("backward")
 _FULL_LOAD_PIPELINES = pipelines_with("full_load_coverage")
-_TRAIT_BASE_UNSUPPORTED_NAMES = pipelines_with("intrawave_only")
 _REJECTED_FOR_VARIANT = frozenset((v, p.name) for p in PIPELINES.values() for v in p.rejected_variants)
 
 # OPERATOR_TILE_CONSTRAINTS (arch_filter.py), from variants.toml: (min_m, min_n, min_k, align_m, align_n, align_k).
@@ -147,7 +146,7 @@ def gemm_constraints(arch: str) -> tuple[Constraint, ...]:
             "arch.trait_combo", ("pipeline", "epilogue", "scheduler"), _TRAIT_BASE_UNSUPPORTED,
             "pipeline {pipeline} with epilogue {epilogue} supports only the intrawave scheduler, not {scheduler}",
             f"codegen_common.py TraitConfigBase.is_valid via {_UNIFIED}", forbid=True,
-            doc=f"Intrawave-only pipelines (pipelines.toml intrawave_only): {_listing(_TRAIT_BASE_UNSUPPORTED_NAMES)}.",
+            doc=f"Intrawave-only pipelines (pipelines.toml intrawave_only): {_listing(pipelines_with('intrawave_only'))}.",
         ),
         Table(
             "arch.streamk_variant", ("variant", "streamk"),

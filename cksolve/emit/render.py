@@ -75,7 +75,6 @@ _DISPATCH_DTYPE = {"fp16": "FP16", "bf16": "BF16", "fp32": "FP32"}
 _LAYOUTS = {1: ("NWGC", "GKXC", "NWGK"), 2: ("NHWGC", "GKYXC", "NHWGK"), 3: ("NDHWGC", "GKZYXC", "NDHWGK")}
 
 
-
 @lru_cache(maxsize=None)
 def _pipeline_type(pipeline: str) -> str:
     """The pipeline's C++ type: its class over the problem, the LDS policy and any further arguments."""
