@@ -27,7 +27,7 @@ import json, time
 t0 = time.perf_counter()
 from cksolve.audit import audit
 from cksolve.query import select
-from cksolve.space.rulesets import get_rule_set
+from cksolve.rulesets import get_rule_set
 report = audit(get_rule_set("full"), select().combos())
 t1 = time.perf_counter()
 f = report.findings()

@@ -34,7 +34,7 @@ def full_configs(arch: str):
     """(source, [(arch, config)]) of the large set."""
     from cksolve.query import select
     from cksolve.solver import enumerate_combo
-    from cksolve.space.rulesets import get_rule_set
+    from cksolve.rulesets import get_rule_set
 
     rs = get_rule_set("full")
     return "cksolve rule set full", [(arch, c) for combo in select([arch]).combos() for c in enumerate_combo(rs, combo)]

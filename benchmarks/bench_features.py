@@ -21,7 +21,7 @@ _PROBE = r"""
 import json, sys, time
 from cksolve.features import features
 from cksolve.features.render import render
-from cksolve.space.rulesets import Combo, get_rule_set
+from cksolve.rulesets import Combo, get_rule_set
 from workload_probe import problems
 problems = problems(300)
 t0 = time.perf_counter()

@@ -36,7 +36,7 @@ _PROBE = r"""
 import json, sys, time
 t0 = time.perf_counter()
 from cksolve import query
-from cksolve.space.rulesets import get_rule_set
+from cksolve.rulesets import get_rule_set
 rs = get_rule_set(sys.argv[1], builder_configs=sys.argv[3] or None)
 sel = query.select()
 t1 = time.perf_counter()
@@ -77,7 +77,7 @@ def startup(repeat: int = 5) -> float:
 
 
 def main(argv: list[str]) -> None:
-    from cksolve.space.rulesets import RULE_SETS
+    from cksolve.rulesets import RULE_SETS
 
     if argv and argv[0] == "--whole":
         return whole(argv[1:])
@@ -149,7 +149,7 @@ rs = query.load_rule_set(sys.argv[1], sys.argv[2] or None)
 combos = query.select().combos()
 t.append(clock())
 if sys.argv[1] in ("full-tests", "tiny"):
-    from cksolve.space.rulesets import subsets
+    from cksolve.derived import subsets
     for c in combos:
         subsets.tiny_selection(c) if sys.argv[1] == "tiny" else subsets.full_tests_selection(c)
 t.append(clock())

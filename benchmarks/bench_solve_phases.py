@@ -29,7 +29,7 @@ _PHASES = r"""
 import json, sys, time
 from cksolve import query
 from cksolve.solver import build_model, direct
-from cksolve.space.rulesets import get_rule_set
+from cksolve.rulesets import get_rule_set
 rs = get_rule_set(sys.argv[1])
 combos = query.select().combos()
 t = [time.perf_counter()]
@@ -58,7 +58,7 @@ from cksolve.solver import build_model, direct
 from cksolve.solver.model import Model
 from cksolve.solver.solutions import Component
 from cksolve.space.constraints import Check, Table, interned
-from cksolve.space.rulesets import get_rule_set
+from cksolve.rulesets import get_rule_set
 
 def by_arch(arch, *rest):  # the check of one arch, chosen by the arch column
     *values, cases = rest

@@ -4,7 +4,7 @@ For every combination of CK's oracle (``../shared/ck/oracle/{tiny,full-tests}.js
 the *accepted* names) print, for CK and for cksolve: the size, the feature
 categories covered and the (pipeline, scheduler) pairs covered. CK's names are
 categorised with cksolve's categorisation (``parse_name`` then
-:func:`cksolve.space.rulesets.subsets.category`), so both sides are measured
+:func:`cksolve.derived.subsets.category`), so both sides are measured
 the same way. The last lines summarise:
 
 * combos where cksolve's coverage contains CK's (it must be all of them);
@@ -30,8 +30,8 @@ from collections import Counter
 from pathlib import Path
 
 from cksolve.space.naming import parse_name
-from cksolve.space.rulesets import Combo
-from cksolve.space.rulesets.subsets import (category, full_tests_selection, pair, tiny_selection)
+from cksolve.rulesets import Combo
+from cksolve.derived.subsets import (category, full_tests_selection, pair, tiny_selection)
 
 SHARED = Path(os.environ.get("CKSOLVE_SHARED", Path(__file__).resolve().parents[2] / "shared"))
 

@@ -16,7 +16,7 @@ __all__ = ["KernelConfig", "DepthwiseConfig", "parse_name", "get_rule_set", "Com
 __version__ = "0.1.0"
 
 _HOME = {"KernelConfig": ".space.config", "DepthwiseConfig": ".space.config", "parse_name": ".space.naming",
-         "get_rule_set": ".space.rulesets", "Combo": ".space.rulesets"}
+         "get_rule_set": ".rulesets", "Combo": ".space.combo"}
 
 
 def __getattr__(name: str):

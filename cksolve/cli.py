@@ -7,9 +7,7 @@ all (temp file + rename).
 
 from __future__ import annotations
 
-import csv
 import gc
-import io
 import json
 import os
 import sys
@@ -19,23 +17,33 @@ from typing import List, Optional
 import typer
 from typer.exceptions import Abort, Exit, TyperException
 
-from .errors import CksolveError, shorten
+from . import query
+from .query import CksolveError, shorten
 
 app = typer.Typer(
     name="cksolve",
     help="Declarative configuration space for CK Tile grouped-convolution kernels.",
-    add_completion=False,
+    add_completion=True,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
 )
 
-RuleSetOpt = typer.Option(..., "--rule-set", "-r", help="default, full, full-tests, tiny, tests, profiler, or a rule-set file.")
-ArchOpt = typer.Option(None, "--arch", "-a", help="Architecture(s), repeatable or comma-separated.")
-VariantOpt = typer.Option(None, "--variant", help="forward, bwd_data, bwd_weight, forward_depthwise.")
-DtypeOpt = typer.Option(None, "--dtype", help="fp16, bf16, fp32.")
-NdimOpt = typer.Option(None, "--ndim", help="1, 2, 3.")
-BuilderOpt = typer.Option(None, "--builder-configs", envvar="CKSOLVE_BUILDER_CONFIGS",
+
+def _choices(values) -> str:
+    return ", ".join(map(str, values))
+
+
+# help texts and choices come from the registries (rule sets, axes, archs, formats)
+RuleSetOpt = typer.Option(..., "--rule-set", "-r", metavar="RULE_SET",
+                          help=f"{_choices(query.RULE_SETS)}, or a rule-set file.")
+ArchOpt = typer.Option(None, "--arch", "-a", metavar="ARCH",
+                       help=f"Architecture(s), repeatable or comma-separated: {_choices(query.ARCHS)}.")
+VariantOpt = typer.Option(None, "--variant", metavar="VARIANT", help=f"{_choices(query.VARIANTS)}.")
+DtypeOpt = typer.Option(None, "--dtype", metavar="DTYPE", help=f"{_choices(query.DTYPES)}.")
+NdimOpt = typer.Option(None, "--ndim", metavar="NDIM", help=f"{_choices(query.NDIMS)}.")
+OneArchOpt = typer.Option(..., "--arch", "-a", metavar="ARCH", help=f"Architecture: {_choices(query.ARCHS)}.")
+BuilderOpt = typer.Option(None, "--builder-configs", envvar="CKSOLVE_BUILDER_CONFIGS", metavar="DIR",
                           help="Directory of CK Builder .conf files (for tests, profiler).")
 
 
@@ -51,6 +59,21 @@ def _global_options(
         os.environ[STRICT_ENV] = "1"
 
 
+def _format_opt(default: str, offered) -> typer.Option:
+    """``--format``: one of the shared formats (``cksolve.formats``) or a command's own report."""
+    return typer.Option(default, "--format", "-f", metavar="FORMAT", help=f"{_choices(offered)}.")
+
+
+#: formats each listing command offers (names/jsonl/csv/table are the shared writers)
+ENUMERATE_FORMATS = ("names", "jsonl", "csv", "table")
+COUNT_FORMATS = ("table", "json")
+CHECK_FORMATS = ("text", "jsonl")
+DIFF_FORMATS = ("table", "jsonl")
+ARCHS_FORMATS = ("table", "json")
+APPLICABLE_FORMATS = ("names", "jsonl", "table")
+COVERAGE_FORMATS = ("table", "jsonl", "csv")
+
+
 def _write(text: str, output: Optional[Path]) -> None:
     if output is None:
         sys.stdout.write(text)
@@ -61,8 +84,6 @@ def _write(text: str, output: Optional[Path]) -> None:
 
 
 def _selection(arch, variant, dtype, ndim):
-    from . import query
-
     return query.select(arch, variant, dtype, ndim)
 
 
@@ -73,16 +94,13 @@ def enumerate_cmd(
     variant: Optional[List[str]] = VariantOpt,
     dtype: Optional[List[str]] = DtypeOpt,
     ndim: Optional[List[str]] = NdimOpt,
-    fmt: str = typer.Option("names", "--format", "-f", help="names, jsonl, csv or table."),
-    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write here instead of stdout."),
+    fmt: str = _format_opt("names", ENUMERATE_FORMATS),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", metavar="FILE", help="Write here instead of stdout."),
     builder_configs: Optional[str] = BuilderOpt,
-    limit: int = typer.Option(10_000_000, "--limit", help="Refuse to list more configs than this."),
+    limit: int = typer.Option(10_000_000, "--limit", metavar="N", help="Refuse to list more configs than this."),
 ) -> None:
     """List every config of a rule set valid for the selected architectures."""
-    from . import query
-
-    if fmt not in ("names", "jsonl", "csv", "table"):
-        raise CksolveError(f"unknown format {shorten(fmt)}; valid: names, jsonl, csv, table")
+    query.check_format(fmt, ENUMERATE_FORMATS)
     selection = _selection(arch, variant, dtype, ndim)
     rs = query.load_rule_set(rule_set, builder_configs)
     if limit < 0:
@@ -93,37 +111,13 @@ def enumerate_cmd(
     _write(_records_text(query.enumerate_records(rs, selection, limit), fmt), output)
 
 
+#: the columns a kernel listing shows as a table
+RECORD_COLUMNS = (*query.Combo._fields, "name")
+
+
 def _records_text(records, fmt: str) -> str:
-    """Kernel records (``query.Record``) as names, jsonl, csv or a table."""
-    if fmt == "names":
-        return "".join(f"{r.name}\n" for r in records)
-    if fmt == "jsonl":
-        return "".join(json.dumps(r.as_dict(), sort_keys=False) + "\n" for r in records)
-    if fmt == "csv":
-        return _csv_text([r.as_dict() for r in records])
-    return _table_text(["arch", "variant", "dtype", "ndim", "name"],
-                       [[r.combo.arch, r.combo.variant, r.combo.dtype, str(r.combo.ndim), r.name] for r in records])
-
-
-def _csv_text(rows: list[dict]) -> str:
-    buf = io.StringIO()
-    columns = list(dict.fromkeys(k for row in rows for k in row))
-    writer = csv.DictWriter(buf, fieldnames=columns, lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(rows)
-    return buf.getvalue() if rows else ""
-
-
-def _table_text(header: list[str], rows: list[list[str]]) -> str:
-    from rich.console import Console
-    from rich.table import Table
-
-    table = Table(*header, box=None, pad_edge=False)
-    for row in rows:
-        table.add_row(*row)
-    buf = io.StringIO()
-    Console(file=buf, width=400, color_system=None).print(table)
-    return buf.getvalue()
+    """Kernel records (``query.Record``) in one of the shared formats."""
+    return query.render(fmt, list(records), RECORD_COLUMNS)
 
 
 @app.command("count")
@@ -133,19 +127,16 @@ def count_cmd(
     variant: Optional[List[str]] = VariantOpt,
     dtype: Optional[List[str]] = DtypeOpt,
     ndim: Optional[List[str]] = NdimOpt,
-    by: Optional[str] = typer.Option(None, "--by", help="Group by any of arch,variant,dtype,ndim."),
-    fmt: str = typer.Option("table", "--format", "-f", help="table or json."),
+    by: Optional[str] = typer.Option(None, "--by", metavar="FIELDS", help=f"Group by any of {','.join(query.Combo._fields)}."),
+    fmt: str = _format_opt("table", COUNT_FORMATS),
     builder_configs: Optional[str] = BuilderOpt,
 ) -> None:
     """Count configs without listing them."""
-    from . import query
-
-    if fmt not in ("table", "json"):
-        raise CksolveError(f"unknown format {shorten(fmt)}; valid: table, json")
+    query.check_format(fmt, COUNT_FORMATS)
     keys = query.split_values([by], "--by") if by is not None else []
     for k in keys:
-        if k not in ("arch", "variant", "dtype", "ndim"):
-            raise CksolveError(f"unknown --by field {shorten(k)}; valid: arch, variant, dtype, ndim")
+        if k not in query.Combo._fields:
+            raise CksolveError(f"unknown --by field {shorten(k)}; valid: {_choices(query.Combo._fields)}")
     selection = _selection(arch, variant, dtype, ndim)
     rs = query.load_rule_set(rule_set, builder_configs)
     counts = query.count_records(rs, selection)
@@ -159,14 +150,12 @@ def count_cmd(
         sys.stdout.write(json.dumps(payload) + "\n")
     elif keys:
         rows = [[str(v) for v in key] + [str(n)] for key, n in groups.items()]
-        sys.stdout.write(_table_text(keys + ["count"], rows + [["total"] + [""] * (len(keys) - 1) + [str(total)]]))
+        sys.stdout.write(query.table_text(keys + ["count"], rows + [["total"] + [""] * (len(keys) - 1) + [str(total)]]))
     else:
         sys.stdout.write(f"{total}\n")
 
 
 def _one_arch(arch: str) -> str:
-    from . import query
-
     return query.select(archs=[arch]).archs[0] if "," not in arch else _bad_multi(arch)
 
 
@@ -177,59 +166,54 @@ def _bad_multi(arch: str) -> str:
 @app.command("check")
 def check_cmd(
     source: str = typer.Argument(..., help="File of kernel names, one per line, or - for stdin."),
-    arch: str = typer.Option(..., "--arch", "-a", help="Architecture to check against."),
-    rule_set: Optional[str] = typer.Option(None, "--rule-set", "-r", help="Also check membership of this rule set."),
-    fmt: str = typer.Option("text", "--format", "-f", help="text or jsonl."),
+    arch: str = OneArchOpt,
+    rule_set: Optional[str] = typer.Option(None, "--rule-set", "-r", metavar="RULE_SET",
+                                           help=f"Also check membership of this rule set: {_choices(query.RULE_SETS)}, "
+                                                "or a rule-set file."),
+    fmt: str = _format_opt("text", CHECK_FORMATS),
     builder_configs: Optional[str] = BuilderOpt,
 ) -> None:
-    """Say for each kernel name whether it is valid for ARCH, and why not."""
-    from . import query
-
-    if fmt not in ("text", "jsonl"):
-        raise CksolveError(f"unknown format {shorten(fmt)}; valid: text, jsonl")
+    """Say for each kernel name whether it is valid for ARCH, and why not (exit 1 if any is not)."""
+    query.check_format(fmt, CHECK_FORMATS)
     arch = _one_arch(arch)
     rs = query.load_rule_set(rule_set, builder_configs) if rule_set else None
     all_ok = True
-    for record in query.check_names(source, arch, rs):  # streamed: one line out per name in
-        all_ok &= record["valid"] and record.get("member", True)
+    for r in query.check_names(source, arch, rs):  # streamed: one record out per name in
+        all_ok &= r.ok
         if fmt == "jsonl":
-            sys.stdout.write(json.dumps(record) + "\n")
+            sys.stdout.write(json.dumps(r.as_dict()) + "\n")
             continue
-        state = "valid" if record["valid"] else "invalid"
+        state = "valid" if r.valid else "invalid"
         if rs is not None:
-            state += f", {'in' if record['member'] else 'not in'} {rs.name}"
-        sys.stdout.write(f"{record['name']}: {state}\n")
-        sys.stdout.writelines(f"  - {v['constraint']}: {v['message']}\n" for v in record["violations"])
+            state += f", {'in' if r.member else 'not in'} {rs.name}"
+        sys.stdout.write(f"{r.name}: {state}\n")
+        sys.stdout.writelines(f"  - {constraint}: {message}\n" for constraint, message in r.violations)
     raise typer.Exit(0 if all_ok else 1)
 
 
 @app.command("explain")
 def explain_cmd(
     name: str = typer.Argument(..., help="A kernel name."),
-    arch: str = typer.Option(..., "--arch", "-a"),
-    rule_set: Optional[str] = typer.Option(None, "--rule-set", "-r", help="Rule set to explain membership in."),
-    nearest: int = typer.Option(3, "--nearest", help="How many nearest valid configs to show."),
-    problem: Optional[str] = typer.Option(None, "--problem", "-p",
+    arch: str = OneArchOpt,
+    rule_set: Optional[str] = typer.Option(None, "--rule-set", "-r", metavar="RULE_SET",
+                                           help=f"Rule set to explain membership in: {_choices(query.RULE_SETS)}, "
+                                                "or a rule-set file."),
+    nearest: int = typer.Option(3, "--nearest", metavar="N", help="How many nearest valid configs to show."),
+    problem: Optional[str] = typer.Option(None, "--problem", "-p", metavar="PROBLEM",
                                           help="Also explain whether NAME can run this problem (FIELD=VALUE,...)."),
     builder_configs: Optional[str] = BuilderOpt,
 ) -> None:
-    """Explain in words every constraint NAME violates, and show the nearest valid configs."""
-    from . import query
+    """Explain in words every constraint NAME violates, and show the nearest valid configs.
 
-    from .solver.explain import explain
-    from .space.naming import parse_name
-
+    Exit 1 when NAME is not valid for ARCH, not in --rule-set, or cannot run --problem (as check).
+    """
     if nearest < 0:
         raise CksolveError(f"--nearest {nearest} must not be negative")
     arch = _one_arch(arch)
     rs = query.load_rule_set(rule_set, builder_configs) if rule_set else None
-    if problem is None:
-        sys.stdout.write(explain(parse_name(name), arch, rs, nearest))
-        return
-    from .workload import parse_problem
-    from .workload.explain import explain_on_problem
-
-    sys.stdout.write(explain_on_problem(parse_name(name), arch, parse_problem(problem), rs, nearest))
+    ok, text = query.explain_name(name, arch, rs, nearest, problem)
+    sys.stdout.write(text)
+    raise typer.Exit(0 if ok else 1)
 
 
 @app.command("diff")
@@ -240,14 +224,11 @@ def diff_cmd(
     variant: Optional[List[str]] = VariantOpt,
     dtype: Optional[List[str]] = DtypeOpt,
     ndim: Optional[List[str]] = NdimOpt,
-    fmt: str = typer.Option("table", "--format", "-f", help="table or jsonl."),
+    fmt: str = _format_opt("table", DIFF_FORMATS),
     builder_configs: Optional[str] = BuilderOpt,
 ) -> None:
     """Compare two rule sets (or files of names): only-in-A, only-in-B, common, and why."""
-    from . import query
-
-    if fmt not in ("table", "jsonl"):
-        raise CksolveError(f"unknown format {shorten(fmt)}; valid: table, jsonl")
+    query.check_format(fmt, DIFF_FORMATS)
     selection = _selection(arch, variant, dtype, ndim)
     sa, sb = query.open_source(a, builder_configs), query.open_source(b, builder_configs)
     diffs = query.diff_sources(sa, sb, selection)
@@ -279,22 +260,24 @@ def _fmt_value(v) -> str:
 
 @app.command("emit")
 def emit_cmd(
-    out: Path = typer.Option(..., "--out", "-o", help="Output directory (one subdirectory per arch when several)."),
-    rule_set: Optional[str] = typer.Option(None, "--rule-set", "-r"),
-    names: Optional[Path] = typer.Option(None, "--names", help="Emit exactly the kernels named in this file."),
+    out: Path = typer.Option(..., "--out", "-o", metavar="DIR",
+                             help="Output directory (one subdirectory per arch when several)."),
+    rule_set: Optional[str] = typer.Option(None, "--rule-set", "-r", metavar="RULE_SET",
+                                           help=f"{_choices(query.RULE_SETS)}, or a rule-set file."),
+    names: Optional[Path] = typer.Option(None, "--names", metavar="FILE", help="Emit exactly the kernels named in this file."),
     arch: Optional[List[str]] = ArchOpt,
     variant: Optional[List[str]] = VariantOpt,
     dtype: Optional[List[str]] = DtypeOpt,
     ndim: Optional[List[str]] = NdimOpt,
-    jobs: Optional[int] = typer.Option(None, "--jobs", "-j", help="Parallel renderers (default: all cores)."),
+    jobs: Optional[int] = typer.Option(None, "--jobs", "-j", metavar="N", help="Parallel renderers (default: all cores)."),
     builder_configs: Optional[str] = BuilderOpt,
     arch_dirs: Optional[bool] = typer.Option(None, "--arch-dirs/--no-arch-dirs",
-                                             help="One tree per arch, OUT/<arch> (default: when several archs)."),
-    cmake_list: Optional[Path] = typer.Option(None, "--cmake-list",
+                                             help="One tree per arch, OUT/ARCH (default: when several archs)."),
+    cmake_list: Optional[Path] = typer.Option(None, "--cmake-list", metavar="FILE",
                                               help="Also write the CMake list of trees, sources and inputs here."),
 ) -> None:
     """Write a CK Tile kernel instance (header, .cpp, dispatcher wrapper) for every config."""
-    from .emit_cli import run_emit
+    from .emit_cli import run_emit  # deferred: the writer loads only when emitting
 
     code = run_emit(out=out, rule_set=rule_set, names=names, arch=arch, variant=variant, dtype=dtype, ndim=ndim,
                     jobs=jobs, builder_configs=builder_configs, arch_dirs=arch_dirs, cmake_list=cmake_list)
@@ -311,7 +294,8 @@ def cmake_dir_cmd() -> None:
 
 @app.command("rule-sets")
 def rule_sets_cmd(
-    show: Optional[str] = typer.Option(None, "--show", help="Print this rule set's (or file's) constraints."),
+    show: Optional[str] = typer.Option(None, "--show", metavar="RULE_SET",
+                                       help="Print this rule set's (or file's) constraints."),
     arch: Optional[List[str]] = ArchOpt,
     variant: Optional[List[str]] = VariantOpt,
     dtype: Optional[List[str]] = DtypeOpt,
@@ -319,138 +303,113 @@ def rule_sets_cmd(
     builder_configs: Optional[str] = BuilderOpt,
 ) -> None:
     """List the rule sets with a one-line description (--show R: R's constraints)."""
-    from .space.rulesets import RULE_SETS
-
     if show is not None:
         _show_rule_set(show, _selection(arch, variant, dtype, ndim), builder_configs)
         return
-    width = max(len(n) for n in RULE_SETS)
-    sys.stdout.write("".join(f"{n.ljust(width)}  {desc}\n" for n, (_, _, desc) in RULE_SETS.items()))
+    described = query.rule_set_descriptions()
+    width = max(len(n) for n in described)
+    sys.stdout.write("".join(f"{n.ljust(width)}  {desc}\n" for n, desc in described.items()))
 
 
 def _show_rule_set(name: str, selection, builder_configs: Optional[str]) -> None:
-    from . import query
-
     rs = query.load_rule_set(name, builder_configs)
     rows = []
     for c in query.rule_set_constraints(rs, selection):
         n = "-" if c.rows is None else (str(c.rows[0]) if c.rows[0] == c.rows[1] else f"{c.rows[0]}..{c.rows[1]}")
         rows.append([c.name, ",".join(c.scope), c.form, c.applies_to, n, str(c.combos), c.source])
     sys.stdout.write(f"{rs.name}: {rs.description}\n")
-    sys.stdout.write(_table_text(["name", "scope", "form", "kind", "rows", "combos", "source"], rows))
+    sys.stdout.write(query.table_text(["name", "scope", "form", "kind", "rows", "combos", "source"], rows))
 
 
 @app.command("archs")
-def archs_cmd(fmt: str = typer.Option("table", "--format", "-f", help="table or json.")) -> None:
+def archs_cmd(fmt: str = _format_opt("table", ARCHS_FORMATS)) -> None:
     """List the architectures and their facts."""
-    from .arch.facts import ARCHS, arch_facts, common_facts
-
-    if fmt not in ("table", "json"):
-        raise CksolveError(f"unknown format {shorten(fmt)}; valid: table, json")
-    facts = [arch_facts(a) for a in ARCHS]
+    query.check_format(fmt, ARCHS_FORMATS)
     if fmt == "json":
-        payload = [{"arch": f.name, "family": f.family, "warp_size": f.warp_size,
-                    "wave_splits": [list(w) for w in f.wave_splits],
-                    "warp_tiles": {k: [list(t) for t in v] for k, v in f.warp_tiles.items()}} for f in facts]
-        c = common_facts()
-        sys.stdout.write(json.dumps({"archs": payload, "lds_capacity": dict(c.lds_capacity),
-                                     "element_size": dict(c.element_size)}) + "\n")
+        sys.stdout.write(json.dumps(query.archs_document()) + "\n")
         return
     rows = []
-    for f in facts:
+    for f in query.arch_facts_list():
         tiles = "; ".join(f"{k.split('_')[0]}: " + " ".join("x".join(map(str, t)) for t in v) for k, v in f.warp_tiles.items())
         rows.append([f.name, f.family, str(f.warp_size), " ".join("x".join(map(str, w)) for w in f.wave_splits), tiles])
-    sys.stdout.write(_table_text(["arch", "family", "wave", "wave splits", "warp tiles"], rows))
+    sys.stdout.write(query.table_text(["arch", "family", "wave", "wave splits", "warp tiles"], rows))
 
 
-ProblemDtypeOpt = typer.Option(None, "--dtype", help="fp16, bf16, fp32 (default: all).")
+ProblemDtypeOpt = typer.Option(None, "--dtype", metavar="DTYPE", help=f"{_choices(query.DTYPES)} (default: all).")
+ProblemsOpt = typer.Option(..., "--problems", metavar="FILE", help="CSV with CK's header, or JSONL with the same keys.")
 
 
 @app.command("applicable")
 def applicable_cmd(
-    problem: str = typer.Option(..., "--problem", "-p", help="FIELD=VALUE,... with CK's field names and defaults."),
+    problem: str = typer.Option(..., "--problem", "-p", metavar="PROBLEM",
+                                help="FIELD=VALUE,... with CK's field names and defaults."),
     rule_set: str = RuleSetOpt,
-    arch: str = typer.Option(..., "--arch", "-a", help="Architecture."),
+    arch: str = OneArchOpt,
     dtype: Optional[List[str]] = ProblemDtypeOpt,
-    fmt: str = typer.Option("names", "--format", "-f", help="names, jsonl or table."),
+    fmt: str = _format_opt("names", APPLICABLE_FORMATS),
     builder_configs: Optional[str] = BuilderOpt,
 ) -> None:
     """List every kernel of a rule set, valid for ARCH, that can run one convolution problem."""
-    from . import query
-    from .workload import Workspace, parse_problem
-
-    if fmt not in ("names", "jsonl", "table"):
-        raise CksolveError(f"unknown format {shorten(fmt)}; valid: names, jsonl, table")
+    query.check_format(fmt, APPLICABLE_FORMATS)
     arch = _one_arch(arch)
     dtypes = query.select(dtypes=dtype).dtypes
-    p = parse_problem(problem)
+    query.parse_problem(problem)  # a bad spec is reported before the rule set is loaded
     rs = query.load_rule_set(rule_set, builder_configs)
-    ws = Workspace(rs)
-    records = [query.Record(rs.name, combo, c) for d in dtypes for combo, c in ws.decide(p, arch, d)[0]]
-    sys.stdout.write(_records_text(records, fmt))
+    sys.stdout.write(_records_text(query.applicable_records(problem, rs, arch, dtypes), fmt))
 
 
 @app.command("coverage")
 def coverage_cmd(
-    problems: Path = typer.Option(..., "--problems", help="CSV with CK's header, or JSONL with the same keys."),
+    problems: Path = ProblemsOpt,
     rule_set: str = RuleSetOpt,
-    arch: str = typer.Option(..., "--arch", "-a", help="Architecture."),
+    arch: str = OneArchOpt,
     dtype: Optional[List[str]] = ProblemDtypeOpt,
-    fmt: str = typer.Option("table", "--format", "-f", help="table, jsonl or csv."),
+    fmt: str = _format_opt("table", COVERAGE_FORMATS),
     with_kernels: bool = typer.Option(False, "--with-kernels", help="List the applicable kernels of each problem."),
-    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write here instead of stdout."),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", metavar="FILE", help="Write here instead of stdout."),
     builder_configs: Optional[str] = BuilderOpt,
 ) -> None:
     """For every problem of a workload, how many kernels of a rule set can run it (and why not)."""
-    from . import query
-    from .workload import coverage, read_problems
-    from .workload.report import coverage_table
-
-    if fmt not in ("table", "jsonl", "csv"):
-        raise CksolveError(f"unknown format {shorten(fmt)}; valid: table, jsonl, csv")
+    query.check_format(fmt, COVERAGE_FORMATS)
     arch = _one_arch(arch)
     dtypes = query.select(dtypes=dtype).dtypes
     rs = query.load_rule_set(rule_set, builder_configs)
-    records = coverage(read_problems(problems), rs, arch, dtypes)
+    records = query.coverage_records(problems, rs, arch, dtypes)
     if fmt == "jsonl":
-        text = "".join(json.dumps(r.as_dict(with_kernels)) + "\n" for r in records)
+        text = query.render("jsonl", [r.as_dict(with_kernels) for r in records])
     elif fmt == "csv":
         rows = [r.as_dict(with_kernels) for r in records]
         if with_kernels:
             for row in rows:
                 row["kernels"] = " ".join(row["kernels"])
-        text = _csv_text(rows)
+        text = query.render("csv", rows)
     else:
-        header, rows, summary = coverage_table(records, with_kernels)
-        text = _table_text(header, rows) + "".join(f"{line}\n" for line in summary)
+        header, rows, summary = query.coverage_table(records, with_kernels)
+        text = query.table_text(header, rows) + "".join(f"{line}\n" for line in summary)
     _write(text, output)
 
 
 @app.command("minimize")
 def minimize_cmd(
-    problems: Path = typer.Option(..., "--problems", help="CSV with CK's header, or JSONL with the same keys."),
+    problems: Path = ProblemsOpt,
     rule_set: str = RuleSetOpt,
-    arch: str = typer.Option(..., "--arch", "-a", help="Architecture."),
+    arch: str = OneArchOpt,
     dtype: Optional[List[str]] = ProblemDtypeOpt,
-    keep: float = typer.Option(0.9, "--keep", help="Each problem keeps a kernel scoring at least KEEP x R's best."),
-    per_problem: int = typer.Option(1, "--per-problem", help="Kernels each covered problem keeps (at least)."),
-    max_kernels: Optional[int] = typer.Option(None, "--max-kernels",
+    keep: float = typer.Option(0.9, "--keep", metavar="KEEP",
+                               help="Each problem keeps a kernel scoring at least KEEP x R's best."),
+    per_problem: int = typer.Option(1, "--per-problem", metavar="N", help="Kernels each covered problem keeps (at least)."),
+    max_kernels: Optional[int] = typer.Option(None, "--max-kernels", metavar="N",
                                               help="Keep at most N kernels; maximise the problems with a good one."),
-    time_limit: Optional[float] = typer.Option(None, "--time-limit", help="Seconds for the solver (default: none)."),
-    perf: Optional[Path] = typer.Option(None, "--perf", help="Measured results (CSV/JSONL: problem fields, kernel, "
+    time_limit: Optional[float] = typer.Option(None, "--time-limit", metavar="SECONDS",
+                                               help="Seconds for the solver (default: none)."),
+    perf: Optional[Path] = typer.Option(None, "--perf", metavar="FILE", help="Measured results (CSV/JSONL: problem fields, kernel, "
                                                              "tflops or time_ms) instead of the analytic score."),
-    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the kept names here (else stdout)."),
-    output_rule_set: Optional[Path] = typer.Option(None, "--output-rule-set",
+    output: Optional[Path] = typer.Option(None, "--output", "-o", metavar="FILE", help="Write the kept names here (else stdout)."),
+    output_rule_set: Optional[Path] = typer.Option(None, "--output-rule-set", metavar="FILE",
                                                    help="Also write a rule-set file listing exactly the kept kernels."),
     builder_configs: Optional[str] = BuilderOpt,
 ) -> None:
     """The fewest kernels of a rule set that keep a workload covered and fast (CP-SAT)."""
-    from . import query
-    from .workload import read_problems
-    from .workload.minimize import Request
-    from .workload.perf import read_perf
-    from .workload.plan import known_kernels, plan
-
     if not 0.0 <= keep <= 1.0:
         raise CksolveError(f"--keep {keep} must be between 0 and 1")
     if per_problem < 1:
@@ -460,16 +419,12 @@ def minimize_cmd(
     arch = _one_arch(arch)
     dtypes = query.select(dtypes=dtype).dtypes
     rs = query.load_rule_set(rule_set, builder_configs)
-    workload = read_problems(problems)
-    measured = read_perf(perf, known_kernels(rs, workload, arch, dtypes)) if perf is not None else None
-    result = plan(workload, rs, arch, dtypes, Request(keep, per_problem, max_kernels, time_limit), measured,
-                  str(perf) if perf is not None else "analytic")
+    result = query.minimize(problems, rs, arch, dtypes, keep=keep, per_problem=per_problem, max_kernels=max_kernels,
+                            time_limit=time_limit, perf=perf)
     names = "".join(f"{c.name()}\n" for c in query.canonical_order(result.configs()))
     if output_rule_set is not None:
-        from .space.rulesets.listed import rule_set_file
-
         desc = f"minimize: {len(result.kept)} kernels of {rs.name} for {problems.name} on {arch}, keep {keep}"
-        _write(rule_set_file(result.configs(), desc), output_rule_set)
+        _write(query.rule_set_file(result.configs(), desc), output_rule_set)
     summary = "".join(f"{line}\n" for line in result.summary())
     if output is not None:
         _write(names, output)
@@ -485,66 +440,82 @@ def minimize_cmd(
 @app.command("features")
 def features_cmd(
     rule_set: str = RuleSetOpt,
-    arch: str = typer.Option(..., "--arch", "-a", help="Architecture."),
-    variant: Optional[List[str]] = typer.Option(None, "--variant", help="forward, bwd_data, bwd_weight (default: all)."),
+    arch: str = OneArchOpt,
+    variant: Optional[List[str]] = typer.Option(None, "--variant", metavar="VARIANT",
+                                                help=f"{_choices(query.VARIANTS)} (default: the GEMM ones)."),
     dtype: Optional[List[str]] = DtypeOpt,
     ndim: Optional[List[str]] = NdimOpt,
-    problems: Optional[Path] = typer.Option(None, "--problems", help="Rows per (problem, applicable kernel) pair: "
-                                                                     "CSV with CK's header, or JSONL."),
-    fmt: str = typer.Option("csv", "--format", "-f", help="csv or jsonl."),
-    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write here instead of stdout."),
-    semantics: str = typer.Option("ck", "--semantics", help="ck (what CK's engine computes) or exact (true values)."),
+    problems: Optional[Path] = typer.Option(None, "--problems", metavar="FILE",
+                                            help="Rows per (problem, applicable kernel) pair: CSV with CK's header, "
+                                                 "or JSONL."),
+    fmt: str = _format_opt("csv", query.FEATURE_FORMATS),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", metavar="FILE", help="Write here instead of stdout."),
+    semantics: str = typer.Option("ck", "--semantics", metavar="SEMANTICS",
+                                  help="ck (what CK's engine computes) or exact (true values)."),
     builder_configs: Optional[str] = BuilderOpt,
 ) -> None:
     """Features of CK's ML kernel selector, per kernel or per (problem, kernel) pair that can run."""
-    from . import query
-    from .features import SEMANTICS, features
-    from .features.render import FORMATS, render
-    from .space.rulesets import kind_of
-    from .workload import read_problems
-
-    if fmt not in FORMATS:
-        raise CksolveError(f"unknown format {fmt!r}; valid: {', '.join(FORMATS)}")
-    if semantics not in SEMANTICS:
-        raise CksolveError(f"unknown semantics {semantics!r}; valid: {', '.join(SEMANTICS)}")
-    selection = query.select([_one_arch(arch)], variant, dtype, ndim)
-    combos = selection.combos() if variant else [c for c in selection.combos() if kind_of(c.variant) == "gemm"]
+    query.check_format(fmt, query.FEATURE_FORMATS)
+    selection = query.select([_one_arch(arch)], variant or query.gemm_variants(query.VARIANTS), dtype, ndim)
     rs = query.load_rule_set(rule_set, builder_configs)
-    table = features(rs, combos, read_problems(problems) if problems is not None else None, semantics)
-    _write(render(table.columns, table.rows, fmt), output)
+    table = query.feature_table(rs, selection, problems, semantics)
+    _write(query.feature_text(table, fmt), output)
     if table.unread:
         sys.stderr.write(f"cksolve: note: {len(table.unread)} kernels have dispatcher names CK's parser does not "
                          f"read (groups_to_merge, two_stage, wavelet); their ck kernel columns are CK's defaults\n")
 
 
+PIPELINE_VARIANT_FORMATS = ("table", "csv", "jsonl")
+
+
 @app.command("pipeline-variants")
 def pipeline_variants_cmd(
-    variant: Optional[List[str]] = typer.Option(None, "--variant", help="forward, bwd_data, bwd_weight (default: all)."),
+    variant: Optional[List[str]] = typer.Option(None, "--variant", metavar="VARIANT",
+                                                help=f"{_choices(query.VARIANTS)} (default: the GEMM ones)."),
     arch: Optional[List[str]] = ArchOpt,
     dtype: Optional[List[str]] = DtypeOpt,
     ndim: Optional[List[str]] = NdimOpt,
-    fmt: str = typer.Option("table", "--format", "-f", help="table, csv or jsonl."),
+    fmt: str = _format_opt("table", PIPELINE_VARIANT_FORMATS),
 ) -> None:
     """The valid (pipeline, scheduler, double LDS buffer, split image) combinations, from the constraints."""
-    from . import query
-    from .features import pipeline_variants
-    from .features.render import render
-    from .space.rulesets import kind_of
-
-    if fmt not in ("table", "csv", "jsonl"):
-        raise CksolveError(f"unknown format {fmt!r}; valid: table, csv, jsonl")
-    selection = query.select(arch, variant, dtype, ndim)
-    variants = [v for v in selection.variants if kind_of(v) == "gemm"]
-    if not variants:
-        raise CksolveError("forward_depthwise kernels have no GEMM pipeline; choose forward, bwd_data or bwd_weight")
-    found = pipeline_variants(selection.archs, variants, selection.dtypes, selection.ndims)
+    query.check_format(fmt, PIPELINE_VARIANT_FORMATS)
+    found = query.pipeline_variants(query.select(arch, variant, dtype, ndim))
     columns = ("arch", "variant", "pipeline", "scheduler", "double_smem_buffer", "split_image", "witness")
     if fmt == "table":
         rows = [[v.arch, v.variant, v.pipeline, v.scheduler, _fmt_value(v.double_smem_buffer),
                  _fmt_value(v.split_image)] for v in found]
-        sys.stdout.write(_table_text(list(columns[:-1]), rows) + f"{len(found)} combinations\n")
+        sys.stdout.write(query.table_text(list(columns[:-1]), rows) + f"{len(found)} combinations\n")
     else:
-        sys.stdout.write(render(columns, found, fmt))
+        sys.stdout.write(query.render(fmt, [dict(zip(columns, v)) for v in found], columns))
+
+
+# --- audit (issue 15) ------------------------------------------------------------------
+
+
+@app.command("audit")
+def audit_cmd(
+    rule_set: str = typer.Option(..., "--rule-set", "-r", metavar="RULE_SET",
+                                 help=f"{_choices(query.RULE_SETS)}, a rule-set file, or '{query.AUDIT_ALL}' "
+                                      "(every built-in set and CK's hierarchy)."),
+    arch: Optional[List[str]] = ArchOpt,
+    variant: Optional[List[str]] = VariantOpt,
+    dtype: Optional[List[str]] = DtypeOpt,
+    ndim: Optional[List[str]] = NdimOpt,
+    against: Optional[List[str]] = typer.Option(None, "--against", metavar="R2[:RELATION]",
+                                                help="R2, R2:subset or R2:superset; repeatable. Default relation: subset."),
+    fmt: str = _format_opt("text", query.AUDIT_FORMATS),
+    fail_on: Optional[str] = typer.Option(None, "--fail-on", metavar="CATEGORIES",
+                                          help="Exit 1 if any of these has findings: empty,invalid,containment,dead,idle."),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", metavar="FILE", help="Write here instead of stdout."),
+    builder_configs: Optional[str] = BuilderOpt,
+) -> None:
+    """Explain what a rule set proposes that the arch rules reject: empty combinations, dead rows, idle rules."""
+    query.check_format(fmt, query.AUDIT_FORMATS)
+    gates = query.split_values([fail_on] if fail_on is not None else [], "--fail-on")
+    reports, checks, failed = query.audit(rule_set, _selection(arch, variant, dtype, ndim), against or (),
+                                          builder_configs, gates)
+    _write(query.audit_text(reports, checks, fmt, rule_set), output)
+    raise typer.Exit(1 if failed else 0)
 
 
 # --- bad input as one line (issue 11) ------------------------------------------------------
@@ -581,39 +552,6 @@ def _output_error(exc: OSError) -> str:
     if exc.filename is not None:  # not stdout: a file the library did not wrap
         return f"{shorten(str(exc.filename), quote=False)}: {exc.strerror or exc}"
     return f"cannot write output: {exc.strerror or exc}"
-# --- audit (issue 15) ------------------------------------------------------------------
-
-
-@app.command("audit")
-def audit_cmd(
-    rule_set: str = typer.Option(..., "--rule-set", "-r",
-                                 help="A rule set, a rule-set file, or 'all' (every built-in set and CK's hierarchy)."),
-    arch: Optional[List[str]] = ArchOpt,
-    variant: Optional[List[str]] = VariantOpt,
-    dtype: Optional[List[str]] = DtypeOpt,
-    ndim: Optional[List[str]] = NdimOpt,
-    against: Optional[List[str]] = typer.Option(None, "--against",
-                                                help="R2, R2:subset or R2:superset; repeatable. Default relation: subset."),
-    fmt: str = typer.Option("text", "--format", "-f", help="text or json."),
-    fail_on: Optional[str] = typer.Option(None, "--fail-on",
-                                          help="Exit 1 if any of these has findings: empty,invalid,containment,dead,idle."),
-    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write here instead of stdout."),
-    builder_configs: Optional[str] = BuilderOpt,
-) -> None:
-    """Explain what a rule set proposes that the arch rules reject: empty combinations, dead rows, idle rules."""
-    from . import query
-    from .audit import ALL, categories, run
-    from .audit.report import as_json, as_text, findings
-
-    if fmt not in ("text", "json"):
-        raise CksolveError(f"unknown format {fmt!r}; valid: text, json")
-    gates = categories(query.split_values([fail_on] if fail_on else []))
-    selection = _selection(arch, variant, dtype, ndim)
-    reports, checks = run(rule_set, selection.combos(), against or (), builder_configs)
-    label = ALL if rule_set == ALL else None
-    _write(as_json(reports, checks, label) if fmt == "json" else as_text(reports, checks), output)
-    totals = findings(reports, checks)
-    raise typer.Exit(1 if any(totals[g] for g in gates) else 0)
 
 
 def main(argv: Optional[list[str]] = None) -> None:

@@ -14,7 +14,11 @@ from .arch.facts import ARCHS
 from .space.axes import AXES
 from .space.canonical import SPACE_CONSTRAINTS
 from .space.constraints import Check, Table
-from .space.rulesets import Combo, RULE_SETS, RuleSetError, get_rule_set
+from .space.pipelines import PIPELINES
+from .space.variants import VARIANTS
+from .rulesets import RULE_SETS, RuleSetError, get_rule_set
+from .space.combo import Combo
+from .workload.rules import every_rule
 
 __all__ = ["constraints_page"]
 
@@ -36,6 +40,37 @@ def _row(c) -> str:
     return f"| `{c.name}` | {scope} | {_form(c)} | {doc} | {c.source} |"
 
 
+def _yes(flag: bool) -> str:
+    return "yes" if flag else ""
+
+
+def _pipelines_section() -> list[str]:
+    lines = ["", "## Pipelines", "",
+             "One table per pipeline in `cksolve/space/pipelines.toml`; the arch constraints below, blocks per",
+             "CU and the emitted C++ read them. Intrawave-only: layer 1 (TraitConfigBase) / layer 2 (arch filter).",
+             "",
+             "| pipeline | CK enum | LDS buffering | LDS bytes | intrawave-only | backward | rejected for | async |",
+             "|---|---|---|---|---|---|---|---|"]
+    for p in PIPELINES.values():
+        only = "/".join(s for s, f in (("1", p.intrawave_only), ("2", p.filter_intrawave_only)) if f)
+        lines.append(f"| `{p.name}` | {p.ck_enum} | {p.lds_buffering} | {p.lds_capacity} | {only} | "
+                     f"{_yes(p.backward)} | {', '.join(p.rejected_variants)} | {_yes(p.async_copy)} |")
+    return lines
+
+
+def _variants_section() -> list[str]:
+    lines = ["", "## Variants", "",
+             "One table per variant in `cksolve/space/variants.toml` (name tag, kind, arch-filter operator and",
+             "tile rules, stream-K, the C++ kernel spellings).", "",
+             "| variant | kind | name tag | direction | operator | tile min (M, N, K) | tile align | backward | stream-K |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for v in VARIANTS.values():
+        lines.append(f"| `{v.name}` | {v.kind} | `{v.tag}` | {v.direction} | {v.operator} | "
+                     f"{', '.join(map(str, v.tile_min))} | {', '.join(map(str, v.tile_align))} | "
+                     f"{_yes(v.backward)} | {_yes(v.streamk)} |")
+    return lines
+
+
 def constraints_page() -> str:
     lines = [
         "# Constraint reference",
@@ -52,13 +87,16 @@ def constraints_page() -> str:
     ]
     for a in AXES.values():
         lines.append(f"| `{a.name}` | {a.kind} | {', '.join(map(str, a.domain))} | {a.doc} |")
+    lines += _variants_section()
+    lines += _pipelines_section()
     header = ["", "| name | scope | form | what it checks | CK rule |", "|---|---|---|---|---|"]
     lines += ["", "## Space constraints", "", "They make a point of the raw domains a well-formed config.", *header]
     lines += [_row(c) for c in SPACE_CONSTRAINTS]
     lines += [
         "", "## Architecture constraints", "",
-        "Built per architecture from `cksolve/arch/facts.toml`; shown here for gfx942 (table sizes",
-        f"vary by arch). Applied to every rule set, in CK's order. Architectures: {', '.join(ARCHS)}.",
+        "Built per architecture from `cksolve/arch/facts.toml` and the pipeline and variant tables;",
+        "shown here for gfx942 (table sizes vary by arch). Applied to every rule set, in CK's order.",
+        f"Architectures: {', '.join(ARCHS)}.",
         "Depthwise kernels have no arch constraints: CK applies none to them.",
         *header,
     ]
@@ -91,8 +129,6 @@ def constraints_page() -> str:
 
 
 def _applicability_section(header: list[str]) -> list[str]:
-    from .workload.rules import every_rule
-
     lines = ["", "## Applicability constraints", "",
              "CK Tile's run-time checks (`IsSupportedArgument`): whether a kernel can run a given",
              "convolution problem (`applicable`, `coverage`, `explain --problem`). The problem is fixed,",

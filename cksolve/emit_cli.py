@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Optional
 
 from . import query
-from .errors import CksolveError
+from .query import CksolveError
 
 __all__ = ["run_emit", "select_for_emit", "inputs"]
 
@@ -21,8 +21,6 @@ __all__ = ["run_emit", "select_for_emit", "inputs"]
 def select_for_emit(rule_set: Optional[str], names: Optional[Path], arch, variant, dtype, ndim,
                     builder_configs: Optional[str]) -> tuple[list[str], list[tuple[str, object]]]:
     """(selected archs, [(arch, config)]). A names file is emitted for every selected arch, each name checked."""
-    from .solver.evaluate import evaluate
-
     if (rule_set is None) == (names is None):
         raise CksolveError("emit needs exactly one of --rule-set or --names")
     selection = query.select(arch, variant, dtype, ndim)
@@ -35,7 +33,7 @@ def select_for_emit(rule_set: Optional[str], names: Optional[Path], arch, varian
     configs = [c for _, c in query.read_names(Path(names))]
     for target in archs:
         for config in configs:
-            verdict = evaluate(config, target)
+            verdict = query.evaluate(config, target)
             if not verdict.valid:
                 first = verdict.violations[0]
                 raise CksolveError(f"{names}: {config.name()} is not valid for {target}: "

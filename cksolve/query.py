@@ -1,6 +1,8 @@
-"""The library behind the CLI: selections, enumeration, counting, checking, diffing.
+"""The library's face: selections, enumeration, counting, checking, explaining, diffing, workloads.
 
-Everything here returns data; :mod:`cksolve.cli` only parses options and prints.
+Everything here returns data; :mod:`cksolve.cli` only parses options and prints,
+and imports nothing else of the library but this module and emit's. The
+registries the CLI's help and choices come from are here too.
 """
 
 from __future__ import annotations
@@ -13,15 +15,21 @@ from itertools import repeat
 from pathlib import Path
 from typing import Iterable, Iterator, NamedTuple, Sequence
 
-from .arch.facts import ARCHS
+from .arch.facts import ARCHS, ArchFacts, arch_facts, common_facts
 from .errors import CksolveError, shorten
-from .space.axes import AXES
-from .space.breakdown import axis_breakdown
-from .space.naming import parse_names
-from .space.textfile import numbered_lines
-from .space.rulesets import Combo, RuleSet, get_rule_set, rule_set_names
+from .formats import FORMATS, check_format, csv_text, render, table_text
+from .rulesets import RULE_SETS, RuleSet, candidate_rule_sets, get_rule_set, rule_set_names
+from .rulesets.listed import rule_set_file
 from .solver import enumerate_combo, names_combo, solve_combo
 from .solver.counting import SpaceTooLarge
+from .solver.evaluate import evaluate
+from .solver.explain import explanation
+from .space.axes import AXES
+from .space.breakdown import axis_breakdown
+from .space.combo import Combo, kind_of
+from .space.naming import NameError_, name_entries, parse_name, parse_names
+from .space.pipelines import PIPELINES
+from .space.textfile import numbered_lines
 
 __all__ = [
     "CksolveError",
@@ -38,6 +46,24 @@ __all__ = [
     "read_names",
     "ENUMERATE_LIMIT",
     "rule_set_constraints",
+    "CheckRecord",
+    "evaluate",
+    "parse_problem",
+    "explain_name",
+    "rule_set_descriptions",
+    "arch_facts_list",
+    "archs_document",
+    "applicable_records",
+    "coverage_records",
+    "minimize",
+    "rule_set_file",
+    "FORMATS",
+    "RULE_SETS",
+    "render",
+    "check_format",
+    "table_text",
+    "csv_text",
+    "coverage_table",
 ]
 
 VARIANTS: tuple[str, ...] = AXES["variant"].domain
@@ -251,6 +277,201 @@ def rule_set_constraints(rule_set: RuleSet, selection: Selection) -> list[Constr
             for (name, scope, form, kind), (rows, combos, source) in seen.items()]
 
 
+# --- check and explain ------------------------------------------------------------------
+
+
+class CheckRecord(NamedTuple):
+    """``check``'s verdict on one line: a name that does not parse is invalid with a ``parse`` violation."""
+
+    name: str
+    arch: str
+    valid: bool
+    violations: tuple[tuple[str, str], ...]  # (constraint, message), CK's order
+    member: bool | None = None  # None: no rule set asked about
+
+    @property
+    def ok(self) -> bool:
+        return self.valid and self.member is not False
+
+    def as_dict(self) -> dict:
+        d = {"name": self.name, "arch": self.arch, "valid": self.valid,
+             "violations": [{"constraint": c, "message": m} for c, m in self.violations]}
+        if self.member is not None:
+            d["member"] = self.member
+        return d
+
+
+def check_names(source: Path | str, arch: str, rule_set: RuleSet | None = None) -> Iterator[CheckRecord]:
+    """One record per name of a names file (``-``: stdin), in order.
+
+    A generator over a line-at-a-time reader: memory does not grow with the
+    number of names. A line that is not a name is a ``parse`` violation, not an error.
+    """
+    for _, name in name_entries(numbered_lines(source, "names file")):
+        try:
+            verdict = evaluate(parse_name(name), arch, rule_set)
+        except NameError_ as exc:
+            yield CheckRecord(name, arch, False, (("parse", str(exc)),), None if rule_set is None else False)
+            continue
+        yield CheckRecord(name, arch, verdict.valid,
+                          tuple((v.constraint, v.message) for v in verdict.violations + verdict.rule_violations),
+                          verdict.member)
+
+
+def explain_name(name: str, arch: str, rule_set: RuleSet | None = None, nearest: int = 3,
+                 problem: str | None = None) -> tuple[bool, str]:
+    """(ok, words): ``ok`` as ``check`` says it (valid, and a member of ``rule_set`` if one is given)
+    and, with ``problem`` (a FIELD=VALUE spec), able to run that problem."""
+    config = parse_name(name)
+    if problem is None:  # the workload layer is loaded only for a problem (start-up of every other explain)
+        result = explanation(config, arch, rule_set, nearest,
+                             candidates=candidate_rule_sets() if rule_set is None else ())
+    else:
+        from .workload import parse_problem
+        from .workload.explain import explain_on_problem
+
+        result = explain_on_problem(config, arch, parse_problem(problem), rule_set, nearest)
+    v = result.verdict
+    return v.valid and v.member is not False and not v.problem_violations, result.text
+
+
+def rule_set_descriptions() -> dict[str, str]:
+    """Every built-in rule set's one line, without loading any of them."""
+    return {name: desc for name, (_, _, desc) in RULE_SETS.items()}
+
+
+# --- workloads ----------------------------------------------------------------------
+# The workload layer is imported by these functions, not above: it adds ~15 ms to the
+# start-up of every command, and only the workload commands need it.
+
+
+def parse_problem(spec: str):
+    """A problem from its FIELD=VALUE spec (``workload.Problem``); ProblemError names the bad field."""
+    from .workload import parse_problem as parse
+
+    return parse(spec)
+
+
+def applicable_records(problem: str, rule_set: RuleSet, arch: str, dtypes: Sequence[str]) -> list[Record]:
+    """The kernels of the rule set valid for ``arch`` that can run the problem (a FIELD=VALUE spec)."""
+    from .workload import Workspace
+
+    p = parse_problem(problem)
+    ws = Workspace(rule_set)
+    return [Record(rule_set.name, combo, c) for d in dtypes for combo, c in ws.decide(p, arch, d)[0]]
+
+
+def coverage_records(problems: Path, rule_set: RuleSet, arch: str, dtypes: Sequence[str]) -> list:
+    """``coverage`` of the workload file's problems (``workload.CoverageRecord`` each)."""
+    from .workload import coverage, read_problems
+
+    return coverage(read_problems(problems), rule_set, arch, dtypes)
+
+
+def coverage_table(records, with_kernels: bool = False):
+    """(header, rows, summary lines) of ``coverage``'s table report."""
+    from .workload.report import coverage_table as table
+
+    return table(records, with_kernels)
+
+
+def minimize(problems: Path, rule_set: RuleSet, arch: str, dtypes: Sequence[str], *, keep: float,
+             per_problem: int = 1, max_kernels: int | None = None, time_limit: float | None = None,
+             perf: Path | None = None):
+    """``minimize``'s plan (``workload.plan.Plan``): analytic scores, or the measured ones in ``perf``
+    (see ``workload.minimize.Request`` for the other arguments)."""
+    from .workload import read_problems
+    from .workload.minimize import Request
+    from .workload.perf import read_perf
+    from .workload.plan import known_kernels, plan
+
+    request = Request(keep, per_problem, max_kernels, time_limit)
+    workload = read_problems(problems)
+    measured = read_perf(perf, known_kernels(rule_set, workload, arch, dtypes)) if perf is not None else None
+    return plan(workload, rule_set, arch, dtypes, request, measured, str(perf) if perf is not None else "analytic")
+
+
+# --- ML features and audit ------------------------------------------------------------
+# Imported by these functions for the same reason as the workload layer: only their
+# commands need them.
+
+#: ``features``' output formats and semantics (``cksolve.features`` defines both).
+FEATURE_FORMATS = ("csv", "jsonl")
+FEATURE_SEMANTICS = ("ck", "exact")
+#: ``audit``'s reports, and the name that audits every built-in set with CK's hierarchy.
+AUDIT_FORMATS = ("text", "json")
+AUDIT_ALL = "all"
+
+
+def gemm_variants(variants: Sequence[str]) -> list[str]:
+    """The variants whose kernels have a GEMM pipeline (depthwise ones do not)."""
+    return [v for v in variants if kind_of(v) == "gemm"]
+
+
+def feature_table(rule_set: RuleSet, selection: Selection, problems: Path | None, semantics: str):
+    """``features``: CK's ML-selector rows (``features.FeatureTable``), per kernel or, with a problem
+    file, per (problem, applicable kernel) pair."""
+    from .features import features
+    from .workload import read_problems
+
+    check_format(semantics, FEATURE_SEMANTICS, "semantics")
+    return features(rule_set, selection.combos(), read_problems(problems) if problems is not None else None, semantics)
+
+
+def feature_text(table, fmt: str) -> str:
+    from .features.render import render as render_rows
+
+    return render_rows(table.columns, table.rows, check_format(fmt, FEATURE_FORMATS))
+
+
+def pipeline_variants(selection: Selection) -> list:
+    """The valid (pipeline, scheduler, double LDS buffer, split image) combinations of the selection's
+    GEMM variants, derived from the constraints (``features.PipelineVariant`` each)."""
+    from .features import pipeline_variants as derive
+
+    variants = gemm_variants(selection.variants)
+    if not variants:
+        raise CksolveError("forward_depthwise kernels have no GEMM pipeline; choose forward, bwd_data or bwd_weight")
+    return derive(selection.archs, variants, selection.dtypes, selection.ndims)
+
+
+def audit(spec: str, selection: Selection, against: Sequence[str] = (), builder_configs: str | None = None,
+          fail_on: Sequence[str] = ()):
+    """``audit``: (reports, containment checks, the ``--fail-on`` categories with findings)."""
+    from .audit import categories, run
+    from .audit.report import findings
+
+    gates = categories(list(fail_on))
+    reports, checks = run(spec, selection.combos(), against, builder_configs)
+    totals = findings(reports, checks)
+    return reports, checks, [g for g in gates if totals[g]]
+
+
+def audit_text(reports, checks, fmt: str, spec: str) -> str:
+    from .audit.report import as_json, as_text
+
+    if check_format(fmt, AUDIT_FORMATS) == "json":
+        return as_json(reports, checks, AUDIT_ALL if spec == AUDIT_ALL else None)
+    return as_text(reports, checks)
+
+
+# --- architectures -------------------------------------------------------------------
+
+
+def arch_facts_list() -> list[ArchFacts]:
+    """Every supported architecture's facts, in the facts file's order."""
+    return [arch_facts(a) for a in ARCHS]
+
+
+def archs_document() -> dict:
+    """``archs --format json``: per-arch facts, and the facts shared by all (LDS capacity per pipeline)."""
+    archs = [{"arch": f.name, "family": f.family, "warp_size": f.warp_size,
+              "wave_splits": [list(w) for w in f.wave_splits],
+              "warp_tiles": {k: [list(t) for t in v] for k, v in f.warp_tiles.items()}} for f in arch_facts_list()]
+    return {"archs": archs, "lds_capacity": {name: p.lds_capacity for name, p in PIPELINES.items()},
+            "element_size": dict(common_facts().element_size)}
+
+
 # --- diff ---------------------------------------------------------------------------
 
 
@@ -284,35 +505,6 @@ def read_names(path: Path | str) -> list[tuple[str, object]]:
     """(name, config) for every kernel named in the file at ``path`` (``-``: stdin)."""
     where = "stdin" if str(path) == "-" else shorten(str(path), quote=False)
     return [(c.name(), c) for c in parse_names(numbered_lines(path, "names file"), where)]
-
-
-# --- check --------------------------------------------------------------------------
-
-
-def check_names(source: Path | str, arch: str, rule_set: RuleSet | None = None) -> Iterator[dict]:
-    """One record per name of a names file (``-``: stdin), as ``check --format jsonl`` prints it.
-
-    A generator over a line-at-a-time reader: memory does not grow with the
-    number of names. A line that is not a name is a ``parse`` violation, not an error.
-    """
-    from .solver.evaluate import evaluate
-    from .space.naming import NameError_, name_entries, parse_name
-
-    for _, name in name_entries(numbered_lines(source, "names file")):
-        record = {"name": name, "arch": arch}
-        try:
-            verdict = evaluate(parse_name(name), arch, rule_set)
-        except NameError_ as exc:
-            record.update(valid=False, violations=[{"constraint": "parse", "message": str(exc)}])
-            if rule_set is not None:
-                record["member"] = False
-        else:
-            record["valid"] = verdict.valid
-            record["violations"] = [{"constraint": v.constraint, "message": v.message}
-                                    for v in verdict.violations + verdict.rule_violations]
-            if rule_set is not None:
-                record["member"] = verdict.member
-        yield record
 
 
 @dataclass(frozen=True)

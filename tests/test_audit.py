@@ -20,7 +20,7 @@ from cksolve.arch.facts import ARCHS, arch_facts
 from cksolve.audit import LOSS, audit, containment, run
 from cksolve.audit.model import Parts, count, pinned
 from cksolve.query import select
-from cksolve.space.rulesets import Combo, get_rule_set
+from cksolve.rulesets import Combo, get_rule_set
 from conftest import CK, oracle, split_key
 from test_cli import _cksolve, run as run_cli
 

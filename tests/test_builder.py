@@ -11,8 +11,8 @@ from cksolve.solver import enumerate_combo
 from cksolve.solver.model import build_model
 from cksolve.space.constraints import scope_values
 from cksolve.space.naming import parse_name
-from cksolve.space.rulesets import Combo, RuleSetError, get_rule_set
-from cksolve.space.rulesets import builder
+from cksolve.rulesets import Combo, RuleSetError, get_rule_set
+from cksolve.rulesets import builder
 
 from conftest import CK, first_differences, oracle, split_key
 

@@ -84,9 +84,20 @@ def test_check_exit_codes_and_jsonl(capsys, tmp_path, monkeypatch):
 
 def test_explain_names_constraint_and_neighbours(capsys):
     code, out, _ = run(capsys, "explain", LDS, "--arch", "gfx942")
-    assert code == 0
+    assert code == 1  # invalid, as check says
     assert "LDS capacity exceeded: 40960 bytes > 32768" in out and "arch.lds_capacity" in out
     assert "Nearest valid configs" in out
+
+
+def test_explain_exit_code_follows_check(capsys, tmp_path):
+    """explain exits 1 exactly where check would: invalid, or not in the rule set asked about."""
+    names = tmp_path / "names.txt"
+    for name, rule_set, want in ((GOOD, None, 0), (LDS, None, 1), (GOOD, "tiny", 1), (GOOD, "default", 0)):
+        extra = ["--rule-set", rule_set] if rule_set else []
+        code, out, _ = run(capsys, "explain", name, "--arch", "gfx942", "--nearest", "0", *extra)
+        names.write_text(name + "\n")
+        check_code, _, _ = run(capsys, "check", "--arch", "gfx942", str(names), *extra)
+        assert (code, check_code) == (want, want), (name, rule_set, out)
 
 
 def test_rule_sets_and_archs_list(capsys):
@@ -209,3 +220,30 @@ def test_console_script_runs_without_the_cyclic_gc_and_main_leaves_it(monkeypatc
     finally:
         gc.enable()
     assert seen == [False]
+
+
+COMMANDS = ("enumerate", "count", "check", "explain", "diff", "emit", "rule-sets", "archs", "applicable", "coverage",
+            "minimize", "features", "pipeline-variants", "audit", "cmake-dir")
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_help_lists_choices_from_the_registries_without_type_placeholders(capsys, command):
+    from cksolve import query
+
+    code, out, _ = run(capsys, command, "--help")
+    assert code == 0
+    options = out.split("Options:", 1)[1]  # typer prints arguments' types; options carry metavars
+    assert "<" not in options and "list[" not in options, options
+    if "--rule-set" in options:
+        assert all(name in " ".join(options.split()) for name in query.RULE_SETS), options
+    if "--arch" in options:
+        assert all(a in options for a in query.ARCHS), options
+
+
+def test_shell_completion_is_on():
+    env = dict(os.environ, _CKSOLVE_COMPLETE="complete_bash", COMP_WORDS="cksolve enu", COMP_CWORD="1")
+    proc = subprocess.run([sys.executable, "-c", "from cksolve.cli import main; main()"], capture_output=True,
+                          text=True, env=env)
+    assert proc.stdout.split() == ["enumerate"], proc.stdout + proc.stderr
+    code = subprocess.run([sys.executable, "-m", "cksolve", "--help"], capture_output=True, text=True).stdout
+    assert "--install-completion" in code

@@ -7,7 +7,7 @@ import pytest
 from cksolve.solver import enumerate_combo
 from cksolve.solver.evaluate import evaluate
 from cksolve.space.naming import parse_name
-from cksolve.space.rulesets import Combo, get_rule_set
+from cksolve.rulesets import Combo, get_rule_set
 
 from conftest import first_differences, oracle, split_key
 

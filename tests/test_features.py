@@ -17,7 +17,7 @@ from cksolve.features import (EXACT_DIFFERS, FEATURE_NAMES, KERNEL_NAMES, PAIR_C
 from cksolve.features.spec import markdown_table
 from cksolve.space.buffering import LDS_BUFFERING
 from cksolve.space.naming import parse_name
-from cksolve.space.rulesets import Combo, get_rule_set
+from cksolve.rulesets import Combo, get_rule_set
 from cksolve.solver import solve_combo
 from cksolve.workload import parse_problem, read_problems
 
@@ -238,3 +238,12 @@ def test_pipeline_variants_cli(capsys):
 def test_docs_page_lists_every_column_from_the_data():
     page = (Path(__file__).resolve().parents[1] / "docs" / "ml-features.md").read_text(encoding="utf-8")
     assert markdown_table() in page
+
+
+def test_the_cli_offers_what_the_features_package_defines():
+    """query repeats the formats and semantics so that the CLI's help needs no import of the package."""
+    from cksolve import query
+    from cksolve.features import SEMANTICS
+    from cksolve.features.render import FORMATS
+
+    assert query.FEATURE_SEMANTICS == tuple(SEMANTICS) and query.FEATURE_FORMATS == tuple(FORMATS)

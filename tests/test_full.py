@@ -22,7 +22,7 @@ from cksolve.solver import direct, solve_combo
 from cksolve.solver.model import build_model
 from cksolve.space.constraints import scope_values
 from cksolve.space.naming import parse_name
-from cksolve.space.rulesets import Combo, get_rule_set
+from cksolve.rulesets import Combo, get_rule_set
 
 from conftest import first_differences, oracle, split_key
 

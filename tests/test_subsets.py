@@ -18,9 +18,9 @@ from cksolve.query import select
 from cksolve.solver import solve_combo
 from cksolve.solver.cover import CoverError, minimum_cover, minimum_cover_cpsat
 from cksolve.space.naming import parse_name
-from cksolve.space.rulesets import Combo, get_rule_set, rule_set_names
-from cksolve.space.rulesets import subsets
-from cksolve.space.rulesets.subsets import (
+from cksolve.rulesets import Combo, get_rule_set, rule_set_names
+from cksolve.derived import subsets
+from cksolve.derived.subsets import (
     CATEGORIES, STRIDE, TINY_SIZE, category, coverage, coverage_of, full_configs, full_tests_selection, pair,
     tiny_selection,
 )
@@ -201,7 +201,7 @@ def test_solve_takes_the_listed_path_on_every_combination(monkeypatch):
 def test_listed_solve_waits_for_the_base_model():
     """A listed table over a model not solved yet is solved the general way (the base could be huge)."""
     from cksolve.solver import build_model, direct
-    from cksolve.space.rulesets.base import configs_table
+    from cksolve.rulesets.base import configs_table
 
     combo = Combo("gfx942", "forward", "fp16", 2)
     picked = full_configs(combo)[:3]

@@ -59,9 +59,11 @@ def test_coverage_table_puts_uncovered_first_with_the_blocking_rule(capsys, tmp_
 def test_explain_with_a_problem_names_the_failing_rule(capsys):
     name = "grouped_conv_fwd_fp16_nhwgc_2d_compv3_cshuffle_intrawave_128x128x64_2x2x1_32x32x16"
     code, out, _ = run(capsys, "explain", name, "--arch", "gfx942", "--problem", "C=6,K=64,Y=3,X=3", "--nearest", "1")
-    assert code == 0
+    assert code == 1  # valid, but cannot run the problem
     assert "C per group 6 is not a multiple of vector_a 4 [apply.forward.vector_a]" in out
     assert "Nearest valid configs" in out
+    code, out, _ = run(capsys, "explain", name, "--arch", "gfx942", "--problem", "C=64,K=64,Y=3,X=3", "--nearest", "0")
+    assert code == 0 and "It can run problem" in out, out
 
 
 @pytest.mark.parametrize("argv,start", [

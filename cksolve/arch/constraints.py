@@ -20,7 +20,10 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from ..space.axes import AXES
 from ..space.constraints import Check, Constraint, Table, interned
+from ..space.pipelines import PIPELINES, pipelines_with
+from ..space.variants import VARIANTS, variants_with
 from .facts import arch_facts, common_facts
 
 __all__ = ["gemm_constraints", "depthwise_constraints", "wmma_k_constraint", "vectors_ok", "wmma_shape_ok", "wmma_k_ok", "constraints_for", "OPERATOR_TILE_RULES"]
@@ -28,23 +31,30 @@ __all__ = ["gemm_constraints", "depthwise_constraints", "wmma_k_constraint", "ve
 _UNIFIED = "unified_grouped_conv_codegen.py GroupedConvKernelConfig.is_valid_for_arch"
 _FILTER = "arch_filter.py ArchFilter.validate_kernel"
 
-# TraitConfigBase._UNSUPPORTED (codegen_common.py): compute pipelines and the
-# async basic pipeline are intrawave-only. Not arch-specific, so it lives here.
-_TRAIT_BASE_UNSUPPORTED = frozenset(
-    (p, e, "interwave")
-    for p in ("compv3", "compv4", "compv5", "compv6", "comp_async", "basic_async_v1")
-    for e in ("cshuffle", "default")
-)
 
-# OPERATOR_TILE_CONSTRAINTS (arch_filter.py): (min_m, min_n, min_k, align_m, align_n, align_k).
-OPERATOR_TILE_RULES = {
-    "forward": (1, 16, 16, 1, 16, 16),
-    "bwd_data": (1, 16, 16, 1, 16, 16),
-    "bwd_weight": (16, 16, 1, 16, 16, 1),
-}
-_OPERATOR_NAME = {"forward": "conv_fwd", "bwd_data": "conv_bwd_data", "bwd_weight": "conv_bwd_weight"}
+def _interwave_rows(flag: str) -> frozenset[tuple[str, str, str]]:
+    """(pipeline, epilogue, "interwave") for every pipeline whose ``flag`` says intrawave-only."""
+    return frozenset((p, e, "interwave") for p in pipelines_with(flag) for e in AXES["epilogue"].domain)
 
-_BWD_PIPELINES = frozenset({"compv3", "mem"})
+
+def _listing(names) -> str:
+    """Pipeline names in domain order, for docs."""
+    return ", ".join(p for p in PIPELINES if p in names)
+
+
+# Per-pipeline facts from pipelines.toml (codegen_common.py TraitConfigBase._UNSUPPORTED,
+# arch_specs TRAIT_UNSUPPORTED_COMBINATIONS, arch_filter.py's backward pipelines, ...).
+_TRAIT_BASE_UNSUPPORTED = _interwave_rows("intrawave_only")
+_FILTER_UNSUPPORTED = _interwave_rows("filter_intrawave_only")
+_BWD_PIPELINES = pipelines_with("backward")
+_FULL_LOAD_PIPELINES = pipelines_with("full_load_coverage")
+_REJECTED_FOR_VARIANT = frozenset((v, p.name) for p in PIPELINES.values() for v in p.rejected_variants)
+
+# OPERATOR_TILE_CONSTRAINTS (arch_filter.py), from variants.toml: (min_m, min_n, min_k, align_m, align_n, align_k).
+OPERATOR_TILE_RULES = {n: (*v.tile_min, *v.tile_align) for n, v in VARIANTS.items() if v.kind == "gemm"}
+_OPERATOR_NAME = {n: v.operator for n, v in VARIANTS.items() if v.kind == "gemm"}
+_STREAMK_VARIANTS = variants_with("streamk")
+_BACKWARD_VARIANTS = variants_with("backward")
 
 
 # --- tests: module-level functions so constraints stay inspectable values ----------
@@ -65,14 +75,15 @@ def wmma_k_ok(warp_tile_k, warp_size):
     return warp_size != 32 or warp_tile_k >= 32
 
 
-def _coverage_ok(pipeline, tile_m, tile_n, tile_k, wave_m, wave_n, wave_k, vector_a, vector_b, warp_size):
-    if pipeline != "compv6":
+def _coverage_ok(pipeline, tile_m, tile_n, tile_k, wave_m, wave_n, wave_k, vector_a, vector_b, warp_size, checked):
+    if pipeline not in checked:
         return True
     block = warp_size * wave_m * wave_n * wave_k
     return (tile_m * tile_k) // (block * vector_a) >= 1 and (tile_n * tile_k) // (block * vector_b) >= 1
 
 
-def _coverage_details(pipeline, tile_m, tile_n, tile_k, wave_m, wave_n, wave_k, vector_a, vector_b, warp_size):
+def _coverage_details(pipeline, tile_m, tile_n, tile_k, wave_m, wave_n, wave_k, vector_a, vector_b, warp_size,
+                      checked):
     return {"block_size": warp_size * wave_m * wave_n * wave_k}
 
 
@@ -104,11 +115,11 @@ def _lds_bytes(dtype, tile_m, tile_n, tile_k):
 
 
 def _lds_ok(dtype, pipeline, tile_m, tile_n, tile_k):
-    return _lds_bytes(dtype, tile_m, tile_n, tile_k) <= common_facts().lds_limit(pipeline)
+    return _lds_bytes(dtype, tile_m, tile_n, tile_k) <= PIPELINES[pipeline].lds_capacity
 
 
 def _lds_details(dtype, pipeline, tile_m, tile_n, tile_k):
-    return {"bytes": _lds_bytes(dtype, tile_m, tile_n, tile_k), "limit": common_facts().lds_limit(pipeline),
+    return {"bytes": _lds_bytes(dtype, tile_m, tile_n, tile_k), "limit": PIPELINES[pipeline].lds_capacity,
             "elem": common_facts().element_size[dtype]}
 
 
@@ -125,7 +136,6 @@ def _warp_tile_ok(dtype, warp_tile_m, warp_tile_n, warp_tile_k, tiles_by_key):
 def gemm_constraints(arch: str) -> tuple[Constraint, ...]:
     """Every arch rule for implicit-GEMM kernels on ``arch``, in CK's order."""
     facts = arch_facts(arch)
-    common = common_facts()
     ws = facts.warp_size
     splits = frozenset(facts.wave_splits)
     splits_text = str([list(s) for s in facts.wave_splits])
@@ -136,21 +146,22 @@ def gemm_constraints(arch: str) -> tuple[Constraint, ...]:
             "arch.trait_combo", ("pipeline", "epilogue", "scheduler"), _TRAIT_BASE_UNSUPPORTED,
             "pipeline {pipeline} with epilogue {epilogue} supports only the intrawave scheduler, not {scheduler}",
             f"codegen_common.py TraitConfigBase.is_valid via {_UNIFIED}", forbid=True,
-            doc="Compute pipelines (compv3-6, comp_async) and basic_async_v1 are intrawave-only.",
+            doc=f"Intrawave-only pipelines (pipelines.toml intrawave_only): {_listing(pipelines_with('intrawave_only'))}.",
         ),
         Table(
             "arch.streamk_variant", ("variant", "streamk"),
-            frozenset((v, True) for v in ("forward", "bwd_data", "forward_depthwise")),
-            "stream-K is supported only for bwd_weight, not {variant}",
+            frozenset((v, True) for v in VARIANTS if v not in _STREAMK_VARIANTS),
+            f"stream-K is supported only for {', '.join(_STREAMK_VARIANTS)}, not {{variant}}",
             f"grouped_config_rules_full.py is_streamk_valid_for_variant via {_UNIFIED}", forbid=True,
-            doc="Stream-K exists only for backward-weight kernels.",
+            doc=f"Stream-K exists only for {', '.join(_STREAMK_VARIANTS)} kernels (variants.toml streamk).",
         ),
         Table(
             "arch.pipeline_variant", ("variant", "pipeline"),
-            frozenset({("bwd_weight", "compv5"), ("bwd_data", "compv5")}),
-            "pipeline compv5 is not supported for {variant}",
+            _REJECTED_FOR_VARIANT,
+            "pipeline {pipeline} is not supported for {variant}",
             f"grouped_config_rules_full.py is_valid_pipeline_for_variant via {_UNIFIED}", forbid=True,
-            doc="Backward kernels reject compv5 (transpose_tile2d / get_length issues).",
+            doc="Pipelines some variants reject (pipelines.toml rejected_variants; compv5 for backward: "
+                "transpose_tile2d / get_length issues).",
         ),
         Check(
             "arch.vector_size", ("vector_a", "vector_b", "vector_c"), vectors_ok,
@@ -175,11 +186,12 @@ def gemm_constraints(arch: str) -> tuple[Constraint, ...]:
             "arch.tile_coverage",
             ("pipeline", "tile_m", "tile_n", "tile_k", "wave_m", "wave_n", "wave_k", "vector_a", "vector_b"),
             _coverage_ok,
-            "compv6 needs at least one load instruction per thread: tile {tile_m}x{tile_n}x{tile_k} with "
+            "{pipeline} needs at least one load instruction per thread: tile {tile_m}x{tile_n}x{tile_k} with "
             "vectors {vector_a}/{vector_b} leaves threads idle in a block of {block_size}",
-            f"grouped_config_rules_default.py check_tile_coverage via {_UNIFIED}", params=(ws,),
+            f"grouped_config_rules_default.py check_tile_coverage via {_UNIFIED}", params=(ws, _FULL_LOAD_PIPELINES),
             details=_coverage_details,
-            doc="compv6 divides by the per-thread load count; it must be at least 1 for A and B.",
+            doc=f"Pipelines that divide by the per-thread load count ({_listing(_FULL_LOAD_PIPELINES)}): "
+                "it must be at least 1 for A and B.",
         ),
         Table(
             "arch.streamk_wave32", ("streamk",), frozenset({(True,)}) if facts.is_wave32 else frozenset(),
@@ -228,13 +240,13 @@ def gemm_constraints(arch: str) -> tuple[Constraint, ...]:
         ),
         Table(
             "arch.backward_pipeline", ("variant", "pipeline"),
-            frozenset((v, p) for v in ("bwd_data", "bwd_weight") for p in _all_pipelines() if p not in _BWD_PIPELINES),
-            "conv backward kernels need pipeline compv3 or mem, not {pipeline}",
+            frozenset((v, p) for v in _BACKWARD_VARIANTS for p in PIPELINES if p not in _BWD_PIPELINES),
+            f"conv backward kernels need pipeline {' or '.join(sorted(_BWD_PIPELINES))}, not {{pipeline}}",
             f"{_FILTER} _validate_trait_combo", forbid=True,
-            doc="The arch filter allows only compv3 and mem for backward variants.",
+            doc=f"The arch filter allows only {' and '.join(sorted(_BWD_PIPELINES))} for backward variants.",
         ),
         Table(
-            "arch.trait_unsupported", ("pipeline", "epilogue", "scheduler"), common.unsupported_traits,
+            "arch.trait_unsupported", ("pipeline", "epilogue", "scheduler"), _FILTER_UNSUPPORTED,
             "unsupported trait combination: pipeline={pipeline}, epilogue={epilogue}, scheduler={scheduler}",
             f"arch_specs TRAIT_UNSUPPORTED_COMBINATIONS via {_FILTER} _validate_trait_combo", forbid=True,
             doc="Trait triples the arch specs list as unsupported.",
@@ -273,12 +285,6 @@ def _fits_k(warp_tile_k, tile_k):
 
 def _divides_k(warp_tile_k, tile_k):
     return tile_k % warp_tile_k == 0
-
-
-def _all_pipelines():
-    from ..space.axes import AXES
-
-    return AXES["pipeline"].domain
 
 
 @lru_cache(maxsize=None)

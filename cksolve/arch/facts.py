@@ -24,11 +24,6 @@ class UnknownArch(ValueError):
 class CommonFacts:
     element_size: Mapping[str, int]
     accumulator: Mapping[str, str]
-    lds_capacity: Mapping[str, int]
-    unsupported_traits: frozenset[tuple[str, str, str]]
-
-    def lds_limit(self, pipeline: str) -> int:
-        return self.lds_capacity.get(pipeline, self.lds_capacity["default"])
 
     def dtype_key(self, dtype: str) -> str:
         """Key of the warp-tile tables: ``A_B_Acc`` (e.g. ``fp16_fp16_fp32``)."""
@@ -62,8 +57,6 @@ def common_facts() -> CommonFacts:
     return CommonFacts(
         element_size=MappingProxyType(dict(c["element_size"])),
         accumulator=MappingProxyType(dict(c["accumulator"])),
-        lds_capacity=MappingProxyType(dict(c["lds_capacity"])),
-        unsupported_traits=frozenset(tuple(t) for t in c["unsupported_traits"]),
     )
 
 

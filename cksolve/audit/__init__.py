@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from ..errors import CksolveError
-from ..space.rulesets import Combo, RuleSet, get_rule_set
+from ..rulesets import Combo, RuleSet, get_rule_set
 from .containment import EXPECTED, Containment, containment, parse_against
 from .findings import CATEGORIES, LOSS, ComboFinding, DeadRow, InvalidEntry, Report, categories
 from .rows import dead_rows, idle

@@ -12,7 +12,7 @@ from typing import Sequence
 from ..errors import CksolveError
 from ..solver import solve_combo
 from ..space.breakdown import axis_breakdown
-from ..space.rulesets import Combo, RuleSet
+from ..rulesets import Combo, RuleSet
 from .findings import Containment
 
 __all__ = ["EXPECTED", "RELATIONS", "containment", "parse_against"]

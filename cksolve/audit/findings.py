@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from ..errors import CksolveError
-from ..space.rulesets import Combo
+from ..rulesets import Combo
 
 __all__ = ["LOSS", "ComboFinding", "DeadRow", "Unreachable", "InvalidEntry", "Containment", "Report", "CATEGORIES", "categories"]
 

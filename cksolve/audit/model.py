@@ -25,7 +25,7 @@ from ..arch.constraints import constraints_for
 from ..solver import Model, build_model, solve
 from ..space.canonical import space_constraints
 from ..space.constraints import Constraint, Table
-from ..space.rulesets import Combo, RuleSet, kind_of
+from ..rulesets import Combo, RuleSet, kind_of
 
 __all__ = ["Parts", "count", "pinned", "is_own"]
 

@@ -23,7 +23,7 @@ from ..errors import CksolveError
 from ..solver import solve
 from ..solver.relations import key_getter
 from ..space.constraints import Table, scope_values
-from ..space.rulesets import Combo, RuleSet
+from ..rulesets import Combo, RuleSet
 from .blocking import masks_removal, violation_masks
 from .findings import LOSS, ComboFinding, InvalidEntry
 from .model import Parts, count

@@ -27,6 +27,9 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from ..space.config import DepthwiseConfig, KernelConfig
+from ..space import pipelines as pipelines_module
+from ..space.pipelines import PIPELINES
+from ..space.variants import VARIANTS
 
 __all__ = [
     "TEMPLATE_DIR",
@@ -48,17 +51,17 @@ __all__ = [
 ]
 
 TEMPLATE_DIR = Path(__file__).with_name("templates")
+#: the per-pipeline and per-variant C++ spellings live there; templates_digest covers them
+_DATA_FILES = tuple(Path(pipelines_module.__file__).with_name(f) for f in ("pipelines.toml", "variants.toml"))
 WRAPPER_DIR = "dispatcher_wrappers"
 #: a kernel's dispatcher wrapper is WRAPPER_DIR/WRAPPER_PREFIX<name>.hpp
 WRAPPER_PREFIX = "dispatcher_wrapper_"
 REGISTER_HEADER = f"{WRAPPER_DIR}/register_all_grouped_conv_kernels.hpp"
-#: include_all header per kernel-name prefix: (file, label, launcher alias, prefix)
-INCLUDE_ALL = (
-    ("include_all_grouped_conv_fwd_kernels.hpp", "forward", "SelectedConvKernelLauncher", "grouped_conv_fwd_"),
-    ("include_all_grouped_conv_bwd_data_kernels.hpp", "backward data", "SelectedConvBwdDataLauncher",
-     "grouped_conv_bwd_data_"),
-    ("include_all_grouped_conv_bwd_weight_kernels.hpp", "backward weight", "SelectedConvBwdWeightLauncher",
-     "grouped_conv_bwd_weight_"),
+#: include_all header per kernel-name prefix (one per GEMM variant; a depthwise name starts
+#: with the forward prefix, so forward's header includes it): (file, label, launcher alias, prefix)
+INCLUDE_ALL = tuple(
+    (f"include_all_grouped_conv_{v.tag}_kernels.hpp", v.label, v.cpp["launcher_alias"], f"grouped_conv_{v.tag}_")
+    for v in VARIANTS.values() if v.kind == "gemm"
 )
 #: CK's factories and register functions default their ``gfx_arch`` argument to
 #: this value whatever the target; the dispatcher passes the real arch at run time.
@@ -71,28 +74,14 @@ _DISPATCH_DTYPE = {"fp16": "FP16", "bf16": "BF16", "fp32": "FP32"}
 #: input / weight / output tensor layouts by spatial rank (CK: by ndim only)
 _LAYOUTS = {1: ("NWGC", "GKXC", "NWGK"), 2: ("NHWGC", "GKYXC", "NHWGK"), 3: ("NDHWGC", "GKZYXC", "NDHWGK")}
 
-#: pipeline -> (GemmPipeline enum, pipeline class, base class for tail handling)
-_PIPELINES = {
-    "basic_v1": ("BASIC_V1", "GemmPipelineAGmemBGmemCRegV1", "BaseGemmPipelineAGmemBGmemCRegV1"),
-    "basic_v2": ("BASIC_V2", "GemmPipelineAGmemBGmemCRegV2", "BaseGemmPipelineAGmemBGmemCRegV2"),
-    "compv1": ("BASIC_V1", "GemmPipelineAGmemBGmemCRegV1", "BaseGemmPipelineAGmemBGmemCRegV1"),
-    "compv2": ("BASIC_V2", "GemmPipelineAGmemBGmemCRegV2", "BaseGemmPipelineAGmemBGmemCRegV2"),
-    "mem": ("MEMORY", "GemmPipelineAgBgCrMem", "BaseGemmPipelineAgBgCrMem"),
-    "compv3": ("COMPUTE_V3", "GemmPipelineAgBgCrCompV3", "BaseGemmPipelineAgBgCrCompV3"),
-    "compv4": ("COMPUTE_V4", "GemmPipelineAgBgCrCompV4", "BaseGemmPipelineAgBgCrCompV4"),
-    "compv5": ("COMPUTE_V5", "GemmPipelineAgBgCrCompV5", "BaseGemmPipelineAgBgCrCompV5"),
-    "compv6": ("COMPUTE_V6", "GemmPipelineAgBgCrCompV6", "BaseGemmPipelineAgBgCrCompV6"),
-    "comp_async": ("COMPUTE_ASYNC", "GemmPipelineAgBgCrCompAsync", "BaseGemmPipelineAgBgCrCompAsync"),
-    # the async V1 pipeline shares the V1 base class
-    "basic_async_v1": ("BASIC_ASYNC_V1", "GemmPipelineAGmemBGmemCRegAsyncV1", "BaseGemmPipelineAGmemBGmemCRegV1"),
-    # no base class: the pipeline itself answers the hot-loop / tail questions
-    "wavelet": ("WAVELET", "GemmPipelineAgBgCrWavelet", "GemmPipelineAgBgCrWavelet"),
-}
-#: pipelines that take the grouped-conv LDS policy as second template argument
-_CONV_POLICY = frozenset({"basic_v1", "basic_v2", "compv1", "compv2", "mem", "compv3"})
-#: pipelines whose TailHandler takes (run, has_hot_loop) and calls run with one argument
-_V1_TAIL = frozenset({"compv1", "basic_v1", "basic_async_v1"})
-_WAVELET_LOAD_WAVES = 4
+
+@lru_cache(maxsize=None)
+def _pipeline_type(pipeline: str) -> str:
+    """The pipeline's C++ type: its class over the problem, the LDS policy and any further arguments."""
+    p = PIPELINES[pipeline]
+    args = ("UniversalGemmProblem", *((p.policy,) if p.policy else ()), *p.extra_args)
+    return f"{p.pipeline_class}<{', '.join(args)}>"
+
 
 _SCHEDULER = {"intrawave": "Intrawave", "interwave": "Interwave"}
 _SPECIALIZATION = {
@@ -101,44 +90,9 @@ _SPECIALIZATION = {
     "filter1x1_stride1_pad0": "Filter1x1Stride1Pad0",
     "filter3x3": "Filter3x3",
 }
-#: dispatcher key enums (kernel_key.hpp); other values: CK capitalises the name
-_KEY_PIPELINE = {
-    "mem": "Mem", "compv1": "CompV1", "compv2": "CompV2", "basic_v1": "CompV1", "basic_v2": "CompV2",
-    "compv3": "CompV3", "compv4": "CompV4", "compv5": "CompV5", "compv6": "CompV6",
-    "preshufflev1": "PreShuffleV1", "preshufflev2": "PreShuffleV2", "wavelet": "Wavelet",
-}
+#: dispatcher key enums (kernel_key.hpp; pipelines: their ``key`` in pipelines.toml); other values: CK
+#: capitalises the name
 _KEY_SCHEDULER = {"default": "Default", "intrawave": "Intrawave", "interwave": "Interwave"}
-
-#: per direction: GEMM operands, host arguments, kernel class, names
-_DIRECTIONS = {
-    "forward": dict(
-        kernel_header="grouped_convolution_forward_kernel.hpp",
-        host_args="GroupedConvFwdHostArgs<>", kernel_type="GroupedConvolutionForwardKernel",
-        gemm_traits="GroupedConvImplicitGemmTraitsFwd", lsuf="Fwd",
-        a_t="InDataType", b_t="WeiDataType", c_t="OutDataType",
-        gemm_k_dim="C_", gemm_k_lengths="filter_spatial_lengths_",
-        dir="FWD", selected_kernel="SelectedConvFwdKernel", launcher_alias="SelectedConvKernelLauncher",
-        zeroing="none", zero_lengths="", zero_ptr="", zero_type="", conv_type="forward"),
-    "bwd_data": dict(
-        kernel_header="grouped_convolution_backward_data_kernel.hpp",
-        host_args="GroupedConvBwdDataHostArgs", kernel_type="GroupedConvolutionBackwardDataKernel",
-        gemm_traits="GroupedConvImplicitGemmTraitsBwdData", lsuf="BwdData",
-        a_t="OutDataType", b_t="WeiDataType", c_t="InDataType",
-        gemm_k_dim="K_", gemm_k_lengths="filter_spatial_lengths_",
-        dir="BWD_DATA", selected_kernel="SelectedConvBwd_DataKernel", launcher_alias="SelectedConvBwdDataLauncher",
-        zeroing="bwd_data", zero_lengths="in_g_n_c_wis_lengths", zero_ptr="in_ptr", zero_type="InDataType",
-        conv_type="bwd_data"),
-    "bwd_weight": dict(
-        kernel_header="grouped_convolution_backward_weight_kernel.hpp",
-        host_args="GroupedConvBwdWeightHostArgs", kernel_type="GroupedConvolutionBackwardWeightKernel",
-        gemm_traits="GroupedConvImplicitGemmTraitsBwdWeight", lsuf="BwdWeight",
-        a_t="OutDataType", b_t="InDataType", c_t="WeiDataType",
-        gemm_k_dim="N_", gemm_k_lengths="output_spatial_lengths_",
-        dir="BWD_WEIGHT", selected_kernel="SelectedConvBwd_WeightKernel",
-        launcher_alias="SelectedConvBwdWeightLauncher",
-        zeroing="bwd_weight", zero_lengths="wei_g_k_c_xs_lengths", zero_ptr="wei_ptr", zero_type="WeiDataType",
-        conv_type="bwd_weight"),
-}
 
 _ELEMENTWISE_INCLUDE = "ck_tile/ops/elementwise.hpp"
 _STREAMK_INCLUDE = "ck_tile/ops/gemm/kernel/streamk_gemm/streamk_gemm_tile_partitioner.hpp"
@@ -269,9 +223,10 @@ def _render(tname: str, ctx: dict, direct: bool = False) -> str:
 
 @lru_cache(maxsize=None)
 def templates_digest() -> str:
-    """Hash of every template and of this module: a change makes all output stale."""
+    """Hash of every template, of this module and of the pipeline and variant tables: a change makes all
+    output stale."""
     h = hashlib.sha256()
-    for p in sorted(TEMPLATE_DIR.glob("*.j2")) + [Path(__file__)]:
+    for p in sorted(TEMPLATE_DIR.glob("*.j2")) + [Path(__file__), *_DATA_FILES]:
         h.update(p.name.encode())
         h.update(p.read_bytes())
     return h.hexdigest()[:16]
@@ -281,18 +236,13 @@ def templates_digest() -> str:
 def gemm_context(c: KernelConfig, arch: str, name: str | None = None) -> dict:
     """Template context of an implicit-GEMM kernel (``name``: c.name(), if known)."""
     name = name or c.name()
-    d = _DIRECTIONS[c.variant]
-    enum, cls, base = _PIPELINES[c.pipeline]
-    if c.pipeline == "wavelet":
-        pipeline_type = f"{cls}<UniversalGemmProblem, GroupedConvUniversalPipelineAgBgCrPolicy, {_WAVELET_LOAD_WAVES}>"
-    elif c.pipeline in _CONV_POLICY:
-        pipeline_type = f"{cls}<UniversalGemmProblem, GroupedConvUniversalPipelineAgBgCrPolicy>"
-    else:
-        pipeline_type = f"{cls}<UniversalGemmProblem>"
-    # CK takes the two-stage and stream-K paths for bwd_weight only (stream-K first)
-    if c.variant == "bwd_weight" and c.streamk:
+    variant = VARIANTS[c.variant]
+    d = variant.cpp  # GEMM operands, host arguments, kernel class, names (variants.toml)
+    pipeline = PIPELINES[c.pipeline]
+    # CK takes the two-stage and stream-K paths only for the variants that have them (stream-K first)
+    if variant.streamk and c.streamk:
         path, path_note = "streamk", f"stream-K ({c.streamk_strategy} reduction)"
-    elif c.variant == "bwd_weight" and c.two_stage:
+    elif variant.two_stage and c.two_stage:
         path, path_note = "two_stage", "two-stage (fp32 workspace + convert)"
     else:
         path, path_note = "plain", "single stage"
@@ -304,12 +254,11 @@ def gemm_context(c: KernelConfig, arch: str, name: str | None = None) -> dict:
         path=path, path_note=path_note, extra_includes=includes,
         dt=_CK_DTYPE[c.dtype], lay_in=lay_in, lay_wei=lay_wei, lay_out=lay_out,
         pad_m=_b(c.pad_m), pad_n=_b(c.pad_n), pad_k=_b(c.pad_k),
-        pipeline_enum=enum, scheduler_enum=_SCHEDULER[c.scheduler],
+        pipeline_enum=pipeline.ck_enum, scheduler_enum=_SCHEDULER[c.scheduler],
         dsb=_b(c.double_smem_buffer), cshuffle=_b(c.epilogue == "cshuffle"),
         split_image=_b(c.split_image), explicit_gemm=_b(c.explicit_gemm),
         conv_spec=_SPECIALIZATION[c.specialization],
-        pipeline_type=pipeline_type, base_pipeline=base,
-        tail="wavelet" if c.pipeline == "wavelet" else "v1" if c.pipeline in _V1_TAIL else "std",
+        pipeline_type=_pipeline_type(c.pipeline), base_pipeline=pipeline.base_class, tail=pipeline.tail,
         # the epilogue of the two-stage GEMM writes the fp32 workspace
         c_out="WorkspaceDataType" if path == "two_stage" else d["c_t"],
         sk_strategy=c.streamk_strategy.capitalize(), sk_persistent=_b(c.streamk_persistent),
@@ -327,7 +276,7 @@ def depthwise_context(c: DepthwiseConfig, arch: str, name: str | None = None) ->
 
 def _wrapper_context(c, arch: str, name: str) -> dict:
     depthwise = isinstance(c, DepthwiseConfig)
-    d = _DIRECTIONS["forward" if depthwise else c.variant]  # a depthwise kernel registers as a forward one
+    d = VARIANTS[c.variant].dispatch.cpp  # a depthwise kernel registers as a forward one
     ctx = dict(name=name, arch=arch, c=c, default_arch=DEFAULT_REGISTRY_ARCH,
                dtype_enum=_DISPATCH_DTYPE[c.dtype], ndim=c.ndim, depthwise=depthwise, _shape=(depthwise,),
                conv_type=d["conv_type"], host_args=d["host_args"], launcher_alias=d["launcher_alias"])
@@ -339,7 +288,7 @@ def _wrapper_context(c, arch: str, name: str) -> dict:
         tile_shape=f"{{{c.tile_m}, {c.tile_n}, {c.tile_k}}}",
         wave_shape=f"{{{c.wave_m}, {c.wave_n}, 1}}",
         warp_tile_shape=f"{{{c.warp_tile_m}, {c.warp_tile_n}, {c.warp_tile_k}}}",
-        key_pipeline=_KEY_PIPELINE.get(c.pipeline, c.pipeline.capitalize()),
+        key_pipeline=PIPELINES[c.pipeline].key,
         key_scheduler=_KEY_SCHEDULER.get(c.scheduler, c.scheduler.capitalize()),
     )
     return ctx

@@ -6,7 +6,7 @@ pools from tile lists. cksolve knows every kernel's configuration and which
 kernels can run a problem, so it produces those inputs directly::
 
     from cksolve.features import features
-    from cksolve.space.rulesets import Combo, get_rule_set
+    from cksolve.rulesets import Combo, get_rule_set
     from cksolve.workload import read_problems
 
     rs = get_rule_set("full")

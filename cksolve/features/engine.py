@@ -15,10 +15,11 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
-from ..arch.facts import ARCHS, arch_facts, common_facts
+from ..arch.facts import ARCHS, arch_facts
 from ..errors import CksolveError
 from ..space.buffering import uses_double_lds
 from ..space.config import KernelConfig
+from ..space.pipelines import PIPELINES
 from ..workload.problem import Problem
 from .ckname import dispatcher_name, read_name
 from .spec import ENGINE
@@ -76,7 +77,7 @@ def hardware_block(arch: str) -> tuple:
 def lds_limit(pipeline: str, semantics: str, arch: str) -> int:
     """The LDS budget lds_usage_ratio divides by: CK's engine's, or the arch filter's per pipeline."""
     if semantics == "exact":
-        return common_facts().lds_limit(pipeline)
+        return PIPELINES[pipeline].lds_capacity
     return ENGINE["compv4_lds"] if pipeline.startswith("compv4") else _profile(arch)["lds_capacity"]
 
 

@@ -16,7 +16,7 @@ from ..arch.facts import common_facts
 from ..errors import CksolveError
 from ..solver import solve_combo
 from ..space.config import KernelConfig, config_fields
-from ..space.rulesets import Combo, RuleSet, kind_of
+from ..rulesets import Combo, RuleSet, kind_of
 from ..workload import Problem, Workspace
 from .ckname import dispatcher_name, read_name
 from .engine import (SEMANTICS, hardware_block, interactions, kernel_block, kernel_shape, problem_block,

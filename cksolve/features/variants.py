@@ -16,7 +16,7 @@ from ..solver.model import build_model
 from ..solver.pyconstraint import find_one
 from ..space.axes import AXES
 from ..space.buffering import LDS_BUFFERING
-from ..space.rulesets import Combo, kind_of
+from ..rulesets import Combo, kind_of
 
 __all__ = ["PipelineVariant", "pipeline_variants", "VARIANT_AXES"]
 

@@ -12,11 +12,13 @@ from __future__ import annotations
 
 from operator import itemgetter
 
+from .cache import CACHE, SolverCache
 from .direct import SolutionSet, solve
 from .model import Model, build_model
 from .solutions import gc_paused
 
-__all__ = ["Model", "SolutionSet", "build_model", "solve", "solve_combo", "enumerate_combo", "names_combo"]
+__all__ = ["CACHE", "Model", "SolutionSet", "SolverCache", "build_model", "solve", "solve_combo", "enumerate_combo",
+           "names_combo"]
 
 
 def solve_combo(rule_set, combo) -> SolutionSet:

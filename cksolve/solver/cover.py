@@ -1,6 +1,6 @@
 """Minimum set cover with a deterministic tie-break: an exact search, and CP-SAT to certify it.
 
-Used by the ``tiny`` rule set (:mod:`cksolve.space.rulesets.subsets`): pick the
+Used by the ``tiny`` rule set (:mod:`cksolve.derived.subsets`): pick the
 fewest configs whose coverage sets (feature category, pipeline/scheduler pair)
 together cover a universe.
 

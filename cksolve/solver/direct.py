@@ -31,12 +31,13 @@ public output sorts by name.
 
 from __future__ import annotations
 
-from functools import lru_cache, partial
+from functools import partial
 from itertools import compress
 from operator import itemgetter
 from typing import Sequence
 
 from ..space.constraints import Constraint, Table
+from .cache import CACHE
 from .counting import LIST_LIMIT, ROW_LIMIT, SpaceTooLarge, check_size, count_join
 from .model import Model
 from .plan import make_plan
@@ -47,8 +48,8 @@ from .solutions import Component, Leaf, SolutionSet
 __all__ = ["Component", "Leaf", "SolutionSet", "solve"]
 
 
-_SOLVED: dict = {}
-_USED: dict = {}
+_SOLVED = CACHE.memo("direct.solved")
+_USED = CACHE.memo("direct.used_axes")
 
 
 def solve(model: Model) -> SolutionSet:
@@ -126,7 +127,7 @@ def _solve_listed(model: Model) -> SolutionSet | None:
                                                                      rows))),))
 
 
-@lru_cache(maxsize=None)
+@CACHE.cached("direct.kept_values")
 def _kept_values(constraint: Constraint, scope_domains: tuple, axis: str) -> tuple:
     """Values of ``axis`` (the one free axis) that ``constraint`` allows, the others fixed.
 
@@ -217,8 +218,8 @@ def _solve(model: Model) -> SolutionSet:
     return SolutionSet(model, fixed, tuple(components))
 
 
-_PLANS: dict = {}
-_COMPONENTS: dict = {}
+_PLANS = CACHE.memo("direct.plans")
+_COMPONENTS = CACHE.memo("direct.components")
 
 
 def _push_down(rels: list[Relation], pushed: tuple) -> list[Relation]:
@@ -271,7 +272,7 @@ def _factorise(axes: Sequence[str], rels: list[Relation], leaves: tuple, domains
     return Component(tuple(out_axes), tuple(rows), tuple(out_leaves))
 
 
-_LEAF_MEMO: dict = {}
+_LEAF_MEMO = CACHE.memo("direct.leaf_options")
 
 
 def _leaf_options(table: Relation, own: tuple, filters: list[Relation], iface: tuple, keys: set) -> dict:

@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..space.axes import AXES
+from ..space.combo import Combo, ConstraintSource
 from ..space.constraints import Violation, scope_values
-from ..space.rulesets import Combo, RuleSet
 from .model import build_model
 
 __all__ = ["Verdict", "evaluate", "DOMAIN"]
@@ -46,7 +46,7 @@ def _domain_violations(config, axes) -> list[Violation]:
     return out
 
 
-def evaluate(config, arch: str, rule_set: RuleSet | None = None, extra=()) -> Verdict:
+def evaluate(config, arch: str, rule_set: ConstraintSource | None = None, extra=()) -> Verdict:
     """``extra``: further constraints (a problem's applicability rules), reported apart."""
     combo = Combo(arch, config.variant, config.dtype, config.ndim)
     arch_only = build_model(combo)  # space + arch constraints

@@ -1,21 +1,28 @@
 """``explain``: every violated constraint in words, and the nearest valid configs.
 
 "Nearest" is the number of axes that differ. Candidates are the kernels CK
-would actually build for the combination: the given rule set, or else every
-built-in rule set that needs no external files. A config that differs in one
+would actually build for the combination: the given rule set, or else the
+``candidates`` the caller passes (``cksolve.rulesets.candidate_rule_sets``: every
+built-in rule set that needs no external files). A config that differs in one
 axis from a real kernel is usually a typo or a rule the user did not know.
 """
 
 from __future__ import annotations
 
-from ..space.rulesets import Combo, RuleSet, RuleSetError, get_rule_set
+from typing import NamedTuple, Sequence
+
+from ..space.combo import Combo, ConstraintSource
 from . import solve_combo
-from .evaluate import evaluate
+from .evaluate import Verdict, evaluate
 
-__all__ = ["explain", "nearest_valid", "CANDIDATE_RULE_SETS"]
+__all__ = ["Explanation", "explain", "explanation", "nearest_valid"]
 
-#: Rule sets searched for nearest configs when none is given (subsets like tiny add nothing).
-CANDIDATE_RULE_SETS = ("default", "full")
+
+class Explanation(NamedTuple):
+    """The verdict on one config and the words for it."""
+
+    verdict: Verdict
+    text: str
 
 
 def _distance(a, b) -> int:
@@ -23,32 +30,33 @@ def _distance(a, b) -> int:
     return sum(1 for k in da.keys() | db.keys() if da.get(k) != db.get(k))
 
 
-def nearest_valid(config, arch: str, rule_set: RuleSet | None, how_many: int, keep=None) -> list[tuple[int, object]]:
-    """The ``how_many`` configs nearest to ``config`` (``keep``: a further test on candidates)."""
+def nearest_valid(config, arch: str, sources: Sequence[ConstraintSource], how_many: int,
+                  keep=None) -> list[tuple[int, object]]:
+    """The ``how_many`` configs of ``sources`` nearest to ``config`` (``keep``: a further test on candidates)."""
     combo = Combo(arch, config.variant, config.dtype, config.ndim)
-    sources = [rule_set] if rule_set is not None else []
-    if rule_set is None:
-        for name in CANDIDATE_RULE_SETS:
-            try:
-                sources.append(get_rule_set(name))
-            except RuleSetError:
-                continue
     seen = {}
     for rs in sources:
         try:
             for c in solve_combo(rs, combo).configs():
                 seen.setdefault(c.name(), c)
-        except (RuleSetError, KeyError, ValueError):
+        except (KeyError, ValueError):  # a source that cannot solve this combination offers nothing
             continue
     ranked = sorted(((_distance(config, c), n, c) for n, c in seen.items()
                      if n != config.name() and (keep is None or keep(c))))
     return [(d, c) for d, _, c in ranked[:how_many]]
 
 
-def explain(config, arch: str, rule_set: RuleSet | None = None, how_many: int = 3, extra=(), keep=None,
-            what: str = "the problem") -> str:
+def explain(config, arch: str, rule_set: ConstraintSource | None = None, how_many: int = 3, extra=(), keep=None,
+            what: str = "the problem", candidates: Sequence[ConstraintSource] = ()) -> str:
+    """The words of :func:`explanation`."""
+    return explanation(config, arch, rule_set, how_many, extra, keep, what, candidates).text
+
+
+def explanation(config, arch: str, rule_set: ConstraintSource | None = None, how_many: int = 3, extra=(), keep=None,
+                what: str = "the problem", candidates: Sequence[ConstraintSource] = ()) -> Explanation:
     """``extra``: constraints the config must also meet (a problem's), reported after the others;
-    ``keep``: a test the nearest configs must pass too (e.g. running that problem)."""
+    ``keep``: a test the nearest configs must pass too (e.g. running that problem);
+    ``candidates``: where to look for nearest configs when no rule set is given."""
     verdict = evaluate(config, arch, rule_set, extra)
     name = config.name()
     lines = []
@@ -68,7 +76,8 @@ def explain(config, arch: str, rule_set: RuleSet | None = None, how_many: int = 
             lines.extend(f"  - {v.message} [{v.constraint}]" for v in verdict.problem_violations)
         else:
             lines.append(f"It can run {what}.")
-    near = nearest_valid(config, arch, rule_set, how_many, keep) if how_many > 0 else []
+    sources = [rule_set] if rule_set is not None else list(candidates)
+    near = nearest_valid(config, arch, sources, how_many, keep) if how_many > 0 else []
     if near:
         lines.append("Nearest valid configs (axes changed):")
         for d, c in near:
@@ -76,4 +85,4 @@ def explain(config, arch: str, rule_set: RuleSet | None = None, how_many: int = 
                 f"{k}={v}" for k, v in c.as_dict().items() if config.as_dict().get(k) != v
             )
             lines.append(f"  {c.name()}  ({d}: {changed})")
-    return "\n".join(lines) + "\n"
+    return Explanation(verdict, "\n".join(lines) + "\n")

@@ -13,9 +13,9 @@ from typing import Iterable, Mapping
 from ..arch.constraints import constraints_for
 from ..space.axes import AXES, SELECTION_AXES, kind_axes
 from ..space.canonical import space_constraints
+from ..space.combo import Combo, ConstraintSource, kind_of
 from ..space.config import DepthwiseConfig, KernelConfig
-from ..space.constraints import Constraint
-from ..space.rulesets import Combo, RuleSet, kind_of
+from ..space.constraints import Constraint, Table
 
 __all__ = ["Model", "build_model", "config_class", "kind_axes", "prune_domains"]
 
@@ -36,8 +36,12 @@ class Model:
         return config_class(self.kind)(**{a: values[a] for a in self.axes})
 
 
-def build_model(combo: Combo, rule_set: RuleSet | None = None, extra: Iterable[Constraint] = ()) -> Model:
-    """Space and arch constraints for the combo's kernel kind, the rule set's, and ``extra``."""
+def build_model(combo: Combo, rule_set: ConstraintSource | None = None, extra: Iterable[Constraint] = ()) -> Model:
+    """Space and arch constraints for the combo's kernel kind, ``rule_set``'s for the combo, and ``extra``.
+
+    ``rule_set`` is any source of constraints per combination (a rule set is one);
+    the solver never imports the rule sets themselves.
+    """
     kind = kind_of(combo.variant)
     axes = kind_axes(kind)
     domains = {a: AXES[a].domain for a in axes}
@@ -59,8 +63,6 @@ def prune_domains(constraints, domains: dict) -> dict:
     Backends that tabulate checks over domain products (CP-SAT, python-constraint)
     need this so that a check's table covers only values some rule-set row uses.
     """
-    from ..space.constraints import Table
-
     domains = {a: tuple(d) for a, d in domains.items()}
     changed = True
     while changed:

@@ -10,11 +10,11 @@ made only per distinct key a relation has not judged before.
 
 from __future__ import annotations
 
-from functools import lru_cache
 from itertools import compress
 from operator import itemgetter
 
 from ..space.constraints import Constraint, Table
+from .cache import CACHE
 
 __all__ = ["Relation", "derived", "domain_ids", "filter_rows", "filtered_rows", "index_rows", "key_getter",
            "projection", "relation"]
@@ -82,9 +82,9 @@ class Relation:
 
 
 _FREE = object()
-_RELS: dict = {}
-_TOKENS: dict = {}
-_DOMAIN_IDS: dict = {}
+_RELS = CACHE.memo("relations.relations")
+_TOKENS = CACHE.memo("relations.tokens")
+_DOMAIN_IDS = CACHE.memo("relations.domain_ids")
 
 
 def domain_ids(domains: dict) -> dict:
@@ -106,7 +106,7 @@ def relation(constraint: Constraint, domains: dict, ids: dict) -> Relation:
     return rel
 
 
-@lru_cache(maxsize=4096)
+@CACHE.cached("relations.reduced_rows", maxsize=4096)
 def _reduced_rows(table: Table, fixed_key: tuple, live_key: tuple) -> frozenset:
     """A table's rows that agree with the fixed axes, projected onto the free ones.
 
@@ -125,7 +125,7 @@ def _reduced_rows(table: Table, fixed_key: tuple, live_key: tuple) -> frozenset:
     return frozenset(map(key_getter(free_idx), rows))
 
 
-_DERIVED: dict = {}
+_DERIVED = CACHE.memo("relations.derived")
 
 
 def derived(base: Relation, free: tuple, rows: frozenset) -> Relation:
@@ -137,7 +137,7 @@ def derived(base: Relation, free: tuple, rows: frozenset) -> Relation:
     return rel
 
 
-_PUSHED: dict = {}
+_PUSHED = CACHE.memo("relations.pushed_down")
 
 
 def filtered_rows(rows: frozenset, free: tuple, filters: tuple) -> frozenset:
@@ -153,13 +153,13 @@ def filtered_rows(rows: frozenset, free: tuple, filters: tuple) -> frozenset:
     return hit
 
 
-@lru_cache(maxsize=4096)
+@CACHE.cached("relations.projections", maxsize=4096)
 def projection(rows: frozenset, positions: tuple) -> frozenset:
     """The distinct values of ``rows`` at ``positions`` (a leaf's table as the core sees it)."""
     return frozenset(index_rows(rows, positions, ()))
 
 
-@lru_cache(maxsize=4096)
+@CACHE.cached("relations.indexes", maxsize=4096)
 def index_rows(rows: frozenset, shared: tuple, new: tuple) -> dict:
     """Rows grouped by their shared-axis values (cached: tables recur across combinations)."""
     index: dict[tuple, list[tuple]] = {}

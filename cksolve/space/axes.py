@@ -10,6 +10,9 @@ import tomllib
 from dataclasses import dataclass
 from importlib import resources
 
+from .pipelines import PIPELINES
+from .variants import VARIANTS
+
 __all__ = ["Axis", "AXES", "GEMM_AXES", "DEPTHWISE_AXES", "SELECTION_AXES", "kind_axes"]
 
 
@@ -25,9 +28,14 @@ def _load() -> dict[str, Axis]:
     text = resources.files(__package__).joinpath("axes.toml").read_text(encoding="utf-8")
     raw = tomllib.loads(text)
     return {
-        name: Axis(name, spec["kind"], tuple(spec["domain"]), spec["doc"])
+        name: Axis(name, spec["kind"], tuple(spec["domain"]) if "domain" in spec else _DOMAINS[spec["domain_from"]],
+                   spec["doc"])
         for name, spec in raw.items()
     }
+
+
+#: Domains kept with the rest of their values' facts, in their own tables.
+_DOMAINS = {"pipelines.toml": tuple(PIPELINES), "variants.toml": tuple(VARIANTS)}
 
 
 AXES: dict[str, Axis] = _load()

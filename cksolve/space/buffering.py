@@ -12,7 +12,7 @@ and the exact feature semantics read them.
 
 from __future__ import annotations
 
-from .config import ALWAYS_DOUBLE_LDS, ALWAYS_SINGLE_LDS
+from .pipelines import ALWAYS_DOUBLE_LDS, ALWAYS_SINGLE_LDS
 from .constraints import Table
 
 __all__ = ["LDS_BUFFERING", "uses_double_lds"]

@@ -12,29 +12,28 @@ from __future__ import annotations
 
 from typing import NamedTuple, Union
 
+from .pipelines import PIPELINES
+from .spelling import GEMM_FIELDS, depthwise_name as _depthwise_name, gemm_name as _gemm_name
+
 __all__ = [
     "KernelConfig",
     "DepthwiseConfig",
     "AnyConfig",
     "block_per_cu",
     "config_fields",
-    "ALWAYS_DOUBLE_LDS",
-    "ALWAYS_SINGLE_LDS",
 ]
 
-# Pipelines whose LDS buffering is fixed by the pipeline itself (CK's
-# ``deduce_block_per_cu``): double-buffered ones get one block per CU so the
-# compiler may use every register; single-buffered ones the CK Tile default 2.
-ALWAYS_DOUBLE_LDS = frozenset({"compv4", "comp_async"})
-ALWAYS_SINGLE_LDS = frozenset({"compv1", "compv2", "basic_v1", "basic_v2", "basic_async_v1", "wavelet"})
-
-
 def block_per_cu(pipeline: str, double_smem_buffer: bool) -> int:
-    """Minimum blocks per CU, derived from the pipeline's LDS buffering as CK derives it."""
-    if pipeline in ALWAYS_DOUBLE_LDS:
-        return 1
-    if pipeline in ALWAYS_SINGLE_LDS:
-        return 2
+    """Minimum blocks per CU, from the LDS buffering as CK's ``deduce_block_per_cu`` derives it.
+
+    Double-buffered pipelines get one block per CU so the compiler may use every
+    register; single-buffered ones the CK Tile default 2. Where the pipeline does
+    not fix the buffering (``lds_buffering = "configurable"``), the config does.
+    """
+    known = PIPELINES.get(pipeline)  # None: outside the domain (evaluate reports it); the config decides
+    fixed = known.block_per_cu if known is not None else None
+    if fixed is not None:
+        return fixed
     return 1 if double_smem_buffer else 2
 
 
@@ -134,6 +133,5 @@ def config_fields(cls) -> tuple[str, ...]:
     return cls._fields
 
 
-# naming needs the classes above and the classes need naming's functions: import it
-# last, when both classes exist (a module-level name is the cheapest lookup per call).
-from .naming import depthwise_name as _depthwise_name, gemm_name as _gemm_name  # noqa: E402
+if KernelConfig._fields != GEMM_FIELDS:  # pragma: no cover - guards gemm_name's positional unpacking
+    raise ImportError("KernelConfig fields changed: update spelling.GEMM_FIELDS and spelling.gemm_name")

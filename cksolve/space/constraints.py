@@ -26,6 +26,7 @@ which the solver shares work on.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import product
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 __all__ = ["Constraint", "Table", "Check", "Violation", "interned", "scope_values"]
@@ -127,8 +128,6 @@ Constraint = Table | Check
 
 
 def _product(domains: Mapping[str, Sequence], scope: Iterable[str]) -> Iterable[tuple]:
-    from itertools import product
-
     return product(*(domains[a] for a in scope))
 
 

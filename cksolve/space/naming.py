@@ -10,83 +10,20 @@ every config (a property test holds us to it).
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from typing import Iterator
 
 from ..errors import CksolveError, shorten
 from .axes import AXES
+from .config import DepthwiseConfig, KernelConfig
+from .spelling import DEFAULT_VECTORS as _DEFAULT_VECTORS, DEPTHWISE_PREFIX, VARIANT_TAG, depthwise_name, gemm_name
 
 __all__ = ["gemm_name", "depthwise_name", "parse_name", "parse_names", "name_entries", "NameError_", "VARIANT_TAG"]
 
-#: Variant as it appears in a kernel name (depthwise has its own prefix).
-VARIANT_TAG = {"forward": "fwd", "bwd_data": "bwd_data", "bwd_weight": "bwd_weight"}
 _TAG_VARIANT = {v: k for k, v in VARIANT_TAG.items()}
-
-_DEFAULT_VECTORS = (4, 8, 8)
 
 
 class NameError_(CksolveError, ValueError):
     """A string that is not a cksolve/CK kernel name."""
-
-
-# Names are asked for many times per config (sorting, emission, diffing); a
-# config is an immutable tuple, so its name is memoised on it.
-@lru_cache(maxsize=1 << 17)
-def gemm_name(c: KernelConfig) -> str:
-    # unpacked positionally (checked against the fields below): 40k names per full run
-    (variant, dtype, ndim, tile_m, tile_n, tile_k, wave_m, wave_n, wave_k, warp_m, warp_n, warp_k,
-     pipeline, epilogue, scheduler, layout, vector_a, vector_b, vector_c, pad_m, pad_n, pad_k,
-     dsb, groups_to_merge, wave_groups, split_image, explicit_gemm, two_stage, specialization,
-     streamk, streamk_strategy, streamk_persistent) = c
-    name = (f"grouped_conv_{VARIANT_TAG[variant]}_{dtype}_{layout}_{ndim}d_{pipeline}_{epilogue}_{scheduler}"
-            f"_{tile_m}x{tile_n}x{tile_k}_{wave_m}x{wave_n}x{wave_k}_{warp_m}x{warp_n}x{warp_k}")
-    if (vector_a, vector_b, vector_c) != _DEFAULT_VECTORS:
-        name += f"_vec{vector_a}_{vector_b}_{vector_c}"
-    if wave_groups != 1:
-        name += f"_wg{wave_groups}"
-    if groups_to_merge != 1:
-        name += f"_gm{groups_to_merge}"
-    if dsb:
-        name += "_dsb"
-    if two_stage:
-        name += "_2stage"
-    if specialization != "default":
-        name += f"_{specialization}"
-    if explicit_gemm:
-        name += "_explicit_gemm"
-    if streamk:
-        name += f"_streamk_{streamk_strategy}"
-        if streamk_persistent:
-            name += "_persistent"
-    if split_image:
-        name += "_large_tensor"
-    if not (pad_m and pad_n and pad_k):
-        name += f"_pad{int(pad_m)}{int(pad_n)}{int(pad_k)}"
-    return name
-
-
-
-
-@lru_cache(maxsize=1 << 12)
-def depthwise_name(c: DepthwiseConfig) -> str:
-    return (
-        f"grouped_conv_fwd_depthwise_{c.dtype}_{c.layout}_{c.ndim}d"
-        f"_{c.tile_h}x{c.tile_w}_f{c.filt}_s{c.str_h}x{c.str_w}_p{c.pad_h}x{c.pad_w}"
-        f"_nb{c.nbatch}_sub{c.sub_h}x{c.sub_w}_vec{c.in_vec}_{c.out_vec}"
-    )
-
-
-# config binds the two functions above when it is imported; importing it only now
-# lets either module be imported first.
-from .config import DepthwiseConfig, KernelConfig  # noqa: E402
-
-_UNPACKED = ("variant", "dtype", "ndim", "tile_m", "tile_n", "tile_k", "wave_m", "wave_n", "wave_k", "warp_tile_m",
-             "warp_tile_n", "warp_tile_k", "pipeline", "epilogue", "scheduler", "layout", "vector_a", "vector_b",
-             "vector_c", "pad_m", "pad_n", "pad_k", "double_smem_buffer", "groups_to_merge", "wave_groups",
-             "split_image", "explicit_gemm", "two_stage", "specialization", "streamk", "streamk_strategy",
-             "streamk_persistent")
-if KernelConfig._fields != _UNPACKED:  # pragma: no cover - guards gemm_name's unpacking
-    raise ImportError("KernelConfig fields changed: update naming.gemm_name")
 
 
 def _alternatives(axis: str) -> str:
@@ -97,7 +34,7 @@ def _alternatives(axis: str) -> str:
 
 _N = r"(\d+)"
 _GEMM_RE = re.compile(
-    rf"grouped_conv_(?P<variant>fwd|bwd_data|bwd_weight)_(?P<dtype>[a-z0-9]+)_(?P<layout>[a-z]+)_(?P<ndim>\d+)d"
+    rf"grouped_conv_(?P<variant>{'|'.join(map(re.escape, VARIANT_TAG.values()))})_(?P<dtype>[a-z0-9]+)_(?P<layout>[a-z]+)_(?P<ndim>\d+)d"
     rf"_(?P<pipeline>{_alternatives('pipeline')})_(?P<epilogue>{_alternatives('epilogue')})"
     rf"_(?P<scheduler>{_alternatives('scheduler')})"
     rf"_{_N}x{_N}x{_N}_{_N}x{_N}x{_N}_{_N}x{_N}x{_N}"
@@ -114,7 +51,7 @@ _GEMM_RE = re.compile(
     re.ASCII,  # \d is 0-9 only: an Arabic-Indic digit is not a tile size
 )
 _DEPTHWISE_RE = re.compile(
-    r"grouped_conv_fwd_depthwise_(?P<dtype>[a-z0-9]+)_(?P<layout>[a-z]+)_(?P<ndim>\d+)d"
+    re.escape(DEPTHWISE_PREFIX) + r"(?P<dtype>[a-z0-9]+)_(?P<layout>[a-z]+)_(?P<ndim>\d+)d"
     r"_(\d+)x(\d+)_f(\d+)_s(\d+)x(\d+)_p(\d+)x(\d+)_nb(\d+)_sub(\d+)x(\d+)_vec(\d+)_(\d+)",
     re.ASCII,
 )

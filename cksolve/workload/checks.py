@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from math import ceil
 
+from ..space.pipelines import pipelines_with
 from .problem import DIRECTIONS
 
-#: Pipelines CK Tile marks Async (inferred from their names; applicability.md F2 [I]).
-ASYNC_PIPELINES = frozenset({"comp_async", "basic_async_v1"})
+#: Pipelines CK Tile marks Async (inferred from their names; applicability.md F2 [I]): pipelines.toml async_copy.
+ASYNC_PIPELINES = pipelines_with("async_copy")
 #: Archs with the stream-K backward-weight path (BWDW L671-686).
 STREAMK_ARCHS = frozenset({"gfx90a", "gfx942", "gfx950"})
 #: Output types whose epilogue is not float: they bound and shape split-K.

@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import Iterable, Sequence
 
-from ..space.rulesets import Combo, RuleSet, kind_of
+from ..rulesets import RuleSet
+from ..space.combo import Combo, kind_of
 from ..solver import solve_combo
 from .problem import DIRECTIONS, Problem
 from .rules import applicability_constraints, rule_axes

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from ..solver.explain import explain
+from ..solver.explain import Explanation, explanation
 from ..space.constraints import scope_values
-from ..space.rulesets import RuleSet
+from ..rulesets import RuleSet, candidate_rule_sets
 from .problem import Problem
 from .rules import applicability_constraints
 
@@ -18,11 +18,12 @@ def runs(config, arch: str, problem: Problem) -> bool:
 
 
 def explain_on_problem(config, arch: str, problem: Problem, rule_set: RuleSet | None = None,
-                       how_many: int = 3) -> str:
+                       how_many: int = 3) -> Explanation:
     """The usual explanation, then every applicability rule the kernel fails for the problem.
 
     The nearest configs offered are ones that can run the problem.
     """
     extra = applicability_constraints(problem.facts(), arch, config.dtype, config.kind)
-    return explain(config, arch, rule_set, how_many, extra=extra,
-                   keep=lambda c: runs(c, arch, problem), what=f"problem {problem.spec()}")
+    return explanation(config, arch, rule_set, how_many, extra=extra,
+                   keep=lambda c: runs(c, arch, problem), what=f"problem {problem.spec()}",
+                   candidates=candidate_rule_sets() if rule_set is None else ())

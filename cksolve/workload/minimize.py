@@ -140,7 +140,7 @@ def build_model(inst: Instance, req: Request):
 
 
 def _solver(time_limit: float | None):
-    from ortools.sat.python import cp_model
+    from ortools.sat.python import cp_model  # deferred (see above)
 
     s = cp_model.CpSolver()
     s.parameters.num_workers = 1       # one worker: same inputs, same answer
@@ -151,7 +151,7 @@ def _solver(time_limit: float | None):
 
 
 def solve(inst: Instance, req: Request) -> Result:
-    from ortools.sat.python import cp_model
+    from ortools.sat.python import cp_model  # deferred (see above)
 
     if req.max_kernels is not None and req.max_kernels < 0:
         raise CksolveError(f"--max-kernels {req.max_kernels} must not be negative")

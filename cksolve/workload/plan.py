@@ -9,12 +9,13 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from ..errors import CksolveError
+from ..space.combo import Combo
 from ..space.naming import parse_name
-from ..space.rulesets import RuleSet
-from ..space.rulesets.listed import ListedRuleSet
+from ..rulesets import RuleSet
+from ..rulesets.listed import ListedRuleSet
 from .coverage import CoverageRecord, Workspace, coverage
 from .minimize import Instance, Request, Result, build_instance, check, solve
-from .problem import Problem
+from .problem import DIRECTIONS, Problem
 from .score import analytic_score
 
 __all__ = ["Plan", "plan"]
@@ -107,9 +108,6 @@ def known_kernels(rule_set: RuleSet, problems, arch: str, dtypes) -> set[str]:
     """Every kernel of the rule set for the arch in the problems' combinations (what a perf file may name)."""
     ws = Workspace(rule_set)
     names: set[str] = set()
-    from .problem import DIRECTIONS
-    from ..space.rulesets import Combo
-
     for combo in {Combo(arch, v, d, p.ndim) for p in problems for d in dtypes for v in DIRECTIONS[p.direction]}:
         names.update(c.name() for c, _ in ws.pool(combo).order)
     return names

@@ -19,14 +19,14 @@ from typing import Iterable, NamedTuple
 
 from ..errors import CksolveError
 from ..space.textfile import read_text
+from ..space.variants import VARIANTS
 
 __all__ = ["Problem", "ProblemFacts", "ProblemError", "DIRECTIONS", "FIELDS", "parse_problem", "read_problems"]
 
-#: The convolution directions, and the kernel variants that can run each.
+#: The convolution directions, and the kernel variants that can run each (variants.toml ``direction``).
 DIRECTIONS: dict[str, tuple[str, ...]] = {
-    "forward": ("forward", "forward_depthwise"),
-    "bwd_data": ("bwd_data",),
-    "bwd_weight": ("bwd_weight",),
+    d: tuple(n for n, v in VARIANTS.items() if v.direction == d)
+    for d in dict.fromkeys(v.direction for v in VARIANTS.values())
 }
 
 #: Longest field value echoed in an error line.

@@ -13,7 +13,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Sequence
 
-from ..constraints import Constraint
+from ..space.constraints import Constraint
 from .base import Combo, RuleSet, kind_of, nothing, pin, pin_defaults, table
 from .data import load_toml
 

@@ -26,9 +26,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Sequence
 
-from ...arch.constraints import wmma_k_constraint
-from ...arch.facts import arch_facts
-from ..constraints import Constraint, Table
+from ..arch.constraints import wmma_k_constraint
+from ..arch.facts import arch_facts
+from ..space.constraints import Constraint, Table
 from .base import Combo, RuleSet, RuleSetError, configs_table, kind_of
 from .builder_conf import Instance, builder_data, parse_conf, unusable
 

@@ -31,11 +31,11 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Mapping
 
-from ...arch.constraints import vectors_ok, wmma_k_ok, wmma_shape_ok
-from ...errors import CksolveError, shorten
-from ..axes import AXES
-from ..config import DepthwiseConfig, KernelConfig
-from ..textfile import read_text
+from ..arch.constraints import vectors_ok, wmma_k_ok, wmma_shape_ok
+from ..errors import CksolveError, shorten
+from ..space.axes import AXES
+from ..space.config import DepthwiseConfig, KernelConfig
+from ..space.textfile import read_text
 from .base import RuleSetError
 from .data import load_toml
 

@@ -8,9 +8,11 @@ keeps depthwise kernels out when only GEMM kernels are listed.
 
 from __future__ import annotations
 
+import json
 from typing import Iterable, Sequence
 
-from ..constraints import Constraint
+from ..space.axes import kind_axes
+from ..space.constraints import Constraint, scope_values
 from .base import Combo, RuleSet, configs_table, kind_of
 
 __all__ = ["ListedRuleSet"]
@@ -40,11 +42,6 @@ def rule_set_file(configs: Iterable, description: str) -> str:
     Both kinds always get a table, an empty one when no kernel of the kind is listed,
     so that the file never admits a whole kind by leaving it unconstrained.
     """
-    import json
-
-    from ..axes import kind_axes
-    from ..constraints import scope_values
-
     def value(v) -> str:
         return ("true" if v else "false") if isinstance(v, bool) else json.dumps(v)
 

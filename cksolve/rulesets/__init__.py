@@ -9,20 +9,13 @@ import importlib
 from functools import lru_cache
 from pathlib import Path
 
-from ...errors import shorten
+from ..errors import shorten
 from .base import Combo, RuleSet, RuleSetError, kind_of
+from .file import FileRuleSet
+from .registry import RULE_SETS
 
-__all__ = ["Combo", "RuleSet", "RuleSetError", "RULE_SETS", "get_rule_set", "rule_set_names", "kind_of"]
-
-#: name -> (module, class, one-line description shown before the module is loaded)
-RULE_SETS: dict[str, tuple[str, str, str]] = {
-    "default": (".default", "DefaultRuleSet", "CK's original hand-curated set (10 tiles, fixed wave/warp maps)."),
-    "tests": (".builder", "TestsRuleSet", "CK's tests build set, read from the CK Builder tests/*.conf files."),
-    "profiler": (".builder", "ProfilerRuleSet", "CK's profiler build set, read from the CK Builder profiler/*.conf files."),
-    "full": (".full", "FullRuleSet", "CK's complete set: curated tiles, waves, warp tiles, vectors, pipelines and feature variants."),
-    "full-tests": (".subsets", "FullTestsRuleSet", "Per combination: every 5th full config per feature category, plus one per uncovered (pipeline, scheduler) pair."),
-    "tiny": (".subsets", "TinyRuleSet", "Per combination: minimum cover (exact; CP-SAT-certified in the tests) of full-tests' categories and (pipeline, scheduler) pairs, padded to 10."),
-}
+__all__ = ["Combo", "RuleSet", "RuleSetError", "RULE_SETS", "get_rule_set", "rule_set_names", "kind_of",
+           "CANDIDATE_RULE_SETS", "candidate_rule_sets"]
 
 
 def rule_set_names() -> list[str]:
@@ -52,8 +45,6 @@ def get_rule_set(name: str, **options) -> RuleSet:
         raise RuleSetError(f"empty rule set name; valid: {', '.join(RULE_SETS)} or a path to a rule-set file")
     path = Path(name)
     if path.suffix == ".toml" or _exists(path):
-        from .file import FileRuleSet
-
         return FileRuleSet.from_path(path, **options)
     raise RuleSetError(f"unknown rule set {shorten(name)}; valid: {', '.join(RULE_SETS)} or a path to a rule-set file")
 
@@ -63,3 +54,19 @@ def _exists(path: Path) -> bool:
         return path.exists()
     except (OSError, ValueError):  # a name too long for a path, an embedded NUL
         return False
+
+
+#: Rule sets searched for the nearest valid configs when none is given: the kernels CK
+#: actually builds (subsets like tiny add nothing; tests and profiler need external files).
+CANDIDATE_RULE_SETS = ("default", "full")
+
+
+def candidate_rule_sets() -> list[RuleSet]:
+    """The loadable ones of ``CANDIDATE_RULE_SETS``, in that order."""
+    out = []
+    for name in CANDIDATE_RULE_SETS:
+        try:
+            out.append(get_rule_set(name))
+        except RuleSetError:
+            continue
+    return out

@@ -9,12 +9,14 @@ are free over their whole domain, so every rule set pins all of them
 
 from __future__ import annotations
 
-from typing import Iterable, Mapping, NamedTuple, Sequence
+from typing import Iterable, Mapping, Sequence
 
-from ...errors import CksolveError
-from ..axes import AXES, kind_axes
-from ..config import KernelConfig
-from ..constraints import Constraint, Table, interned, scope_values
+from ..errors import CksolveError
+from ..space.axes import AXES, kind_axes
+from ..space.combo import Combo, kind_of
+from ..space.config import KernelConfig
+from ..space.constraints import Constraint, Table, interned, scope_values
+from .registry import RULE_SETS
 
 __all__ = ["Combo", "RuleSet", "RuleSetError", "pin", "pin_defaults", "nothing", "table", "configs_table",
            "GEMM_DEFAULTS", "kind_of"]
@@ -22,21 +24,6 @@ __all__ = ["Combo", "RuleSet", "RuleSetError", "pin", "pin_defaults", "nothing",
 
 class RuleSetError(CksolveError, ValueError):
     """A rule set cannot be loaded (missing or malformed data)."""
-
-
-class Combo(NamedTuple):
-    arch: str
-    variant: str
-    dtype: str
-    ndim: int
-
-    @property
-    def key(self) -> str:
-        return f"{self.arch}/{self.variant}/{self.dtype}/{self.ndim}d"
-
-
-def kind_of(variant: str) -> str:
-    return "depthwise" if variant == "forward_depthwise" else "gemm"
 
 
 class RuleSet:
@@ -47,8 +34,6 @@ class RuleSet:
     @property
     def description(self) -> str:
         """A built-in rule set's one line lives in the registry, which lists it before its module loads."""
-        from . import RULE_SETS
-
         entry = RULE_SETS.get(self.name)
         return entry[2] if entry is not None else ""
 

@@ -29,11 +29,13 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Sequence
 
-from ...errors import shorten
-from ..axes import AXES
-from ..constraints import Constraint, Table
-from ..textfile import read_text
+from ..errors import shorten
+from ..space.axes import AXES
+from ..space.constraints import Constraint, Table
+from ..space.naming import parse_names
+from ..space.textfile import numbered_lines, read_text
 from .base import Combo, RuleSet, RuleSetError, nothing
+from .listed import ListedRuleSet
 
 __all__ = ["FileRuleSet", "KEYS", "TABLE_KEYS"]
 
@@ -126,7 +128,7 @@ def _parse(text: str, label: str) -> dict:
 
 def _extend(spec: str, path: Path, chain: tuple[str, ...], options: dict) -> RuleSet:
     """A named rule set, or a file relative to the extending file's directory."""
-    from . import RULE_SETS, get_rule_set
+    from . import RULE_SETS, get_rule_set  # deferred: the package imports this module (a base is any rule set)
 
     if spec in RULE_SETS:
         return get_rule_set(spec, **options)
@@ -143,10 +145,6 @@ def _extend(spec: str, path: Path, chain: tuple[str, ...], options: dict) -> Rul
 
 def _names_file(path: Path) -> RuleSet:
     """A names file (one kernel name a line) as the rule set of exactly those kernels."""
-    from ..naming import parse_names
-    from ..textfile import numbered_lines
-    from .listed import ListedRuleSet
-
     label = shorten(str(path), quote=False)
     return ListedRuleSet(path.stem, parse_names(numbered_lines(path, "names file"), label), label)
 

@@ -41,19 +41,24 @@ Each rule set is ``full``'s constraints plus one allowed table over every axis
 of the kernel kind whose rows are the selected configs, so ``count``,
 ``check``, ``diff`` and ``emit`` work unchanged and ``check`` still says which
 ``full`` rule a foreign config breaks. The selections are computed once per
-combination (``lru_cache``) from :func:`cksolve.solver.enumerate_combo`.
+combination from :func:`cksolve.solver.enumerate_combo` and memoised in the
+solver's ``CACHE``, so ``CACHE.clear()`` forgets them with the solves they
+rest on.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 from itertools import compress
 from operator import attrgetter
 from typing import Sequence
 
-from ..constraints import Constraint
-from .base import Combo, RuleSet, configs_table, kind_of
+from ..rulesets import get_rule_set
+from ..rulesets.base import RuleSet, configs_table
+from ..solver import CACHE, enumerate_combo
+from ..solver.cover import minimum_cover
+from ..space.combo import Combo, kind_of
+from ..space.constraints import Constraint
 
 __all__ = [
     "CATEGORIES", "STRIDE", "TINY_SIZE", "category", "pair", "coverage", "coverage_of",
@@ -113,16 +118,13 @@ def _tile_shape(config) -> tuple:
     return (config.tile_m, config.tile_n, config.tile_k)
 
 
-@lru_cache(maxsize=None)
+@CACHE.cached("subsets.full_configs")
 def full_configs(combo: Combo) -> tuple:
     """``full``'s valid configs for the combo, in name order (computed once per combo)."""
-    from ...solver import enumerate_combo
-    from . import get_rule_set
-
     return tuple(enumerate_combo(get_rule_set("full"), combo))
 
 
-@lru_cache(maxsize=None)
+@CACHE.cached("subsets.full_tests_selection")
 def full_tests_selection(combo: Combo) -> tuple:
     """The full-tests configs of the combo, in name order (see the module docstring)."""
     full = full_configs(combo)
@@ -162,11 +164,9 @@ class TinySelection:
     universe: frozenset     # what the cover had to cover (= coverage of full-tests)
 
 
-@lru_cache(maxsize=None)
+@CACHE.cached("subsets.tiny_selection")
 def tiny_selection(combo: Combo) -> TinySelection:
     """The tiny configs of the combo: minimum cover of full-tests, then padding."""
-    from ...solver.cover import minimum_cover
-
     ft = full_tests_selection(combo)
     items = [coverage(c) for c in ft]
     universe = frozenset().union(*items)
@@ -209,10 +209,8 @@ class _SubsetRuleSet(RuleSet):
         return _constraints(self.name, combo)
 
 
-@lru_cache(maxsize=None)
+@CACHE.cached("subsets.constraints")
 def _constraints(name: str, combo: Combo) -> tuple:
-    from . import get_rule_set
-
     configs = full_tests_selection(combo) if name == "full-tests" else tiny_selection(combo).configs
     return (*get_rule_set("full").constraints(combo), _selection_table(name, combo, configs))
 

@@ -41,9 +41,9 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Sequence
 
-from ...arch.constraints import wmma_k_constraint
-from ...arch.facts import arch_facts, common_facts
-from ..constraints import Check, Constraint, Table
+from ..arch.constraints import wmma_k_constraint
+from ..arch.facts import arch_facts, common_facts
+from ..space.constraints import Check, Constraint, Table
 from .base import GEMM_DEFAULTS, Combo, RuleSet, kind_of, nothing, pin, pin_defaults, table
 from .data import load_toml
 

@@ -1,0 +1,88 @@
+"""Output formats shared by every command: one writer per format name.
+
+Every listing the CLI prints is a sequence of rows -- dicts, or records with
+``as_dict()`` (and ``name``), turned into dicts only by the formats that need
+every field, so ``names`` over 40,000 kernels builds none; a command says which
+formats it offers and, for ``table``, which columns. ``names`` prints each row's
+``name``, ``jsonl`` one JSON object per row, ``csv`` every key any row has (in
+first-seen order), ``table`` the chosen columns aligned. Commands with a report
+of their own (``count``'s total, ``diff``'s breakdown, ``check``'s text) add it
+on top of these and name it in their help, but never respell these four.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from typing import Callable, Iterable, Mapping, Sequence
+
+from .errors import CksolveError, shorten
+
+__all__ = ["FORMATS", "render", "table_text", "csv_text", "check_format"]
+
+
+def _dict(row) -> Mapping:
+    return row if isinstance(row, Mapping) else row.as_dict()
+
+
+def _names(rows: Sequence, columns: Sequence[str]) -> str:
+    return "".join(f"{row['name'] if isinstance(row, Mapping) else row.name}\n" for row in rows)
+
+
+def _jsonl(rows: Sequence, columns: Sequence[str]) -> str:
+    return "".join(json.dumps(_dict(row)) + "\n" for row in rows)
+
+
+def csv_text(rows: Sequence, columns: Sequence[str] = ()) -> str:
+    """Every key of every row, in first-seen order; nothing at all for no rows."""
+    if not rows:
+        return ""
+    rows = [_dict(row) for row in rows]
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=list(dict.fromkeys(k for row in rows for k in row)), lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    return buf.getvalue()
+
+
+def table_text(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
+    """Aligned columns without borders (rich, loaded only here: a table is never on a hot path)."""
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(*header, box=None, pad_edge=False)
+    for row in rows:
+        table.add_row(*row)
+    buf = io.StringIO()
+    Console(file=buf, width=400, color_system=None).print(table)
+    return buf.getvalue()
+
+
+def _value(v) -> str:
+    return str(v).lower() if isinstance(v, bool) else str(v)
+
+
+def _table(rows: Sequence, columns: Sequence[str]) -> str:
+    return table_text(list(columns), ([_value(row[c]) for c in columns] for row in map(_dict, rows)))
+
+
+#: format name -> writer(rows, table columns)
+FORMATS: dict[str, Callable[[Sequence, Sequence[str]], str]] = {
+    "names": _names,
+    "jsonl": _jsonl,
+    "csv": csv_text,
+    "table": _table,
+}
+
+
+def check_format(fmt: str, offered: Sequence[str], what: str = "format") -> str:
+    """``fmt`` if the command offers it, else the one-line error naming the valid ones."""
+    if fmt not in offered:
+        raise CksolveError(f"unknown {what} {shorten(fmt)}; valid: {', '.join(offered)}")
+    return fmt
+
+
+def render(fmt: str, rows: Sequence, columns: Sequence[str] = ("name",)) -> str:
+    """``rows`` in the shared format ``fmt`` (``columns``: what ``table`` shows)."""
+    return FORMATS[fmt](rows, columns)

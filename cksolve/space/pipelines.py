@@ -1,0 +1,79 @@
+"""GEMM pipelines as data: one table per pipeline in ``pipelines.toml``.
+
+CK adds pipelines often (compv5, compv6, wavelet, comp_async in a few months).
+Each one used to touch the axes, the LDS-buffering sets of ``config``, three arch
+rules, the LDS limits in the arch facts and four tables of the renderer; now
+every one of those reads the pipeline's entry here, so a new pipeline is one
+table (and a template only if its tail handling is new).
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from importlib import resources
+from types import MappingProxyType
+from typing import Mapping
+
+__all__ = ["Pipeline", "PIPELINES", "LDS_BUFFERING", "TAILS", "pipelines_with", "ALWAYS_DOUBLE_LDS",
+           "ALWAYS_SINGLE_LDS"]
+
+#: lds_buffering values: always double-buffered, never, or as the config's double_smem_buffer says.
+LDS_BUFFERING = ("double", "single", "configurable")
+#: tail handlers the GEMM kernel template knows (a new one needs a template change).
+TAILS = ("std", "v1", "wavelet")
+
+
+@dataclass(frozen=True)
+class Pipeline:
+    name: str
+    ck_enum: str
+    pipeline_class: str
+    base_class: str
+    tail: str
+    lds_buffering: str
+    lds_capacity: int
+    key: str
+    policy: str = ""                      # grouped-conv LDS policy template argument; "" = the pipeline's own
+    extra_args: tuple[str, ...] = ()      # further template arguments after the policy
+    intrawave_only: bool = False
+    filter_intrawave_only: bool = False
+    backward: bool = False
+    rejected_variants: tuple[str, ...] = ()
+    full_load_coverage: bool = False
+    async_copy: bool = False
+
+    @property
+    def block_per_cu(self) -> int | None:
+        """Blocks per CU fixed by the pipeline's buffering; None when the config decides."""
+        return {"double": 1, "single": 2}.get(self.lds_buffering)
+
+
+def _load() -> Mapping[str, Pipeline]:
+    raw = tomllib.loads(resources.files(__package__).joinpath("pipelines.toml").read_text(encoding="utf-8"))
+    out = {}
+    for name, spec in raw.items():
+        spec = {k: tuple(v) if isinstance(v, list) else v for k, v in spec.items()}
+        try:
+            p = Pipeline(name=name, **spec)
+        except TypeError as exc:  # a missing or unknown field: say which pipeline
+            raise ValueError(f"pipelines.toml [{name}]: {exc}") from None
+        if p.lds_buffering not in LDS_BUFFERING or p.tail not in TAILS:
+            raise ValueError(f"pipelines.toml [{name}]: lds_buffering must be one of {LDS_BUFFERING}, "
+                             f"tail one of {TAILS}")
+        out[name] = p
+    return MappingProxyType(out)
+
+
+#: Every pipeline, in the order of the ``pipeline`` axis domain.
+PIPELINES: Mapping[str, Pipeline] = _load()
+
+
+def pipelines_with(flag: str) -> frozenset[str]:
+    """Names of the pipelines whose boolean fact ``flag`` is true."""
+    return frozenset(n for n, p in PIPELINES.items() if getattr(p, flag))
+
+
+#: Pipelines that fix their LDS buffering themselves (``lds_buffering`` "double" / "single").
+ALWAYS_DOUBLE_LDS = frozenset(n for n, p in PIPELINES.items() if p.lds_buffering == "double")
+ALWAYS_SINGLE_LDS = frozenset(n for n, p in PIPELINES.items() if p.lds_buffering == "single")

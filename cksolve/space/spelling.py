@@ -1,0 +1,77 @@
+"""Kernel names as CK spells them, from a config's fields.
+
+Split from :mod:`.naming` (which parses names back into configs) so that the
+config classes can name themselves without an import cycle: ``config`` imports
+this module, ``naming`` imports both.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from .variants import VARIANTS
+
+__all__ = ["gemm_name", "depthwise_name", "VARIANT_TAG", "DEPTHWISE_PREFIX", "DEFAULT_VECTORS", "GEMM_FIELDS"]
+
+#: GEMM variant as it appears in a kernel name (variants.toml ``tag``).
+VARIANT_TAG = {n: v.tag for n, v in VARIANTS.items() if v.kind == "gemm"}
+#: Prefix of every depthwise kernel name.
+DEPTHWISE_PREFIX = f"grouped_conv_{VARIANTS['forward_depthwise'].tag}_"
+
+#: Vector sizes a name leaves out.
+DEFAULT_VECTORS = (4, 8, 8)
+
+#: ``KernelConfig``'s fields in order: ``gemm_name`` unpacks a config positionally
+#: (40k names per full run), and ``config`` checks its fields against this at import.
+GEMM_FIELDS = ("variant", "dtype", "ndim", "tile_m", "tile_n", "tile_k", "wave_m", "wave_n", "wave_k", "warp_tile_m",
+               "warp_tile_n", "warp_tile_k", "pipeline", "epilogue", "scheduler", "layout", "vector_a", "vector_b",
+               "vector_c", "pad_m", "pad_n", "pad_k", "double_smem_buffer", "groups_to_merge", "wave_groups",
+               "split_image", "explicit_gemm", "two_stage", "specialization", "streamk", "streamk_strategy",
+               "streamk_persistent")
+
+
+# Names are asked for many times per config (sorting, emission, diffing); a
+# config is an immutable tuple, so its name is memoised on it.
+@lru_cache(maxsize=1 << 17)
+def gemm_name(c) -> str:
+    # unpacked positionally (GEMM_FIELDS, checked by config at import)
+    (variant, dtype, ndim, tile_m, tile_n, tile_k, wave_m, wave_n, wave_k, warp_m, warp_n, warp_k,
+     pipeline, epilogue, scheduler, layout, vector_a, vector_b, vector_c, pad_m, pad_n, pad_k,
+     dsb, groups_to_merge, wave_groups, split_image, explicit_gemm, two_stage, specialization,
+     streamk, streamk_strategy, streamk_persistent) = c
+    name = (f"grouped_conv_{VARIANT_TAG[variant]}_{dtype}_{layout}_{ndim}d_{pipeline}_{epilogue}_{scheduler}"
+            f"_{tile_m}x{tile_n}x{tile_k}_{wave_m}x{wave_n}x{wave_k}_{warp_m}x{warp_n}x{warp_k}")
+    if (vector_a, vector_b, vector_c) != DEFAULT_VECTORS:
+        name += f"_vec{vector_a}_{vector_b}_{vector_c}"
+    if wave_groups != 1:
+        name += f"_wg{wave_groups}"
+    if groups_to_merge != 1:
+        name += f"_gm{groups_to_merge}"
+    if dsb:
+        name += "_dsb"
+    if two_stage:
+        name += "_2stage"
+    if specialization != "default":
+        name += f"_{specialization}"
+    if explicit_gemm:
+        name += "_explicit_gemm"
+    if streamk:
+        name += f"_streamk_{streamk_strategy}"
+        if streamk_persistent:
+            name += "_persistent"
+    if split_image:
+        name += "_large_tensor"
+    if not (pad_m and pad_n and pad_k):
+        name += f"_pad{int(pad_m)}{int(pad_n)}{int(pad_k)}"
+    return name
+
+
+
+
+@lru_cache(maxsize=1 << 12)
+def depthwise_name(c) -> str:
+    return (
+        f"{DEPTHWISE_PREFIX}{c.dtype}_{c.layout}_{c.ndim}d"
+        f"_{c.tile_h}x{c.tile_w}_f{c.filt}_s{c.str_h}x{c.str_w}_p{c.pad_h}x{c.pad_w}"
+        f"_nb{c.nbatch}_sub{c.sub_h}x{c.sub_w}_vec{c.in_vec}_{c.out_vec}"
+    )
