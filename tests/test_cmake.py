@@ -28,8 +28,27 @@ CXX = shutil.which("g++") or shutil.which("clang++") or shutil.which("c++")
 STANDIN = Path(__file__).with_name("data") / "cmake_standin_compiler.py"
 ARCHS = ["gfx942", "gfx950"]
 
-pytestmark = pytest.mark.skipif(not (CMAKE and NINJA and CXX),
-                                reason=f"needs cmake, ninja and a C++ compiler (cmake={CMAKE}, ninja={NINJA}, cxx={CXX})")
+
+def _installed_cmake_dir() -> Path | None:
+    """``$(cksolve cmake-dir)`` of the environment's ``cksolve``, as a user passes it to CMake.
+
+    Not the in-process ``CMAKE_DIR``: under CI the tests import the checkout while
+    ``cksolve`` runs the installed copy, and the package accepts only the
+    executable that names its own directory.
+    """
+    exe = shutil.which("cksolve", path=str(BIN)) or shutil.which("cksolve")
+    if exe is None:
+        return None
+    proc = subprocess.run([exe, "cmake-dir"], capture_output=True, text=True)
+    assert proc.returncode == 0, f"{exe} cmake-dir: {proc.stderr}"
+    return Path(proc.stdout.strip())
+
+
+PACKAGE_DIR = _installed_cmake_dir()
+
+pytestmark = pytest.mark.skipif(not (CMAKE and NINJA and CXX and PACKAGE_DIR),
+                                reason=f"needs cmake, ninja, a C++ compiler and the cksolve command (cmake={CMAKE}, "
+                                       f"ninja={NINJA}, cxx={CXX}, cksolve cmake-dir={PACKAGE_DIR})")
 
 LISTS = """cmake_minimum_required(VERSION 3.20)
 project(sample LANGUAGES CXX)
@@ -95,7 +114,7 @@ def _mtimes(root: Path) -> dict[str, int]:
 
 def test_sources_equal_enumerate_and_reconfigure_changes_nothing(project):
     root, env = project
-    _configure(root, env, f"-Dcksolve_DIR={CMAKE_DIR}")
+    _configure(root, env, f"-Dcksolve_DIR={PACKAGE_DIR}")
     out = root / "build" / "conv"
     want = {(f"--offload-arch={a}", str(out / a / f"{n}.cpp")) for a in ARCHS for n in _enumerate(root, env, a)}
     got = {tuple(line.split(" ", 1)) for line in (root / "build" / "sources.txt").read_text().splitlines()}
@@ -119,7 +138,7 @@ def test_sources_equal_enumerate_and_reconfigure_changes_nothing(project):
 
 def test_changing_the_rule_set_recompiles_only_the_changed_kernels(project):
     root, env = project
-    _configure(root, env, f"-Dcksolve_DIR={CMAKE_DIR}")
+    _configure(root, env, f"-Dcksolve_DIR={PACKAGE_DIR}")
     _run(env, NINJA, "-C", str(root / "build"))
     _compiled(root)
     old = {a: _enumerate(root, env, a) for a in ARCHS}
@@ -146,7 +165,7 @@ def test_changing_the_rule_set_recompiles_only_the_changed_kernels(project):
 def test_failed_generation_stops_configure_with_cksolves_line(project):
     root, env = project
     (root / "src" / "kernels.toml").write_text('base = "nosuch"\n')
-    proc = _configure(root, env, f"-DCMAKE_PREFIX_PATH={CMAKE_DIR}", check=False)
+    proc = _configure(root, env, f"-DCMAKE_PREFIX_PATH={PACKAGE_DIR}", check=False)
     assert proc.returncode != 0
     assert "cksolve: error:" in proc.stderr and "nosuch" in proc.stderr, proc.stderr
 
@@ -181,7 +200,7 @@ def test_doc_sample_project_builds(tmp_path):
     (tmp_path / "src" / "CMakeLists.txt").write_text(lists)
     env = dict(os.environ, PATH=f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",
                CKSOLVE_STANDIN_CXX=CXX, CKSOLVE_STANDIN_LOG=str(tmp_path / "compiled.jsonl"))
-    proc = _configure(tmp_path, env, f"-Dcksolve_DIR={CMAKE_DIR}")
+    proc = _configure(tmp_path, env, f"-Dcksolve_DIR={PACKAGE_DIR}")
     n = sum(len(_enumerate(tmp_path, env, a)) for a in ARCHS)
     assert f"conv_kernels: {n} kernels" in proc.stdout, proc.stdout
     _run(env, NINJA, "-C", str(tmp_path / "build"))
@@ -196,7 +215,7 @@ def test_doc_ck_recipe_configures(tmp_path):
         + recipe + "ck_add_dispatcher_conv_instances(fwd)\nck_add_dispatcher_conv_instances(bwd_weight)\n")
     env = dict(os.environ, PATH=f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",
                CKSOLVE_STANDIN_CXX=CXX, CKSOLVE_STANDIN_LOG=str(tmp_path / "compiled.jsonl"))
-    _configure(tmp_path, env, f"-Dcksolve_DIR={CMAKE_DIR}", "-DDISPATCHER_RULE_SET=tiny")
+    _configure(tmp_path, env, f"-Dcksolve_DIR={PACKAGE_DIR}", "-DDISPATCHER_RULE_SET=tiny")
     for variant in ("fwd", "bwd_weight"):
         for arch in ("gfx942", "gfx950"):
             tree = tmp_path / "build" / f"dispatcher_{variant}_kernels" / arch
