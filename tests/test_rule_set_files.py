@@ -98,3 +98,25 @@ def test_show_lists_the_files_own_constraints(capsys, tmp_path):
     assert rows["file.mine.pipeline"][1:6] == ["pipeline", "table", "gemm", "1", "1"]
     assert rows["mine.tiles"][1:6] == ["tile_m,tile_n", "forbid", "table", "gemm", "1"]
     assert "rules.default.core" in rows
+
+
+def test_a_kernel_list_over_a_counted_file_keeps_its_kernels(tmp_path):
+    """A names list over a file too free to join: the file's own solve only counted its core, so the
+    list's kernels are not looked up in it (they were all dropped when the file was solved first)."""
+    from cksolve.query import evaluate, load_rule_set
+    from cksolve.solver import CACHE, enumerate_combo, solve_combo
+    from cksolve.space.combo import Combo
+
+    combo = Combo("gfx942", "forward", "fp16", 2)
+    free = tmp_path / "free.toml"
+    free.write_text('kind = "gemm"\n[pin]\ntile_m = [64, 128]\ntile_n = [64, 128]\ntile_k = [32, 64]\n'
+                    'pipeline = ["compv3"]\ngroups_to_merge = [1]\nstreamk = [false]\nwave_groups = [1]\n')
+    base = load_rule_set(str(free))
+    names = [c.name() for c in enumerate_combo(load_rule_set("full"), combo)
+             if evaluate(c, combo.arch, base).member][:5]
+    (tmp_path / "five.txt").write_text("".join(f"{n}\n" for n in names))
+    (tmp_path / "listed.toml").write_text('extends = ["free.toml", "five.txt"]\n')
+    listed = load_rule_set(str(tmp_path / "listed.toml"))
+    CACHE.clear()
+    assert any(c.counted is not None for c in solve_combo(base, combo).components), "the file must be only counted"
+    assert len(names) == 5 and sorted(c.name() for c in solve_combo(listed, combo).configs()) == sorted(names)

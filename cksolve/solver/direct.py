@@ -100,7 +100,8 @@ def _solve_listed(model: Model) -> SolutionSet | None:
     filtering the rows through every constraint again. Returns None (solve
     as usual) when there is no such table or M was not solved yet: solving M
     only for this could cost far more than the rows (a short list over the
-    bare arch space).
+    bare arch space), or when M's solve only counted a component too large to
+    join (a rule-set file that leaves axes free): it has no rows to test.
     """
     axes = set(model.axes)
     constraints = model.constraints
@@ -112,8 +113,8 @@ def _solve_listed(model: Model) -> SolutionSet | None:
     base = Model(model.combo, model.kind, model.axes, model.domains, constraints[:i] + constraints[i + 1:])
     base_key, base_own = _key(base)
     solved = _SOLVED.get(base_key)
-    if solved is None:
-        return None
+    if solved is None or any(comp.counted is not None for comp in solved.components):
+        return None  # not solved, or only counted (no rows to test membership in): solve as usual
     fixed = {**solved.fixed, **base_own}
     if solved.empty:
         return SolutionSet(model, fixed, (), empty=True)
