@@ -27,7 +27,7 @@ DEEP = "x = " + "[" * 3000 + "]" * 3000 + "\n"
 # (id, argv, files {name: bytes}, exit code, start of the error message); "{d}" is the case's directory
 CASES = [
     # names files that are not UTF-8, for every command that reads one
-    *[(f"{cmd[0]}-{kind}", [*cmd, "{d}/n.txt"], {"n.txt": data}, 2, f"{{d}}/n.txt:1: not UTF-8 text")
+    *[(f"{cmd[0]}-{kind}", [*cmd, "{d}/n.txt"], {"n.txt": data}, 2, "{d}/n.txt:1: not UTF-8 text")
       for cmd in (["check", "-a", "gfx942"], ["diff", "default"], ["emit", "-a", "gfx942", "--out", "{d}/o", "--names"])
       for kind, data in (("random", b"\x8f\xff\x00\xfe" * 50), ("utf16", GOOD.encode("utf-16")),
                          ("latin1", GOOD.encode() + b"\xe9\n"))],

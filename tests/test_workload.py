@@ -11,7 +11,7 @@ import pytest
 from cksolve import query
 from cksolve.solver.evaluate import evaluate
 from cksolve.space.naming import parse_name
-from cksolve.workload import Problem, ProblemError, Workspace, applicable, applicability_constraints, coverage, parse_problem, read_problems
+from cksolve.workload import Problem, ProblemError, applicable, applicability_constraints, coverage, parse_problem, read_problems
 from cksolve.workload.explain import runs
 
 from conftest import CK
