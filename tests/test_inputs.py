@@ -87,6 +87,13 @@ CASES = [
     ("ndim-arabic", ["count", "-r", "tiny", "--ndim", "\u0662"], {}, 2, "unknown ndim '\u0662'; valid: 1, 2, 3"),
     ("names-arabic-digits", ["diff", "{d}/n.txt", "default"], {"n.txt": (ARABIC + "\n").encode()}, 2,
      "{d}/n.txt:1: not a kernel name"),
+    # problem specs (applicable, explain --problem): an empty item or value is a slip, not CK's default
+    *[(f"problem-{i}", [*cmd, spec], {}, 2, f"problem spec {spec!r}: {start}")
+      for i, (spec, start) in enumerate([("N=2,,C=64", "an empty FIELD=VALUE"), ("N=2,", "an empty FIELD=VALUE"),
+                                         (",", "an empty FIELD=VALUE"), ("N=", "field 'N' has no value"),
+                                         ("C= ,N=2", "field 'C' has no value"),
+                                         ("N=" + "9" * 30, "field N: '" + "9" * 30 + "' has more than 18 digits")])
+      for cmd in (["applicable", "-r", "tiny", "-a", "gfx942", "-p"], ["explain", GOOD, "-a", "gfx942", "-p"])],
     # bounded reads
     ("names-dev-zero", ["check", "-a", "gfx942", "/dev/zero"], {}, 2, "/dev/zero:1: line longer than 4096 bytes"),
     ("emit-names-dev-zero", ["emit", "-a", "gfx942", "--out", "{d}/o", "--names", "/dev/zero"], {}, 2,

@@ -184,8 +184,10 @@ def _int(field: str, raw) -> int:
     text = str(raw).strip()
     # ASCII digits only: int() would also accept other scripts' digits and '1_000'.
     body = text[1:] if text[:1] in "+-" else text
-    if not body or not body.isascii() or not body.isdigit() or len(body) > 18:
+    if not body or not body.isascii() or not body.isdigit():
         raise ProblemError(f"field {field}: {_echo(text)!r} is not an integer")
+    if len(body) > 18:
+        raise ProblemError(f"field {field}: {_echo(text)!r} has more than 18 digits")
     return int(text)
 
 
@@ -206,14 +208,16 @@ def parse_problem(spec: str) -> Problem:
     values: dict[str, str] = {}
     for part in spec.split(","):
         part = part.strip()
-        if not part:
-            continue
+        if not part:  # as for --arch 'a,,b': an empty item is a mistake, not "nothing"
+            raise ProblemError(f"problem spec {_echo(spec)!r}: an empty FIELD=VALUE")
         key, eq, value = part.partition("=")
         if not eq:
             raise ProblemError(f"problem spec {_echo(spec)!r}: {_echo(part)!r} is not FIELD=VALUE")
         key = key.strip()
         if key in values:
             raise ProblemError(f"problem spec {_echo(spec)!r}: field {key!r} given twice")
+        if not value.strip():  # in a file an empty cell takes CK's default; typed out, 'N=' is a slip
+            raise ProblemError(f"problem spec {_echo(spec)!r}: field {_echo(key)!r} has no value")
         values[key] = value
     try:
         return _from_mapping(values)
