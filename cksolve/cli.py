@@ -410,17 +410,12 @@ def minimize_cmd(
     builder_configs: Optional[str] = BuilderOpt,
 ) -> None:
     """The fewest kernels of a rule set that keep a workload covered and fast (CP-SAT)."""
-    if not 0.0 <= keep <= 1.0:
-        raise CksolveError(f"--keep {keep} must be between 0 and 1")
-    if per_problem < 1:
-        raise CksolveError(f"--per-problem {per_problem} must be at least 1")
-    if time_limit is not None and not time_limit > 0:
-        raise CksolveError(f"--time-limit {time_limit} must be positive")
+    request = query.minimize_request(keep=keep, per_problem=per_problem, max_kernels=max_kernels,
+                                     time_limit=time_limit)  # checked before anything is loaded
     arch = _one_arch(arch)
     dtypes = query.select(dtypes=dtype).dtypes
     rs = query.load_rule_set(rule_set, builder_configs)
-    result = query.minimize(problems, rs, arch, dtypes, keep=keep, per_problem=per_problem, max_kernels=max_kernels,
-                            time_limit=time_limit, perf=perf)
+    result = query.minimize(problems, rs, arch, dtypes, request, perf=perf)
     names = "".join(f"{c.name()}\n" for c in query.canonical_order(result.configs()))
     if output_rule_set is not None:
         desc = f"minimize: {len(result.kept)} kernels of {rs.name} for {problems.name} on {arch}, keep {keep}"

@@ -56,6 +56,7 @@ __all__ = [
     "applicable_records",
     "coverage_records",
     "minimize",
+    "minimize_request",
     "rule_set_file",
     "FORMATS",
     "RULE_SETS",
@@ -375,17 +376,23 @@ def coverage_table(records, with_kernels: bool = False):
     return table(records, with_kernels)
 
 
-def minimize(problems: Path, rule_set: RuleSet, arch: str, dtypes: Sequence[str], *, keep: float,
-             per_problem: int = 1, max_kernels: int | None = None, time_limit: float | None = None,
-             perf: Path | None = None):
-    """``minimize``'s plan (``workload.plan.Plan``): analytic scores, or the measured ones in ``perf``
-    (see ``workload.minimize.Request`` for the other arguments)."""
-    from .workload import read_problems
+def minimize_request(keep: float = 0.9, per_problem: int = 1, max_kernels: int | None = None,
+                     time_limit: float | None = None):
+    """What ``minimize`` is asked for (``workload.minimize.Request``); a value out of range is a CksolveError."""
     from .workload.minimize import Request
+
+    return Request(keep, per_problem, max_kernels, time_limit)
+
+
+def minimize(problems: Path, rule_set: RuleSet, arch: str, dtypes: Sequence[str], request=None, *,
+             perf: Path | None = None):
+    """``minimize``'s plan (``workload.plan.Plan``) for ``request`` (:func:`minimize_request`; default: its
+    defaults): analytic scores, or the measured ones in ``perf``."""
+    from .workload import read_problems
     from .workload.perf import read_perf
     from .workload.plan import known_kernels, plan
 
-    request = Request(keep, per_problem, max_kernels, time_limit)
+    request = minimize_request() if request is None else request
     workload = read_problems(problems)
     measured = read_perf(perf, known_kernels(rule_set, workload, arch, dtypes)) if perf is not None else None
     return plan(workload, rule_set, arch, dtypes, request, measured, str(perf) if perf is not None else "analytic")

@@ -94,6 +94,15 @@ CASES = [
                                          ("C= ,N=2", "field 'C' has no value"),
                                          ("N=" + "9" * 30, "field N: '" + "9" * 30 + "' has more than 18 digits")])
       for cmd in (["applicable", "-r", "tiny", "-a", "gfx942", "-p"], ["explain", GOOD, "-a", "gfx942", "-p"])],
+    # minimize's request: checked (by workload.minimize.Request) before the problems are read
+    *[(f"minimize-{opt[2:]}-{value}", ["minimize", "--problems", "{d}/missing.csv", "-r", "tiny", "-a", "gfx942",
+                                       opt, value], {}, 2, f"{opt} {shown} {start}")
+      for opt, value, shown, start in [("--keep", "1.5", "1.5", "must be between 0 and 1"),
+                                       ("--keep", "nan", "nan", "must be between 0 and 1"),
+                                       ("--per-problem", "0", "0", "must be at least 1"),
+                                       ("--max-kernels", "-3", "-3", "must not be negative"),
+                                       ("--time-limit", "0", "0.0", "must be positive"),
+                                       ("--time-limit", "nan", "nan", "must be positive")]],
     # bounded reads
     ("names-dev-zero", ["check", "-a", "gfx942", "/dev/zero"], {}, 2, "/dev/zero:1: line longer than 4096 bytes"),
     ("emit-names-dev-zero", ["emit", "-a", "gfx942", "--out", "{d}/o", "--names", "/dev/zero"], {}, 2,

@@ -43,10 +43,22 @@ class Instance:
 
 @dataclass(frozen=True)
 class Request:
+    """What ``minimize`` is asked for; a value outside its range is refused here, naming the option."""
+
     keep: float = 0.9
     per_problem: int = 1
     max_kernels: int | None = None
     time_limit: float | None = None
+
+    def __post_init__(self):
+        if not 0.0 <= self.keep <= 1.0:  # also refuses nan
+            raise CksolveError(f"--keep {self.keep} must be between 0 and 1")
+        if self.per_problem < 1:
+            raise CksolveError(f"--per-problem {self.per_problem} must be at least 1")
+        if self.max_kernels is not None and self.max_kernels < 0:
+            raise CksolveError(f"--max-kernels {self.max_kernels} must not be negative")
+        if self.time_limit is not None and not self.time_limit > 0:
+            raise CksolveError(f"--time-limit {self.time_limit} must be positive")
 
 
 @dataclass(frozen=True)
@@ -153,8 +165,6 @@ def _solver(time_limit: float | None):
 def solve(inst: Instance, req: Request) -> Result:
     from ortools.sat.python import cp_model  # deferred (see above)
 
-    if req.max_kernels is not None and req.max_kernels < 0:
-        raise CksolveError(f"--max-kernels {req.max_kernels} must not be negative")
     t0 = time.perf_counter()
     m, y, classes, good_flags, count = build_model(inst, req)
     covered = sum(1 for ks in inst.applicable if ks)
