@@ -76,6 +76,10 @@ def _run(out, rule_set, names, arch, variant, dtype, ndim, jobs, builder_configs
     from .emit import emit_trees
 
     archs, items = select_for_emit(rule_set, names, arch, variant, dtype, ndim, builder_configs)
+    if cmake_list is not None:
+        from .emit.files import check_writable
+
+        check_writable(Path(cmake_list))  # before the trees: a list that cannot be written fails the emit
     if cmake_list is not None and arch_dirs is None:
         arch_dirs = True  # CMake gets one tree per arch, however many there are
     trees = emit_trees(items, Path(out), archs=archs, arch_dirs=arch_dirs, jobs=jobs,

@@ -103,6 +103,15 @@ CASES = [
                                        ("--max-kernels", "-3", "-3", "must not be negative"),
                                        ("--time-limit", "0", "0.0", "must be positive"),
                                        ("--time-limit", "nan", "nan", "must be positive")]],
+    # emit's options: refused before a tree is written
+    *[(f"emit-jobs-{n}", ["emit", "-r", "tiny", "-a", "gfx942", "--out", "{d}/o", "--jobs", n], {}, 2,
+       f"--jobs {n} must be at least 1") for n in ("0", "-1")],
+    ("emit-cmake-list-no-dir", ["emit", "-r", "tiny", "-a", "gfx942", "--out", "{d}/o", "--cmake-list",
+                                "{d}/missing/l.cmake"], {}, 2, "cannot write {d}/missing/l.cmake: No such file"),
+    ("emit-cmake-list-is-dir", ["emit", "-r", "tiny", "-a", "gfx942", "--out", "{d}/o", "--cmake-list", "{d}"], {}, 2,
+     "cannot write {d}: Is a directory"),
+    ("emit-cmake-list-under-file", ["emit", "-r", "tiny", "-a", "gfx942", "--out", "{d}/o", "--cmake-list",
+                                    "{d}/f.txt/l.cmake"], {"f.txt": b""}, 2, "cannot write {d}/f.txt/l.cmake: Not a directory"),
     # bounded reads
     ("names-dev-zero", ["check", "-a", "gfx942", "/dev/zero"], {}, 2, "/dev/zero:1: line longer than 4096 bytes"),
     ("emit-names-dev-zero", ["emit", "-a", "gfx942", "--out", "{d}/o", "--names", "/dev/zero"], {}, 2,

@@ -20,7 +20,7 @@ from typing import Iterable
 from ..errors import CksolveError
 
 __all__ = ["TMP_TAG", "write_new", "temp_name", "is_temp", "describe", "remove", "real_dir",
-           "write_text_atomic", "read_regular", "remove_live_temporaries", "same_on_disk"]
+           "write_text_atomic", "check_writable", "read_regular", "remove_live_temporaries", "same_on_disk"]
 
 TMP_TAG = ".cksolve-tmp"
 #: temporaries of write_text_atomic not yet renamed: what an exit on a signal must remove (cksolve.entry)
@@ -135,6 +135,25 @@ def read_regular(path: Path, limit: int) -> bytes | None:
         return None
     finally:
         os.close(fd)
+
+
+def check_writable(path: Path) -> None:
+    """CksolveError, worded as :func:`write_text_atomic`'s, if ``path`` clearly cannot be written: its
+    directory is missing or not a directory, or ``path`` is a directory. Lets a command refuse an output
+    before it does the work (``emit --cmake-list``); the write itself still reports what this cannot foresee."""
+    path = Path(path)
+    parent = path.parent
+    reason = None
+    if path.is_dir():
+        reason = os.strerror(errno.EISDIR)
+    elif not parent.exists():
+        reason = os.strerror(errno.ENOENT)
+    elif not parent.is_dir():
+        reason = os.strerror(errno.ENOTDIR)
+    elif not os.access(parent, os.W_OK | os.X_OK):
+        reason = os.strerror(errno.EACCES)
+    if reason is not None:
+        raise CksolveError(f"cannot write {path}: {reason}")
 
 
 def write_text_atomic(path: Path, text: str) -> None:

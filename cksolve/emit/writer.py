@@ -203,6 +203,8 @@ def emit(configs: Sequence[tuple[str, KernelConfig | DepthwiseConfig]], out_dir:
     told once if another emit holds the directory.
     """
     t0 = time.perf_counter()
+    if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
+        raise EmitError(f"--jobs {jobs} must be at least 1 (leave it out for one renderer per core)")
     items = _prepare(configs)
     root = Path(out_dir)
     if root.exists() and not root.is_dir():
@@ -335,7 +337,7 @@ def _emit_locked(items, run: _Run, jobs: int | None, progress: bool, guard: Guar
 def _render(job: jobs_.Job, jobs: int | None, progress: bool, summary: "EmitSummary") -> tuple[list, dict]:
     """Render what changed (to temporaries, or in place): ([(temporary, final)], manifest entries)."""
     items, n = job.items, len(job.items)
-    workers = max(1, jobs if jobs else (os.cpu_count() or 1))
+    workers = jobs or os.cpu_count() or 1
     try:
         # kernels the manifest cannot vouch for must be rendered; the others only
         # need a stat each, which is cheaper in this process than in forked ones
