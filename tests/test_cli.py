@@ -196,7 +196,7 @@ def test_diff_of_a_rule_set_and_its_subset_breaks_down_by_feature(capsys):
 
 
 def test_tiny_is_byte_identical_across_hash_seeds():
-    # tiny goes through the full rule set, set ordering and the CP-SAT cover: all must be seed-free.
+    # tiny goes through the full rule set, set ordering and the minimum cover: all must be seed-free.
     outs = set()
     for seed in ("0", "977"):
         outs.add(_cksolve(seed, "enumerate", "--rule-set", "tiny", "--arch", "gfx942", "--format", "jsonl",
