@@ -103,8 +103,6 @@ def enumerate_cmd(
     query.check_format(fmt, ENUMERATE_FORMATS)
     selection = _selection(arch, variant, dtype, ndim)
     rs = query.load_rule_set(rule_set, builder_configs)
-    if limit < 0:
-        raise CksolveError(f"--limit {limit} must not be negative")
     if fmt == "names":  # the main job: names straight from the solver, no records formed
         _write("".join(f"{n}\n" for n in query.enumerate_names(rs, selection, limit)), output)
         return
@@ -207,8 +205,6 @@ def explain_cmd(
 
     Exit 1 when NAME is not valid for ARCH, not in --rule-set, or cannot run --problem (as check).
     """
-    if nearest < 0:
-        raise CksolveError(f"--nearest {nearest} must not be negative")
     arch = _one_arch(arch)
     rs = query.load_rule_set(rule_set, builder_configs) if rule_set else None
     ok, text = query.explain_name(name, arch, rs, nearest, problem)

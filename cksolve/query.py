@@ -205,6 +205,8 @@ def enumerate_names(rule_set: RuleSet, selection: Selection, limit: int | None =
 def _check_limit(rule_set: RuleSet, selection: Selection, limit: int | None) -> None:
     if limit is None:
         return
+    if limit < 0:
+        raise CksolveError(f"--limit {limit} must not be negative")
     total = 0
     for combo in selection.combos():  # stops at the first combination past the limit
         total += _count(rule_set, combo)
@@ -323,6 +325,8 @@ def explain_name(name: str, arch: str, rule_set: RuleSet | None = None, nearest:
                  problem: str | None = None) -> tuple[bool, str]:
     """(ok, words): ``ok`` as ``check`` says it (valid, and a member of ``rule_set`` if one is given)
     and, with ``problem`` (a FIELD=VALUE spec), able to run that problem."""
+    if nearest < 0:
+        raise CksolveError(f"--nearest {nearest} must not be negative")
     config = parse_name(name)
     if problem is None:  # the workload layer is loaded only for a problem (start-up of every other explain)
         result = explanation(config, arch, rule_set, nearest,
