@@ -245,13 +245,9 @@ def diff_cmd(
                 other = sb.label if label == sa.label else sa.label
                 for axis, value, n, exclusive in why[:10]:
                     note = f" (never in {other})" if exclusive else ""
-                    out.append(f"  only in {label}: {n} configs with {axis}={_fmt_value(value)}{note}\n")
+                    out.append(f"  only in {label}: {n} configs with {axis}={query.value_text(value)}{note}\n")
         out.append(f"total: only in {sa.label}: {ta}, only in {sb.label}: {tb}, common: {tc}\n")
     sys.stdout.write("".join(out))
-
-
-def _fmt_value(v) -> str:
-    return str(v).lower() if isinstance(v, bool) else str(v)
 
 
 @app.command("emit")
@@ -473,8 +469,8 @@ def pipeline_variants_cmd(
     found = query.pipeline_variants(query.select(arch, variant, dtype, ndim))
     columns = ("arch", "variant", "pipeline", "scheduler", "double_smem_buffer", "split_image", "witness")
     if fmt == "table":
-        rows = [[v.arch, v.variant, v.pipeline, v.scheduler, _fmt_value(v.double_smem_buffer),
-                 _fmt_value(v.split_image)] for v in found]
+        rows = [[v.arch, v.variant, v.pipeline, v.scheduler, query.value_text(v.double_smem_buffer),
+                 query.value_text(v.split_image)] for v in found]
         sys.stdout.write(query.table_text(list(columns[:-1]), rows) + f"{len(found)} combinations\n")
     else:
         sys.stdout.write(query.render(fmt, [dict(zip(columns, v)) for v in found], columns))

@@ -18,8 +18,9 @@ import json
 from typing import Callable, Iterable, Mapping, Sequence
 
 from .errors import CksolveError, shorten
+from .space.axes import value_text
 
-__all__ = ["FORMATS", "render", "table_text", "csv_text", "check_format"]
+__all__ = ["FORMATS", "render", "table_text", "csv_text", "check_format", "value_text"]
 
 
 def _dict(row) -> Mapping:
@@ -59,12 +60,8 @@ def table_text(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
     return buf.getvalue()
 
 
-def _value(v) -> str:
-    return str(v).lower() if isinstance(v, bool) else str(v)
-
-
 def _table(rows: Sequence, columns: Sequence[str]) -> str:
-    return table_text(list(columns), ([_value(row[c]) for c in columns] for row in map(_dict, rows)))
+    return table_text(list(columns), ([value_text(row[c]) for c in columns] for row in map(_dict, rows)))
 
 
 #: format name -> writer(rows, table columns)

@@ -17,7 +17,7 @@ from typing import Iterable, Iterator, NamedTuple, Sequence
 
 from .arch.facts import ARCHS, ArchFacts, arch_facts, common_facts
 from .errors import CksolveError, shorten
-from .formats import FORMATS, check_format, csv_text, render, table_text
+from .formats import FORMATS, check_format, csv_text, render, table_text, value_text
 from .rulesets import RULE_SETS, RuleSet, candidate_rule_sets, get_rule_set, rule_set_names
 from .rulesets.listed import rule_set_file
 from .solver import enumerate_combo, names_combo, solve_combo
@@ -64,6 +64,7 @@ __all__ = [
     "check_format",
     "table_text",
     "csv_text",
+    "value_text",
     "coverage_table",
 ]
 

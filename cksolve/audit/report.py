@@ -13,6 +13,7 @@ from collections import defaultdict
 from typing import Sequence
 
 from ..arch.facts import ARCHS
+from ..space.axes import value_text
 from .findings import CATEGORIES, Containment, DeadRow, Report
 
 __all__ = ["as_json", "as_text", "findings"]
@@ -82,7 +83,7 @@ def as_json(reports: Sequence[Report], extra: Sequence[Containment] = (), label:
 def _row_text(d: DeadRow) -> str:
     if d.name:
         return d.name
-    return ", ".join(f"{a}={_value(v)}" for a, v in zip(d.scope, d.row))
+    return ", ".join(f"{a}={value_text(v)}" for a, v in zip(d.scope, d.row))
 
 
 def _combo_sections(r: Report) -> list[str]:
@@ -148,7 +149,7 @@ def _containment_section(items: Sequence[Containment]) -> list[str]:
             lines.append(f"  {c.combo.key}: {c.violations} configs of {outside} outside, e.g. {c.examples[0]}")
             for axis, value, n, exclusive in c.breakdown[:3]:
                 note = " (never on the other side)" if exclusive else ""
-                lines.append(f"    {n} with {axis}={_value(value)}{note}")
+                lines.append(f"    {n} with {axis}={value_text(value)}{note}")
     return lines
 
 

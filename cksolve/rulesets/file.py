@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Sequence
 
 from ..errors import shorten
-from ..space.axes import AXES
+from ..space.axes import AXES, value_text
 from ..space.constraints import Constraint, Table
 from ..space.naming import parse_names
 from ..space.textfile import numbered_lines, read_text
@@ -181,7 +181,7 @@ def _in_domain(value, axis: str) -> bool:
 
 
 def _domain_text(axis: str) -> str:
-    return ", ".join(("true" if d else "false") if isinstance(d, bool) else str(d) for d in AXES[axis].domain)
+    return ", ".join(map(value_text, AXES[axis].domain))
 
 
 class _Validator:

@@ -13,7 +13,7 @@ from importlib import resources
 from .pipelines import PIPELINES
 from .variants import VARIANTS
 
-__all__ = ["Axis", "AXES", "GEMM_AXES", "DEPTHWISE_AXES", "SELECTION_AXES", "kind_axes"]
+__all__ = ["Axis", "AXES", "GEMM_AXES", "DEPTHWISE_AXES", "SELECTION_AXES", "kind_axes", "value_text"]
 
 
 @dataclass(frozen=True)
@@ -22,6 +22,11 @@ class Axis:
     kind: str  # "common", "gemm" or "depthwise"
     domain: tuple
     doc: str
+
+
+def value_text(v) -> str:
+    """An axis value as reports and tables print it: booleans as rule-set files spell them (``true``/``false``)."""
+    return ("true" if v else "false") if isinstance(v, bool) else str(v)
 
 
 def _load() -> dict[str, Axis]:
