@@ -300,3 +300,11 @@ def test_docs_examples_run(capsys, line):
     argv = [a.replace("../shared", str(CK.parent)) for a in shlex.split(line)]
     code, out, err = run_cli(capsys, *argv)
     assert code in (0, 1) and out and not err, (line, err)
+
+
+def test_text_spells_values_as_names_and_files_do(capsys):
+    """Dead rows and breakdowns print booleans as true/false (diff, tables and rule-set files do), never True/False."""
+    code, out, err = run_cli(capsys, "audit", "-r", "full", "-a", "gfx942", "--variant", "forward", "--dtype", "fp16",
+                             "--ndim", "2")
+    assert code == 0, err
+    assert "=false" in out and "=False" not in out and "=True" not in out, out[:2000]
