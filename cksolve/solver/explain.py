@@ -2,8 +2,9 @@
 
 "Nearest" is the number of axes that differ. Candidates are the kernels CK
 would actually build for the combination: the given rule set, or else the
-``candidates`` the caller passes (``cksolve.rulesets.candidate_rule_sets``: every
-built-in rule set that needs no external files). A config that differs in one
+``candidates`` the caller passes (``cksolve.rulesets.candidate_rule_sets``:
+``default`` and ``full``, the kernels CK builds; subsets add nothing, and ``tests``
+and ``profiler`` need external files). A config that differs in one
 axis from a real kernel is usually a typo or a rule the user did not know.
 """
 
