@@ -187,6 +187,27 @@ def test_stdout_full_or_closed_is_one_line():
     assert proc.returncode == 2 and proc.stderr == b"cksolve: error: cannot write output: stdout is closed\n"
 
 
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_output_into_a_fifo_or_device_writes_into_it_never_replaces_it(capsys, tmp_path):
+    """``-o /dev/null``, ``-o /dev/full``, ``-o a-fifo``: a temporary renamed over the path would replace the
+    node with a regular file (as root, /dev/null itself). The output goes into it, as a shell redirection."""
+    import stat
+    import threading
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()), daemon=True)
+    reader.start()
+    code, out, err = run(capsys, "enumerate", "-r", "tiny", "-a", "gfx942", "--variant", "forward", "--dtype", "fp16",
+                         "--ndim", "2", "-o", str(fifo))
+    reader.join(10)
+    assert code == 0 and out == "", err
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode), "the FIFO was replaced by a regular file"
+    assert got and len(got[0].decode().splitlines()) == 10, got
+
+
 # --- count without configs ----------------------------------------------------------------
 
 

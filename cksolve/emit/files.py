@@ -156,12 +156,41 @@ def check_writable(path: Path) -> None:
         raise CksolveError(f"cannot write {path}: {reason}")
 
 
+def _is_special(path: Path) -> bool:
+    """Whether ``path`` is a device, FIFO or socket (not a regular file, directory or symlink)."""
+    try:
+        mode = os.lstat(path).st_mode
+    except (OSError, ValueError):
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode) or stat.S_ISLNK(mode))
+
+
+def _write_special(path: Path, text: str) -> None:
+    """Write into a device or FIFO (``-o /dev/null``, a pipe), as a shell redirection would: renaming a
+    temporary over it would replace the device node with a regular file."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_NOFOLLOW | os.O_NOCTTY | os.O_CLOEXEC)
+        try:
+            view = memoryview(text.encode("utf-8"))
+            while view:
+                view = view[os.write(fd, view):]
+        finally:
+            os.close(fd)
+    except OSError as exc:
+        raise CksolveError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
 def write_text_atomic(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` whole or not at all, through an unpredictable, exclusively created temporary.
 
     CksolveError (one line) if the directory cannot take it; no temporary is left.
+    A device or FIFO at ``path`` is written into instead (there is nothing to
+    replace atomically, and replacing it would destroy it).
     """
     path = Path(path)
+    if _is_special(path):
+        _write_special(path, text)
+        return
     tmp = None
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=TMP_TAG, dir=path.parent or ".")
