@@ -20,7 +20,7 @@ from .errors import CksolveError, shorten
 from .formats import FORMATS, check_format, csv_text, render, table_text, value_text
 from .rulesets import RULE_SETS, RuleSet, candidate_rule_sets, get_rule_set, rule_set_names
 from .rulesets.listed import rule_set_file
-from .solver import enumerate_combo, names_combo, solve_combo
+from .solver import bounded_configs, enumerate_combo, names_combo, solve_combo
 from .solver.counting import SpaceTooLarge
 from .solver.evaluate import evaluate
 from .solver.explain import explanation
@@ -497,7 +497,7 @@ class Source:
 
     def configs(self, combo: Combo) -> dict[str, object]:
         if self.rule_set is not None:
-            return {c.name(): c for c in solve_combo(self.rule_set, combo).configs()}
+            return {c.name(): c for c in bounded_configs(self.rule_set, combo)}
         return {n: c for n, c in self.names
                 if c.variant == combo.variant and c.dtype == combo.dtype and c.ndim == combo.ndim}
 

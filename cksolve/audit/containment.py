@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from ..errors import CksolveError
-from ..solver import solve_combo
+from ..solver import bounded_configs
 from ..space.breakdown import axis_breakdown
 from ..rulesets import Combo, RuleSet
 from .findings import Containment
@@ -42,8 +42,8 @@ def containment(a: RuleSet, b: RuleSet, relation: str, combos: Sequence[Combo]) 
         raise CksolveError(f"unknown relation {relation!r}; valid: {', '.join(RELATIONS)}")
     out = []
     for combo in combos:
-        ca = {c.name(): c for c in solve_combo(a, combo).configs()}
-        cb = {c.name(): c for c in solve_combo(b, combo).configs()}
+        ca = {c.name(): c for c in bounded_configs(a, combo)}
+        cb = {c.name(): c for c in bounded_configs(b, combo)}
         if not (ca or cb):
             continue
         inner, outer = (ca, cb) if relation == "subset" else (cb, ca)

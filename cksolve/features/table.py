@@ -14,7 +14,7 @@ from typing import Iterable, Sequence
 
 from ..arch.facts import common_facts
 from ..errors import CksolveError
-from ..solver import solve_combo
+from ..solver import bounded_configs
 from ..space.config import KernelConfig, config_fields
 from ..rulesets import Combo, RuleSet, kind_of
 from ..workload import Problem, Workspace
@@ -99,7 +99,7 @@ def features(rule_set: RuleSet, combo: Combo | Iterable[Combo], problems: Sequen
     if problems is None:
         rows = []
         for c in combos:
-            for config in sorted(solve_combo(rule_set, c).configs(), key=lambda k: k.name()):
+            for config in sorted(bounded_configs(rule_set, c), key=lambda k: k.name()):
                 _, block, name = kernels.get(c, config)
                 rows.append((*block, name, *config))
         return FeatureTable(KERNEL_COLUMNS, rows, semantics, tuple(sorted(kernels.unread)))

@@ -5,6 +5,7 @@ Public entry points::
     solve_combo(rule_set, combo)      -> SolutionSet (factorised; .count(), .configs())
     enumerate_combo(rule_set, combo)  -> configs of the combo in canonical name order
     names_combo(rule_set, combo)      -> their kernel names, in the same order
+    bounded_configs(rule_set, combo)  -> the configs of the combo, refused past CONFIG_LIMIT (workloads, features)
     evaluate(config, arch, rule_set)  -> violations of one config (see ``evaluate``)
 """
 
@@ -13,16 +14,40 @@ from __future__ import annotations
 from operator import itemgetter
 
 from .cache import CACHE, SolverCache
+from .counting import SpaceTooLarge
 from .direct import SolutionSet, solve
 from .model import Model, build_model
 from .solutions import gc_paused
 
 __all__ = ["CACHE", "Model", "SolutionSet", "SolverCache", "build_model", "solve", "solve_combo", "enumerate_combo",
-           "names_combo"]
+           "names_combo", "bounded_configs", "CONFIG_LIMIT"]
+
+#: Configs of one combination that the commands working per combination (applicable, coverage,
+#: minimize, features, audit's containment) list at most; CK's largest has about 9,000. A rule-set
+#: file that leaves axes free has billions: it is refused with its size instead of filling memory.
+CONFIG_LIMIT = 1_000_000
 
 
 def solve_combo(rule_set, combo) -> SolutionSet:
     return solve(build_model(combo, rule_set))
+
+
+def bounded_configs(rule_set, combo, limit: int = CONFIG_LIMIT) -> list:
+    """The configs of ``rule_set`` valid for the combo (unordered), counted first and refused (one line,
+    naming the combination) past ``limit`` or when the space cannot even be counted or listed."""
+    name = getattr(rule_set, "name", None) or "rule set"
+    try:
+        solutions = solve_combo(rule_set, combo)
+        n = solutions.count()
+        if n > limit:
+            raise SpaceTooLarge(f"{name} has {n:,} configs for {combo.key}, more than the {limit:,} a command lists "
+                                f"per combination: pin more axes in the rule set")
+        return solutions.configs()
+    except SpaceTooLarge as exc:
+        if str(exc).startswith(name):
+            raise
+        raise SpaceTooLarge(f"{name} leaves too many axes free to list {combo.key} ({exc}): pin more axes "
+                            f"in the rule set") from None
 
 
 def enumerate_combo(rule_set, combo) -> list:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import NamedTuple, Sequence
 
 from ..space.combo import Combo, ConstraintSource
-from . import solve_combo
+from . import bounded_configs
 from .evaluate import Verdict, evaluate
 
 __all__ = ["Explanation", "explain", "explanation", "nearest_valid"]
@@ -38,7 +38,7 @@ def nearest_valid(config, arch: str, sources: Sequence[ConstraintSource], how_ma
     seen = {}
     for rs in sources:
         try:
-            for c in solve_combo(rs, combo).configs():
+            for c in bounded_configs(rs, combo):
                 seen.setdefault(c.name(), c)
         except (KeyError, ValueError):  # a source that cannot solve this combination offers nothing
             continue

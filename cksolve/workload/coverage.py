@@ -16,7 +16,7 @@ from typing import Iterable, Sequence
 
 from ..rulesets import RuleSet
 from ..space.combo import Combo, kind_of
-from ..solver import solve_combo
+from ..solver import bounded_configs
 from .problem import DIRECTIONS, Problem
 from .rules import applicability_constraints, rule_axes
 
@@ -73,7 +73,7 @@ class Workspace:
         pool = self._pools.get(combo)
         if pool is None:
             direction = next(d for d, vs in DIRECTIONS.items() if combo.variant in vs)
-            configs = solve_combo(self.rule_set, combo).configs()
+            configs = bounded_configs(self.rule_set, combo)
             pool = self._pools[combo] = _Pool(configs, rule_axes(direction, kind_of(combo.variant)))
         return pool
 
