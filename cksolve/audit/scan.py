@@ -20,7 +20,7 @@ from math import prod
 from operator import not_
 
 from ..errors import CksolveError
-from ..solver import solve
+from ..solver import CONFIG_LIMIT, solve
 from ..solver.relations import key_getter
 from ..space.constraints import Table, scope_values
 from ..rulesets import Combo, RuleSet
@@ -30,8 +30,9 @@ from .model import Parts, count
 
 __all__ = ["Scan", "MAX_PROPOSED"]
 
-#: Proposed configs per combination that audit enumerates at most (``full`` proposes 2,404 at most).
-MAX_PROPOSED = 1_000_000
+#: Proposed configs per combination that audit enumerates at most (``full`` proposes 2,404 at most): the
+#: solver's bound for every command that lists a combination's configs.
+MAX_PROPOSED = CONFIG_LIMIT
 
 def _bits(mask: int, names: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(n for i, n in enumerate(names) if mask >> i & 1)
