@@ -92,7 +92,7 @@ CASES = [
     ("names-arabic-digits", ["diff", "{d}/n.txt", "default"], {"n.txt": (ARABIC + "\n").encode()}, 2,
      "{d}/n.txt:1: not a kernel name"),
     # problem specs (applicable, explain --problem): an empty item or value is a slip, not CK's default
-    *[(f"problem-{i}", [*cmd, spec], {}, 2, f"problem spec {spec!r}: {start}")
+    *[(f"{cmd[0]}-problem-{i}", [*cmd, spec], {}, 2, f"problem spec {spec!r}: {start}")
       for i, (spec, start) in enumerate([("N=2,,C=64", "an empty FIELD=VALUE"), ("N=2,", "an empty FIELD=VALUE"),
                                          (",", "an empty FIELD=VALUE"), ("N=", "field 'N' has no value"),
                                          ("C= ,N=2", "field 'C' has no value"),
