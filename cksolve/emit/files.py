@@ -19,7 +19,7 @@ from typing import Iterable
 
 from ..errors import CksolveError
 
-__all__ = ["TMP_TAG", "write_new", "temp_name", "is_temp", "describe", "remove", "real_dir",
+__all__ = ["TMP_TAG", "write_all", "write_new", "temp_name", "is_temp", "describe", "remove", "real_dir",
            "write_text_atomic", "check_writable", "read_regular", "remove_live_temporaries", "same_on_disk"]
 
 TMP_TAG = ".cksolve-tmp"
@@ -41,6 +41,13 @@ def is_temp(name: str) -> bool:
     return name.endswith(TMP_TAG)
 
 
+def write_all(fd: int, data: bytes) -> None:
+    """Write every byte of ``data`` to ``fd`` (``os.write`` may write fewer)."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
 def write_new(path: str, data: bytes, dir_fd: int | None = None) -> tuple[int, int]:
     """Create ``path`` (must not exist, never a symlink) holding ``data``; return (size, mtime_ns).
 
@@ -48,9 +55,7 @@ def write_new(path: str, data: bytes, dir_fd: int | None = None) -> tuple[int, i
     """
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666, dir_fd=dir_fd)
     try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view):]
+        write_all(fd, data)
         st = os.fstat(fd)
     except BaseException:
         os.close(fd)
@@ -171,9 +176,7 @@ def _write_special(path: Path, text: str) -> None:
     try:
         fd = os.open(path, os.O_WRONLY | os.O_NOFOLLOW | os.O_NOCTTY | os.O_CLOEXEC)
         try:
-            view = memoryview(text.encode("utf-8"))
-            while view:
-                view = view[os.write(fd, view):]
+            write_all(fd, text.encode("utf-8"))
         finally:
             os.close(fd)
     except OSError as exc:
@@ -199,9 +202,7 @@ def write_text_atomic(path: Path, text: str) -> None:
             umask = os.umask(0)
             os.umask(umask)
             os.fchmod(fd, 0o666 & ~umask)  # mkstemp's 0600 is for the temporary, not the result
-            view = memoryview(text.encode("utf-8"))
-            while view:
-                view = view[os.write(fd, view):]
+            write_all(fd, text.encode("utf-8"))
         finally:
             os.close(fd)
         os.replace(tmp, path)

@@ -206,9 +206,7 @@ def _child(job: Job, chunks, wfd: int, inherited: list[int], parent: int) -> Non
                 break
             res = job.run(lo, hi)
             blob = pickle.dumps(res, pickle.HIGHEST_PROTOCOL)
-            view = memoryview(len(blob).to_bytes(8, "little") + blob)
-            while view:
-                view = view[os.write(wfd, view):]
+            files.write_all(wfd, len(blob).to_bytes(8, "little") + blob)
             if res[-1] is not None:
                 break
         else:
