@@ -466,7 +466,7 @@ def pipeline_variants_cmd(
 ) -> None:
     """The valid (pipeline, scheduler, double LDS buffer, split image) combinations, from the constraints."""
     query.check_format(fmt, PIPELINE_VARIANT_FORMATS)
-    found = query.pipeline_variants(query.select(arch, variant, dtype, ndim))
+    found = query.pipeline_variants(query.select(arch, variant or query.gemm_variants(query.VARIANTS), dtype, ndim))
     columns = ("arch", "variant", "pipeline", "scheduler", "double_smem_buffer", "split_image", "witness")
     if fmt == "table":
         rows = [[v.arch, v.variant, v.pipeline, v.scheduler, query.value_text(v.double_smem_buffer),

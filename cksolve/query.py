@@ -438,12 +438,14 @@ def feature_text(table, fmt: str) -> str:
 
 def pipeline_variants(selection: Selection) -> list:
     """The valid (pipeline, scheduler, double LDS buffer, split image) combinations of the selection's
-    GEMM variants, derived from the constraints (``features.PipelineVariant`` each)."""
+    variants, GEMM ones only (select them with :func:`gemm_variants`), derived from the constraints
+    (``features.PipelineVariant`` each)."""
     from .features import pipeline_variants as derive
 
     variants = gemm_variants(selection.variants)
-    if not variants:
-        raise CksolveError("forward_depthwise kernels have no GEMM pipeline; choose forward, bwd_data or bwd_weight")
+    other = [v for v in selection.variants if v not in variants]
+    if other:  # as features does: an explicit depthwise variant is a mistake, not silently dropped
+        raise CksolveError(f"{other[0]} kernels have no GEMM pipeline; choose {', '.join(gemm_variants(VARIANTS))}")
     return derive(selection.archs, variants, selection.dtypes, selection.ndims)
 
 

@@ -116,6 +116,11 @@ CASES = [
      "cannot write {d}: Is a directory"),
     ("emit-cmake-list-under-file", ["emit", "-r", "tiny", "-a", "gfx942", "--out", "{d}/o", "--cmake-list",
                                     "{d}/f.txt/l.cmake"], {"f.txt": b""}, 2, "cannot write {d}/f.txt/l.cmake: Not a directory"),
+    # GEMM-only commands: a depthwise variant among others is refused, not silently dropped
+    ("pipeline-variants-depthwise", ["pipeline-variants", "--variant", "forward,forward_depthwise"], {}, 2,
+     "forward_depthwise kernels have no GEMM pipeline"),
+    ("features-depthwise", ["features", "-r", "tiny", "-a", "gfx942", "--variant", "forward,forward_depthwise"], {}, 2,
+     "variant forward_depthwise: CK's feature engine describes implicit-GEMM kernels"),
     # bounded reads
     ("names-dev-zero", ["check", "-a", "gfx942", "/dev/zero"], {}, 2, "/dev/zero:1: line longer than 4096 bytes"),
     ("emit-names-dev-zero", ["emit", "-a", "gfx942", "--out", "{d}/o", "--names", "/dev/zero"], {}, 2,
