@@ -46,9 +46,10 @@ def inputs(rule_set: Optional[str], names: Optional[Path], builder_configs: Opti
     from .emit.cmake import installation_files
 
     out = installation_files()
-    for p in (rule_set, names):
-        if p is not None and Path(p).is_file():
-            out.append(Path(p))
+    if names is not None and Path(names).is_file():
+        out.append(Path(names))
+    if rule_set is not None:  # a rule-set file and every file it extends (a built-in set has none)
+        out += query.load_rule_set(rule_set, builder_configs).files
     if builder_configs and Path(builder_configs).is_dir():
         out.append(Path(builder_configs))
         out += sorted(Path(builder_configs).rglob("*.conf"))

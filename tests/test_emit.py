@@ -271,3 +271,22 @@ def test_duplicates_are_emitted_once(tmp_path):
     items = _small_set()
     s = emit(items + items, tmp_path / "out", jobs=1, progress=False)
     assert s.kernels == len(items)
+
+
+def test_the_list_watches_every_file_a_rule_set_file_reads(capsys, tmp_path):
+    """CKSOLVE_DEPENDS names the rule-set file and what it extends (another file, a names file): a change to
+    any of them must re-run the configure, not only a change to the file named on the command line."""
+    from test_cli import GOOD, run as run_cli
+
+    (tmp_path / "one.txt").write_text(f"{GOOD}\n")
+    (tmp_path / "inner.toml").write_text('extends = "default"\n')
+    (tmp_path / "outer.toml").write_text('extends = ["inner.toml", "one.txt"]\n')
+    listing = tmp_path / "list.cmake"
+    code, _, err = run_cli(capsys, "emit", "-r", str(tmp_path / "outer.toml"), "-a", "gfx942", "--out",
+                           str(tmp_path / "gen"), "--cmake-list", str(listing))
+    assert code == 0, err
+    text = listing.read_text()
+    depends = text[text.index("set(CKSOLVE_DEPENDS"):]
+    depends = depends[:depends.index(")")]
+    for name in ("outer.toml", "inner.toml", "one.txt"):
+        assert str((tmp_path / name).resolve()) in depends, (name, depends)

@@ -39,6 +39,8 @@ class RuleSet:
 
     #: problems met while loading that did not stop it (e.g. a .conf line the Builder drops)
     warnings: Sequence[str] = ()
+    #: the user files it was read from (a rule-set file and what it extends): what a build must watch
+    files: tuple = ()
 
     def constraints(self, combo: Combo) -> Sequence[Constraint]:  # pragma: no cover - interface
         raise NotImplementedError

@@ -92,6 +92,7 @@ class FileRuleSet(RuleSet):
         for i, t in enumerate(tables, 1):
             own.extend(_for_kinds(v.table(i, t, str(path))))
         rs = cls(path.stem, description, bases, tuple(own))
+        rs.files = tuple(dict.fromkeys([path, *(f for b in bases for f in b.files)]))
         if not bases and "kind" not in data and own and all(c.applies_to == "gemm" for c in own):
             rs.own_warnings = (f"{label}: nothing here constrains depthwise kernels and nothing is extended, so every "
                                f"depthwise kernel valid for the arch is in this set; add kind = \"gemm\" to drop "
@@ -146,7 +147,9 @@ def _extend(spec: str, path: Path, chain: tuple[str, ...], options: dict) -> Rul
 def _names_file(path: Path) -> RuleSet:
     """A names file (one kernel name a line) as the rule set of exactly those kernels."""
     label = shorten(str(path), quote=False)
-    return ListedRuleSet(path.stem, parse_names(numbered_lines(path, "names file"), label), label)
+    rs = ListedRuleSet(path.stem, parse_names(numbered_lines(path, "names file"), label), label)
+    rs.files = (path,)
+    return rs
 
 
 def _exists(path: Path) -> bool:
