@@ -85,6 +85,7 @@ CASES = [
     ("arch-comma", ["count", "-r", "tiny", "--arch", ","], {}, 2, "empty --arch in ','"),
     ("arch-trailing-comma", ["count", "-r", "tiny", "--arch", "gfx942,"], {}, 2, "empty --arch in 'gfx942,'"),
     ("variant-empty", ["count", "-r", "tiny", "--variant", ""], {}, 2, "empty value for --variant"),
+    ("check-empty-path", ["check", "-a", "gfx942", ""], {}, 2, "empty path for the names file"),
     ("by-empty", ["count", "-r", "tiny", "--by", ""], {}, 2, "empty value for --by"),
     ("nearest-negative", ["explain", GOOD, "-a", "gfx942", "--nearest", "-5"], {}, 2, "--nearest -5 must not be negative"),
     ("limit-negative", ["enumerate", "-r", "tiny", "--limit", "-1"], {}, 2, "--limit -1 must not be negative"),

@@ -27,6 +27,8 @@ _BOM = b"\xef\xbb\xbf"
 def _open(source: str | Path, what: str):
     if str(source) == "-":
         return sys.stdin.buffer if sys.stdin is not None else _fail(f"cannot read the {what} from stdin: it is closed")
+    if not str(source):
+        _fail(f"empty path for the {what}")
     try:
         return open(source, "rb")
     except (OSError, ValueError) as exc:  # ValueError: an embedded NUL byte
