@@ -110,7 +110,7 @@ def _check_tiny(combo: Combo) -> None:
     names = _names(sel.configs)
     assert names == sorted(set(names))
     assert set(names) <= set(_names(ft)), "subset of full-tests"
-    # cover: covers every category and pair of full-tests, minimum by CP-SAT's proof
+    # cover: covers every category and pair of full-tests, minimum by the exact search (status OPTIMAL)
     assert sel.status == "OPTIMAL"
     assert sel.universe == coverage_of(ft)
     assert coverage_of(sel.cover) == sel.universe
