@@ -157,6 +157,13 @@ def check_writable(path: Path) -> None:
         reason = os.strerror(errno.ENOTDIR)
     elif not os.access(parent, os.W_OK | os.X_OK):
         reason = os.strerror(errno.EACCES)
+    elif not _is_special(path):  # the directory must take a temporary (read-only mounts, /proc, root's access())
+        try:
+            fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=TMP_TAG, dir=parent)
+            os.close(fd)
+            remove([tmp])
+        except OSError as exc:
+            reason = exc.strerror or str(exc)
     if reason is not None:
         raise CksolveError(f"cannot write {path}: {reason}")
 
