@@ -83,6 +83,15 @@ def _write(text: str, output: Optional[Path]) -> None:
     write_text_atomic(Path(output), text)
 
 
+def _outputs(*paths: Optional[Path]) -> None:
+    """Refuse an output that cannot be written before the work (and before another output is written)."""
+    from .emit.files import check_writable
+
+    for path in paths:
+        if path is not None:
+            check_writable(Path(path))
+
+
 def _selection(arch, variant, dtype, ndim):
     return query.select(arch, variant, dtype, ndim)
 
@@ -101,6 +110,7 @@ def enumerate_cmd(
 ) -> None:
     """List every config of a rule set valid for the selected architectures."""
     query.check_format(fmt, ENUMERATE_FORMATS)
+    _outputs(output)
     selection = _selection(arch, variant, dtype, ndim)
     rs = query.load_rule_set(rule_set, builder_configs)
     if fmt == "names":  # the main job: names straight from the solver, no records formed
@@ -363,6 +373,7 @@ def coverage_cmd(
 ) -> None:
     """For every problem of a workload, how many kernels of a rule set can run it (and why not)."""
     query.check_format(fmt, COVERAGE_FORMATS)
+    _outputs(output)
     arch = _one_arch(arch)
     dtypes = query.select(dtypes=dtype).dtypes
     rs = query.load_rule_set(rule_set, builder_configs)
@@ -404,6 +415,7 @@ def minimize_cmd(
     """The fewest kernels of a rule set that keep a workload covered and fast (CP-SAT)."""
     request = query.minimize_request(keep=keep, per_problem=per_problem, max_kernels=max_kernels,
                                      time_limit=time_limit)  # checked before anything is loaded
+    _outputs(output, output_rule_set)
     arch = _one_arch(arch)
     dtypes = query.select(dtypes=dtype).dtypes
     rs = query.load_rule_set(rule_set, builder_configs)
@@ -443,6 +455,7 @@ def features_cmd(
 ) -> None:
     """Features of CK's ML kernel selector, per kernel or per (problem, kernel) pair that can run."""
     query.check_format(fmt, query.FEATURE_FORMATS)
+    _outputs(output)
     selection = query.select([_one_arch(arch)], variant or query.gemm_variants(query.VARIANTS), dtype, ndim)
     rs = query.load_rule_set(rule_set, builder_configs)
     table = query.feature_table(rs, selection, problems, semantics)
@@ -498,6 +511,7 @@ def audit_cmd(
 ) -> None:
     """Explain what a rule set proposes that the arch rules reject: empty combinations, dead rows, idle rules."""
     query.check_format(fmt, query.AUDIT_FORMATS)
+    _outputs(output)
     gates = query.split_values([fail_on] if fail_on is not None else [], "--fail-on")
     reports, checks, failed = query.audit(rule_set, _selection(arch, variant, dtype, ndim), against or (),
                                           builder_configs, gates)

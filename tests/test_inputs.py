@@ -122,6 +122,14 @@ CASES = [
      "forward_depthwise kernels have no GEMM pipeline"),
     ("features-depthwise", ["features", "-r", "tiny", "-a", "gfx942", "--variant", "forward,forward_depthwise"], {}, 2,
      "variant forward_depthwise: CK's feature engine describes implicit-GEMM kernels"),
+    # outputs are checked before the work, and before another output is written
+    ("minimize-second-output-unwritable", ["minimize", "--problems", "{d}/p.csv", "-r", "tiny", "-a", "gfx942",
+                                           "--output-rule-set", "{d}/o", "-o", "{d}/missing/names.txt"],
+     {"p.csv": b"N,C,K\n1,64,64\n"}, 2, "cannot write {d}/missing/names.txt: No such file or directory"),
+    *[(f"{cmd[0]}-output-unwritable", [*cmd, "-o", "{d}/missing/out"], {"p.csv": b"N,C,K\n1,64,64\n"}, 2,
+       "cannot write {d}/missing/out: No such file or directory")
+      for cmd in (["enumerate", "-r", "tiny"], ["coverage", "--problems", "{d}/p.csv", "-r", "tiny", "-a", "gfx942"],
+                  ["features", "-r", "tiny", "-a", "gfx942"], ["audit", "-r", "tiny", "-a", "gfx942"])],
     # bounded reads
     ("names-dev-zero", ["check", "-a", "gfx942", "/dev/zero"], {}, 2, "/dev/zero:1: line longer than 4096 bytes"),
     ("emit-names-dev-zero", ["emit", "-a", "gfx942", "--out", "{d}/o", "--names", "/dev/zero"], {}, 2,
