@@ -54,9 +54,7 @@ def _global_options(
 ) -> None:
     """Declarative configuration space for CK Tile grouped-convolution kernels."""
     if strict:
-        from .query import STRICT_ENV
-
-        os.environ[STRICT_ENV] = "1"
+        os.environ[query.STRICT_ENV] = "1"
 
 
 def _format_opt(default: str, offered) -> typer.Option:
@@ -559,14 +557,14 @@ def main(argv: Optional[list[str]] = None) -> None:
     """Entry point: run the app, turning every user error into one line and exit 2."""
     command = typer.main.get_command(app)
     argv = sys.argv[1:] if argv is None else list(argv)
-    strict_env = os.environ.get("CKSOLVE_STRICT")  # --strict sets it for this run only
+    strict_env = os.environ.get(query.STRICT_ENV)  # --strict sets it for this run only
     try:
         _run(command, argv)
     finally:
         if strict_env is None:
-            os.environ.pop("CKSOLVE_STRICT", None)
+            os.environ.pop(query.STRICT_ENV, None)
         else:
-            os.environ["CKSOLVE_STRICT"] = strict_env
+            os.environ[query.STRICT_ENV] = strict_env
 
 
 def _run(command, argv: list[str]) -> None:
