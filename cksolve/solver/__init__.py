@@ -39,15 +39,14 @@ def bounded_configs(rule_set, combo, limit: int = CONFIG_LIMIT) -> list:
     try:
         solutions = solve_combo(rule_set, combo)
         n = solutions.count()
-        if n > limit:
-            raise SpaceTooLarge(f"{name} has {n:,} configs for {combo.key}, more than the {limit:,} a command lists "
-                                f"per combination: pin more axes in the rule set")
-        return solutions.configs()
-    except SpaceTooLarge as exc:
-        if str(exc).startswith(name):
-            raise
+        configs = solutions.configs() if n <= limit else None
+    except SpaceTooLarge as exc:  # too many free axes to count, or to join a counted component
         raise SpaceTooLarge(f"{name} leaves too many axes free to list {combo.key} ({exc}): pin more axes "
                             f"in the rule set") from None
+    if configs is None:
+        raise SpaceTooLarge(f"{name} has {n:,} configs for {combo.key}, more than the {limit:,} a command lists "
+                            f"per combination: pin more axes in the rule set")
+    return configs
 
 
 def enumerate_combo(rule_set, combo) -> list:
