@@ -334,17 +334,19 @@ def _join(axes: Sequence[str], rels: list[Relation], domains: dict, limit: float
         best = min(pending, key=lambda r: sum(a not in pos for a in r.free))
         for a in best.free:
             if a not in pos:
-                check_size(len(rows) * len(domains[a]), limit, bound + [a])
-                pos[a] = len(bound)
-                bound.append(a)
-                rows = [row + (v,) for row in rows for v in domains[a]]
+                rows = _expand(rows, a, domains[a], pos, bound, limit)
     for a in axes:  # axes only reached through tables already joined are bound; others expand
         if a not in pos:
-            check_size(len(rows) * len(domains[a]), limit, bound + [a])
-            pos[a] = len(bound)
-            bound.append(a)
-            rows = [row + (v,) for row in rows for v in domains[a]]
+            rows = _expand(rows, a, domains[a], pos, bound, limit)
     return Component(tuple(bound), tuple(rows))
+
+
+def _expand(rows: list[tuple], axis: str, values: tuple, pos: dict, bound: list, limit: float) -> list[tuple]:
+    """Bind ``axis`` by its whole domain: every row once per value (``SpaceTooLarge`` past ``limit``)."""
+    check_size(len(rows) * len(values), limit, bound + [axis])
+    pos[axis] = len(bound)
+    bound.append(axis)
+    return [row + (v,) for row in rows for v in values]
 
 
 def _join_table(rows: list[tuple], rel: Relation, pos: dict, bound: list, limit: float) -> list[tuple]:
