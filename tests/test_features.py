@@ -15,7 +15,7 @@ from test_cli import _cksolve, run
 from cksolve.features import (EXACT_DIFFERS, FEATURE_NAMES, KERNEL_NAMES, PAIR_COLUMNS, dispatcher_name, features,
                               pipeline_variants, read_name)
 from cksolve.features.spec import markdown_table
-from cksolve.space.buffering import LDS_BUFFERING
+from cksolve.space.buffering import BUFFERING_RULES
 from cksolve.space.naming import parse_name
 from cksolve.rulesets import Combo, get_rule_set
 from cksolve.solver import solve_combo
@@ -221,7 +221,7 @@ def test_builtin_rule_sets_never_break_the_lds_buffering_rules():
         for variant in ("forward", "bwd_data", "bwd_weight"):
             for ndim in (1, 2, 3):
                 for c in solve_combo(rs, Combo("gfx942", variant, "fp16", ndim)).configs():
-                    bad = [k.name for k in LDS_BUFFERING if not k.holds((c.pipeline, c.double_smem_buffer))]
+                    bad = [k.name for k in BUFFERING_RULES if not k.holds((c.pipeline, c.double_smem_buffer))]
                     assert not bad, f"{name}: {c.name()} breaks {bad}"
 
 

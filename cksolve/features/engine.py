@@ -17,9 +17,8 @@ from typing import NamedTuple
 
 from ..arch.facts import ARCHS, arch_facts
 from ..errors import CksolveError
-from ..space.buffering import uses_double_lds
 from ..space.config import KernelConfig
-from ..space.pipelines import PIPELINES
+from ..space.pipelines import PIPELINES, double_buffered
 from ..workload.problem import Problem
 from .ckname import dispatcher_name, read_name
 from .spec import ENGINE
@@ -85,7 +84,7 @@ def kernel_shape(config: KernelConfig, semantics: str, arch: str) -> KernelShape
     if semantics == "exact":
         waves = config.wave_m * config.wave_n * config.wave_k
         return KernelShape(waves * arch_facts(arch).warp_size, config.tile_m, config.tile_n, config.tile_k, waves,
-                           config.pipeline, config.scheduler, int(uses_double_lds(config.pipeline,
+                           config.pipeline, config.scheduler, int(double_buffered(config.pipeline,
                                                                                   config.double_smem_buffer)),
                            int(config.split_image), config.groups_to_merge, lds_limit(config.pipeline, semantics, arch))
     r = read_name(dispatcher_name(config))

@@ -15,7 +15,7 @@ from typing import Iterable, NamedTuple
 from ..solver.model import build_model
 from ..solver.pyconstraint import find_one
 from ..space.axes import AXES
-from ..space.buffering import LDS_BUFFERING
+from ..space.buffering import BUFFERING_RULES
 from ..rulesets import Combo, kind_of
 
 __all__ = ["PipelineVariant", "pipeline_variants", "VARIANT_AXES"]
@@ -47,7 +47,7 @@ def pipeline_variants(archs: Iterable[str], variants: Iterable[str], dtypes: Ite
         for variant in variants:
             if kind_of(variant) != "gemm":
                 continue
-            models = [build_model(Combo(arch, variant, d, n), None, LDS_BUFFERING) for d in dtypes for n in ndims]
+            models = [build_model(Combo(arch, variant, d, n), None, BUFFERING_RULES) for d in dtypes for n in ndims]
             for values in candidates:
                 pins = dict(zip(VARIANT_AXES, values))
                 witness = next((w for w in (find_one(m, pins) for m in models) if w is not None), None)

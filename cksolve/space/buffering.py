@@ -7,7 +7,7 @@ says otherwise is either a compile error or a second name for the
 single-buffer kernel -- the aliasing that capped CK's ML selector (its
 LEARNINGS_GROUPED_CONV.md). CK's rule sets never produce either, so these are
 kept apart from the space constraints every solve uses; ``pipeline-variants``
-and the exact feature semantics read them.
+reads them (and the exact feature semantics ``pipelines.double_buffered``).
 """
 
 from __future__ import annotations
@@ -15,11 +15,11 @@ from __future__ import annotations
 from .pipelines import ALWAYS_DOUBLE_LDS, ALWAYS_SINGLE_LDS
 from .constraints import Table
 
-__all__ = ["LDS_BUFFERING", "uses_double_lds"]
+__all__ = ["BUFFERING_RULES"]
 
 _SOURCE = "unified_grouped_conv_codegen.py deduce_block_per_cu (pipeline LDS allocation)"
 
-LDS_BUFFERING = (
+BUFFERING_RULES = (
     Table(
         "pipeline.double_lds_required", ("pipeline", "double_smem_buffer"),
         frozenset((p, False) for p in ALWAYS_DOUBLE_LDS),
@@ -36,11 +36,3 @@ LDS_BUFFERING = (
     ),
 )
 
-
-def uses_double_lds(pipeline: str, double_smem_buffer: bool) -> bool:
-    """Whether the kernel really double-buffers LDS, whatever its flag says."""
-    if pipeline in ALWAYS_DOUBLE_LDS:
-        return True
-    if pipeline in ALWAYS_SINGLE_LDS:
-        return False
-    return double_smem_buffer

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import NamedTuple, Union
 
-from .pipelines import PIPELINES
+from .pipelines import double_buffered
 from .spelling import GEMM_FIELDS, depthwise_name as _depthwise_name, gemm_name as _gemm_name
 
 __all__ = [
@@ -23,6 +23,7 @@ __all__ = [
     "config_fields",
 ]
 
+
 def block_per_cu(pipeline: str, double_smem_buffer: bool) -> int:
     """Minimum blocks per CU, from the LDS buffering as CK's ``deduce_block_per_cu`` derives it.
 
@@ -30,11 +31,7 @@ def block_per_cu(pipeline: str, double_smem_buffer: bool) -> int:
     register; single-buffered ones the CK Tile default 2. Where the pipeline does
     not fix the buffering (``lds_buffering = "configurable"``), the config does.
     """
-    known = PIPELINES.get(pipeline)  # None: outside the domain (evaluate reports it); the config decides
-    fixed = known.block_per_cu if known is not None else None
-    if fixed is not None:
-        return fixed
-    return 1 if double_smem_buffer else 2
+    return 1 if double_buffered(pipeline, double_smem_buffer) else 2
 
 
 class KernelConfig(NamedTuple):

@@ -15,7 +15,7 @@ from importlib import resources
 from types import MappingProxyType
 from typing import Mapping
 
-__all__ = ["Pipeline", "PIPELINES", "LDS_BUFFERING", "TAILS", "pipelines_with", "ALWAYS_DOUBLE_LDS",
+__all__ = ["Pipeline", "PIPELINES", "LDS_BUFFERING", "TAILS", "pipelines_with", "double_buffered", "ALWAYS_DOUBLE_LDS",
            "ALWAYS_SINGLE_LDS"]
 
 #: lds_buffering values: always double-buffered, never, or as the config's double_smem_buffer says.
@@ -43,10 +43,6 @@ class Pipeline:
     full_load_coverage: bool = False
     async_copy: bool = False
 
-    @property
-    def block_per_cu(self) -> int | None:
-        """Blocks per CU fixed by the pipeline's buffering; None when the config decides."""
-        return {"double": 1, "single": 2}.get(self.lds_buffering)
 
 
 def _load() -> Mapping[str, Pipeline]:
@@ -72,6 +68,16 @@ PIPELINES: Mapping[str, Pipeline] = _load()
 def pipelines_with(flag: str) -> frozenset[str]:
     """Names of the pipelines whose boolean fact ``flag`` is true."""
     return frozenset(n for n, p in PIPELINES.items() if getattr(p, flag))
+
+
+def double_buffered(pipeline: str, double_smem_buffer: bool) -> bool:
+    """Whether a kernel really double-buffers LDS: as its pipeline fixes it, else as its flag says.
+
+    A pipeline outside the table (``evaluate`` reports it) goes by the flag too.
+    """
+    known = PIPELINES.get(pipeline)
+    buffering = known.lds_buffering if known is not None else "configurable"
+    return double_smem_buffer if buffering == "configurable" else buffering == "double"
 
 
 #: Pipelines that fix their LDS buffering themselves (``lds_buffering`` "double" / "single").
