@@ -90,10 +90,6 @@ def _outputs(*paths: Optional[Path]) -> None:
             check_writable(Path(path))
 
 
-def _selection(arch, variant, dtype, ndim):
-    return query.select(arch, variant, dtype, ndim)
-
-
 @app.command("enumerate")
 def enumerate_cmd(
     rule_set: str = RuleSetOpt,
@@ -109,7 +105,7 @@ def enumerate_cmd(
     """List every config of a rule set valid for the selected architectures."""
     query.check_format(fmt, ENUMERATE_FORMATS)
     _outputs(output)
-    selection = _selection(arch, variant, dtype, ndim)
+    selection = query.select(arch, variant, dtype, ndim)
     rs = query.load_rule_set(rule_set, builder_configs)
     if fmt == "names":  # the main job: names straight from the solver, no records formed
         _write("".join(f"{n}\n" for n in query.enumerate_names(rs, selection, limit)), output)
@@ -143,7 +139,7 @@ def count_cmd(
     for k in keys:
         if k not in query.Combo._fields:
             raise CksolveError(f"unknown --by field {shorten(k)}; valid: {_choices(query.Combo._fields)}")
-    selection = _selection(arch, variant, dtype, ndim)
+    selection = query.select(arch, variant, dtype, ndim)
     rs = query.load_rule_set(rule_set, builder_configs)
     counts = query.count_records(rs, selection)
     groups: dict[tuple, int] = {}
@@ -233,7 +229,7 @@ def diff_cmd(
 ) -> None:
     """Compare two rule sets (or files of names): only-in-A, only-in-B, common, and why."""
     query.check_format(fmt, DIFF_FORMATS)
-    selection = _selection(arch, variant, dtype, ndim)
+    selection = query.select(arch, variant, dtype, ndim)
     sa, sb = query.open_source(a, builder_configs), query.open_source(b, builder_configs)
     diffs = query.diff_sources(sa, sb, selection)
     out = []
@@ -304,7 +300,7 @@ def rule_sets_cmd(
 ) -> None:
     """List the rule sets with a one-line description (--show R: R's constraints)."""
     if show is not None:
-        _show_rule_set(show, _selection(arch, variant, dtype, ndim), builder_configs)
+        _show_rule_set(show, query.select(arch, variant, dtype, ndim), builder_configs)
         return
     described = query.rule_set_descriptions()
     width = max(len(n) for n in described)
@@ -511,7 +507,7 @@ def audit_cmd(
     query.check_format(fmt, query.AUDIT_FORMATS)
     _outputs(output)
     gates = query.split_values([fail_on] if fail_on is not None else [], "--fail-on")
-    reports, checks, failed = query.audit(rule_set, _selection(arch, variant, dtype, ndim), against or (),
+    reports, checks, failed = query.audit(rule_set, query.select(arch, variant, dtype, ndim), against or (),
                                           builder_configs, gates)
     _write(query.audit_text(reports, checks, fmt, rule_set), output)
     raise typer.Exit(1 if failed else 0)
