@@ -157,3 +157,11 @@ def test_measured_scores_choose_the_measured_best(capsys, tmp_path):
     code, out, err = run(capsys, "minimize", "--problems", str(problems), "-r", "default", "-a", "gfx942",
                          "--dtype", "fp16", "--perf", str(perf), "--keep", "1.0")
     assert code == 0 and out.split() == [favourite], err
+
+
+def test_minimize_solves_with_the_projects_cpsat_settings():
+    """One worker, fixed seed, and CP-SAT's SIGINT handler off (it would end an interrupted run silently)."""
+    from cksolve.workload.minimize import _solver
+
+    p = _solver(2.5).parameters
+    assert (p.num_workers, p.random_seed, p.catch_sigint_signal, p.max_time_in_seconds) == (1, 0, False, 2.5)

@@ -152,14 +152,11 @@ def build_model(inst: Instance, req: Request):
 
 
 def _solver(time_limit: float | None):
-    from ortools.sat.python import cp_model  # deferred (see above)
+    """The project's CP-SAT solver: one worker and a fixed seed (same inputs, same answer), and Ctrl-C
+    left to cksolve's own handler (CP-SAT's would reset it and end the process silently)."""
+    from ..solver.cpsat import deterministic_solver  # deferred: loading CP-SAT costs ~0.4 s
 
-    s = cp_model.CpSolver()
-    s.parameters.num_workers = 1       # one worker: same inputs, same answer
-    s.parameters.random_seed = 0
-    if time_limit is not None:
-        s.parameters.max_time_in_seconds = float(time_limit)
-    return s
+    return deterministic_solver(None if time_limit is None else float(time_limit))
 
 
 def solve(inst: Instance, req: Request) -> Result:
