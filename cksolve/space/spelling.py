@@ -9,20 +9,27 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from .axes import AXES
+from .values import value_facts
 from .variants import VARIANTS
 
-__all__ = ["gemm_name", "depthwise_name", "VARIANT_TAG", "DEPTHWISE_PREFIX", "DEFAULT_VECTORS", "GEMM_FIELDS"]
+__all__ = ["gemm_name", "depthwise_name", "VARIANT_TAG", "DEPTHWISE_PREFIX", "DEFAULT_VECTORS", "GEMM_FIELDS",
+           "SPECIALIZATION_SUFFIX", "STREAMK_WORD"]
 
 #: GEMM variant as it appears in a kernel name (variants.toml ``tag``).
 VARIANT_TAG = {n: v.tag for n, v in VARIANTS.items() if v.kind == "gemm"}
 #: Prefix of every depthwise kernel name.
 DEPTHWISE_PREFIX = f"grouped_conv_{VARIANTS['forward_depthwise'].tag}_"
 
-#: Vector sizes a name leaves out.
-DEFAULT_VECTORS = (4, 8, 8)
+#: Vector sizes a name leaves out (the axes' defaults).
+DEFAULT_VECTORS = tuple(AXES[a].default_for("gemm") for a in ("vector_a", "vector_b", "vector_c"))
+#: Kernel-name suffix per specialization ("" for none) and word per stream-K strategy (values.toml).
+SPECIALIZATION_SUFFIX = {v: f"_{n}" if n else "" for v, n in value_facts("specialization", "name").items()}
+STREAMK_WORD = value_facts("streamk_strategy", "name")
 
 #: ``KernelConfig``'s fields in order: ``gemm_name`` unpacks a config positionally
-#: (40k names per full run), and ``config`` checks its fields against this at import.
+#: (40k names per full run), and ``config`` checks its fields against this and against
+#: ``axes.toml`` (the same axes, the same defaults) at import.
 GEMM_FIELDS = ("variant", "dtype", "ndim", "tile_m", "tile_n", "tile_k", "wave_m", "wave_n", "wave_k", "warp_tile_m",
                "warp_tile_n", "warp_tile_k", "pipeline", "epilogue", "scheduler", "layout", "vector_a", "vector_b",
                "vector_c", "pad_m", "pad_n", "pad_k", "double_smem_buffer", "groups_to_merge", "wave_groups",
@@ -51,12 +58,11 @@ def gemm_name(c) -> str:
         name += "_dsb"
     if two_stage:
         name += "_2stage"
-    if specialization != "default":
-        name += f"_{specialization}"
+    name += SPECIALIZATION_SUFFIX[specialization]
     if explicit_gemm:
         name += "_explicit_gemm"
     if streamk:
-        name += f"_streamk_{streamk_strategy}"
+        name += f"_streamk_{STREAMK_WORD[streamk_strategy]}"
         if streamk_persistent:
             name += "_persistent"
     if split_image:
