@@ -36,7 +36,6 @@ __all__ = ["BuilderRuleSet", "TestsRuleSet", "ProfilerRuleSet", "ENV_VAR", "conf
 
 ENV_VAR = "CKSOLVE_BUILDER_CONFIGS"
 _SOURCE = "grouped_config_rules_builder.py get_configs + generate_instances.py parse_*_instances"
-_DTYPES = ("fp32", "fp16", "bf16")
 
 
 def conf_files(root: Path, subset: str) -> list[tuple[str, str, int, str, Path]]:
@@ -45,16 +44,17 @@ def conf_files(root: Path, subset: str) -> list[tuple[str, str, int, str, Path]]
     Stream-K files add to bwd_weight; the depthwise file serves every dtype.
     """
     data = builder_data()
+    dtypes = data["dtypes"]
     out = []
     for variant, directory in data["directories"].items():
         base = root / directory / subset
         for prefix, lay in data["layouts"].items():
-            for dtype in _DTYPES:
+            for dtype in dtypes:
                 suffixes = ("", "_streamk") if variant == "bwd_weight" else ("",)
                 for suffix in suffixes:
                     out.append((variant, dtype, lay["ndim"], lay["layout"], base / f"{prefix}_{dtype}{suffix}.conf"))
     dw = data["depthwise"]
-    for dtype in _DTYPES:
+    for dtype in dtypes:
         out.append(("forward_depthwise", dtype, dw["ndim"], dw["layout"],
                     root / data["directories"]["forward"] / subset / dw["file"]))
     return out

@@ -36,6 +36,8 @@ from ..errors import CksolveError, shorten
 from ..space.axes import AXES
 from ..space.config import DepthwiseConfig, KernelConfig
 from ..space.textfile import read_text
+from ..space.datafile import Any
+from ..space.values import value_facts
 from .base import RuleSetError
 from .data import load_toml
 
@@ -46,9 +48,16 @@ class ConfError(RuleSetError):
     """A ``.conf`` line that cannot be read; the message names file and line."""
 
 
+#: Checked here: what the file-name layout needs; the field tables are checked as they are read.
+_SCHEMA = {"dtypes": [str], "subsets": {"*": str}, "directories": {"*": str},
+           "layouts": {"*": {"ndim": int, "layout": str}}, "*": Any}
+
+
 @lru_cache(maxsize=None)
 def builder_data() -> dict:
-    data = load_toml(__package__, "builder.toml")
+    data = load_toml(__package__, "builder.toml", _SCHEMA)
+    if not set(data["dtypes"]) <= set(AXES["dtype"].domain):
+        raise RuleSetError(f"builder.toml: dtypes {data['dtypes']} are not all values of the dtype axis")
     data["_by_match"] = {k["match"]: (name, k) for name, k in data["kinds"].items()}
     return data
 
@@ -56,9 +65,12 @@ def builder_data() -> dict:
 # --- the Builder's skip rules (generate_instances.py / grouped_config_rules_default.py) ----
 
 
+#: The Builder's dtype names (values.toml ``builder``: derived from its problem name, fp32 is "float").
+_BUILDER_DTYPE = value_facts("dtype", "builder")
+
+
 def _builder_dtype(dtype: str) -> str:
-    # The Builder derives its dtype from the problem name: fp32 is "float", the rest are not.
-    return "float" if dtype == "fp32" else dtype
+    return _BUILDER_DTYPE.get(dtype, dtype)
 
 
 def _mfma_k(dtype: str, xdl: int) -> int:

@@ -21,7 +21,8 @@ __all__ = ["VALUES", "value_facts", "values_with"]
 _STR, _INT, _BOOL = str, int, bool
 #: The facts each kind's values carry (every value of a kind carries all of them).
 _SCHEMA = {
-    "dtype": {"*": {"cpp": _STR, "dispatch": _STR, "element_size": _INT, "accumulator": _STR, "half": _BOOL}},
+    "dtype": {"*": {"cpp": _STR, "dispatch": _STR, "element_size": _INT, "accumulator": _STR, "half": _BOOL,
+                    "builder": _STR}},
     "ndim": {"*": {"layouts": [_STR]}},
     "layout": {"*": {"key": _STR}},
     "scheduler": {"*": {"cpp": _STR, "key": _STR}},
