@@ -15,6 +15,7 @@ from itertools import repeat
 from pathlib import Path
 from typing import Iterable, Iterator, NamedTuple, Sequence
 
+from . import derived  # noqa: F401  (registers the derived rule sets, full-tests and tiny)
 from .arch.facts import ARCHS, ArchFacts, arch_facts, common_facts
 from .errors import CksolveError, shorten
 from .formats import FORMATS, check_format, csv_text, render, table_text, value_text
@@ -30,6 +31,7 @@ from .space.combo import Combo, kind_of
 from .space.naming import NameError_, name_entries, parse_name, parse_names
 from .space.pipelines import PIPELINES
 from .space.textfile import numbered_lines
+from .space.memos import MEMOS
 
 __all__ = [
     "CksolveError",
@@ -140,7 +142,7 @@ def canonical_order(configs: Iterable) -> list:
 
 #: ``--strict`` (or this variable set to 1): what loading would only warn about is an error.
 STRICT_ENV = "CKSOLVE_STRICT"
-_WARNED: set = set()
+_WARNED: set = MEMOS.memo("query.warned", set)  # each load warning once per process (until cleared)
 
 
 def load_rule_set(name: str, builder_configs: str | None = None, strict: bool | None = None) -> RuleSet:

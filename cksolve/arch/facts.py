@@ -7,12 +7,12 @@ from them. Adding a gfx target is a new table in the TOML file.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 from types import MappingProxyType
 from typing import Mapping
 
 from ..space.datafile import load
 from ..space.values import value_facts
+from ..space.memos import MEMOS
 
 __all__ = ["ArchFacts", "CommonFacts", "ARCHS", "arch_facts", "archs_with", "common_facts", "UnknownArch"]
 
@@ -54,12 +54,12 @@ _SCHEMA = {"*": {"family": str, "warp_size": int, "wave_splits": _TRIPLES, "warp
                  "async_copy?": bool}}
 
 
-@lru_cache(maxsize=1)
+@MEMOS.cached("arch.facts._raw", maxsize=1)
 def _raw() -> dict:
     return load(__package__, "facts.toml", _SCHEMA)
 
 
-@lru_cache(maxsize=1)
+@MEMOS.cached("arch.facts.common_facts", maxsize=1)
 def common_facts() -> CommonFacts:
     """Facts of the dtypes every arch shares (their tables are in ``space/values.toml``)."""
     return CommonFacts(
@@ -72,7 +72,7 @@ def common_facts() -> CommonFacts:
 ARCHS: tuple[str, ...] = tuple(_raw())
 
 
-@lru_cache(maxsize=None)
+@MEMOS.cached("arch.facts.arch_facts")
 def arch_facts(arch: str) -> ArchFacts:
     raw = _raw()
     if arch not in ARCHS:

@@ -21,6 +21,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from ..errors import CksolveError
+from .. import derived  # noqa: F401  (registers full-tests and tiny, which the containment checks name)
 from ..rulesets import Combo, RuleSet, get_rule_set
 from .containment import EXPECTED, Containment, containment, parse_against
 from .findings import CATEGORIES, LOSS, ComboFinding, DeadRow, InvalidEntry, Report, categories

@@ -22,6 +22,7 @@ from .blocking import minimal_removal
 from .findings import DeadRow, Unreachable
 from .model import Parts, count, pinned
 from .scan import Scan
+from ..space.memos import MEMOS
 
 __all__ = ["dead_rows", "idle"]
 
@@ -32,7 +33,7 @@ def _put_back_order(constraints) -> list:
     return tables + [c for c in constraints if not (isinstance(c, Table) and not c.forbid)]
 
 
-_KILLERS: dict = {}
+_KILLERS: dict = MEMOS.memo("audit.rows.killers")
 
 
 def unreachable_killers(p: Parts, table: Table, row: tuple) -> tuple[str, ...]:

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-from functools import lru_cache
 from pathlib import Path
 from typing import Iterable, Sequence
 
@@ -31,6 +30,7 @@ from ..space import pipelines as pipelines_module
 from ..space.pipelines import PIPELINES
 from ..space.values import value_facts
 from ..space.variants import VARIANTS
+from ..space.memos import MEMOS
 
 __all__ = [
     "TEMPLATE_DIR",
@@ -78,7 +78,7 @@ _DISPATCH_DTYPE = value_facts("dtype", "dispatch")
 _LAYOUTS = {n: tuple(layouts) for n, layouts in value_facts("ndim", "layouts").items()}
 
 
-@lru_cache(maxsize=None)
+@MEMOS.cached("emit.render._pipeline_type")
 def _pipeline_type(pipeline: str) -> str:
     """The pipeline's C++ type: its class over the problem, the LDS policy and any further arguments."""
     p = PIPELINES[pipeline]
@@ -104,7 +104,7 @@ def _b(x: bool) -> str:
 
 
 # ------------------------------------------------------------------ templates
-@lru_cache(maxsize=None)
+@MEMOS.cached("emit.render._env")
 def _env():
     import jinja2  # imported on first render: an unchanged re-emit never needs it
 
@@ -119,7 +119,7 @@ def _env():
     )
 
 
-@lru_cache(maxsize=None)
+@MEMOS.cached("emit.render._template")
 def _template(name: str):
     return _env().get_template(name)
 
@@ -170,7 +170,7 @@ class _HoleObject:
         return _Hole(f"\x00{self._prefix}.{attr}\x01")
 
 
-_SKELETONS: dict = {}
+_SKELETONS: dict = MEMOS.memo("emit.render.skeletons")
 
 
 def _compile_skeleton(text: str):
@@ -222,7 +222,7 @@ def _render(tname: str, ctx: dict, direct: bool = False) -> str:
     return _skeleton(tname, ctx)(ctx)
 
 
-@lru_cache(maxsize=None)
+@MEMOS.cached("emit.render.templates_digest")
 def templates_digest() -> str:
     """Hash of every template, of this module and of the pipeline and variant tables: a change makes all
     output stale."""

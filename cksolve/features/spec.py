@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 from types import MappingProxyType
 from typing import Mapping
 
 from ..space.datafile import Any, load
+from ..space.memos import MEMOS
 
 __all__ = ["Column", "COLUMNS", "FEATURE_NAMES", "KERNEL_NAMES", "EXACT_DIFFERS", "ENGINE", "SOURCES", "markdown_table"]
 
@@ -26,7 +26,7 @@ _SCHEMA = {"sources": {"*": str}, "engine": Any,
            "columns": [{"group": str, "source": [str], "names": [str], "ck": str, "exact?": str}]}
 
 
-@lru_cache(maxsize=1)
+@MEMOS.cached("features.spec._raw", maxsize=1)
 def _raw() -> dict:
     return load(__package__, "features.toml", _SCHEMA)
 

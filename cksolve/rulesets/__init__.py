@@ -6,13 +6,13 @@ Rule sets are imported lazily, so naming one does not load the others' data.
 from __future__ import annotations
 
 import importlib
-from functools import lru_cache
 from pathlib import Path
 
 from ..errors import shorten
 from .base import Combo, RuleSet, RuleSetError, kind_of
 from .file import FileRuleSet
 from .registry import RULE_SETS
+from ..space.memos import MEMOS
 
 __all__ = ["Combo", "RuleSet", "RuleSetError", "RULE_SETS", "get_rule_set", "rule_set_names", "kind_of",
            "CANDIDATE_RULE_SETS", "candidate_rule_sets"]
@@ -27,7 +27,7 @@ def _class(name: str) -> type:
     return getattr(importlib.import_module(module, __package__), cls)
 
 
-@lru_cache(maxsize=None)
+@MEMOS.cached("rulesets._load")
 def _load(name: str, options: tuple) -> RuleSet:
     return _class(name)(**dict(options))
 

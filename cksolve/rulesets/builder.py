@@ -22,7 +22,6 @@ The files are found through the ``builder_configs`` option (the CLI's
 from __future__ import annotations
 
 import os
-from functools import lru_cache
 from pathlib import Path
 from typing import Sequence
 
@@ -31,6 +30,7 @@ from ..arch.facts import arch_facts
 from ..space.constraints import Constraint, Table
 from .base import Combo, RuleSet, RuleSetError, configs_table, kind_of
 from .builder_conf import Instance, builder_data, parse_conf, unusable
+from ..space.memos import MEMOS
 
 __all__ = ["BuilderRuleSet", "TestsRuleSet", "ProfilerRuleSet", "ENV_VAR", "conf_files"]
 
@@ -114,7 +114,7 @@ class BuilderRuleSet(RuleSet):
 
     # --- configs ---------------------------------------------------------------------
 
-    @lru_cache(maxsize=None)
+    @MEMOS.cached("rulesets.builder.BuilderRuleSet.configs")
     def configs(self, variant: str, dtype: str, ndim: int, warp_size: int) -> tuple:
         """CK's builder configs of one combination for one warp size, deduplicated, in file order."""
         skip = set(builder_data()["skip"]["bwd_weight_pipelines"]) if variant == "bwd_weight" else set()
@@ -128,7 +128,7 @@ class BuilderRuleSet(RuleSet):
             return (instances,)
         return (instances, wmma_k_constraint(combo.arch))
 
-    @lru_cache(maxsize=None)
+    @MEMOS.cached("rulesets.builder.BuilderRuleSet._instances")
     def _instances(self, variant: str, dtype: str, ndim: int, ws: int) -> Table:
         """The allowed table of one combination's instances (built once: ``check`` asks per config)."""
         configs = self.configs(variant, dtype, ndim, ws)

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 from typing import Mapping
 
@@ -40,6 +39,7 @@ from ..space.datafile import Any
 from ..space.values import value_facts
 from .base import RuleSetError
 from .data import load_toml
+from ..space.memos import MEMOS
 
 __all__ = ["Instance", "parse_conf", "parse_instance", "builder_data", "unusable", "ConfError"]
 
@@ -53,7 +53,7 @@ _SCHEMA = {"dtypes": [str], "subsets": {"*": str}, "directories": {"*": str},
            "layouts": {"*": {"ndim": int, "layout": str}}, "*": Any}
 
 
-@lru_cache(maxsize=None)
+@MEMOS.cached("rulesets.builder_conf.builder_data")
 def builder_data() -> dict:
     data = load_toml(__package__, "builder.toml", _SCHEMA)
     if not set(data["dtypes"]) <= set(AXES["dtype"].domain):

@@ -7,11 +7,11 @@ this module, ``naming`` imports both.
 
 from __future__ import annotations
 
-from functools import lru_cache
 
 from .axes import AXES
 from .values import value_facts
 from .variants import VARIANTS
+from .memos import MEMOS
 
 __all__ = ["gemm_name", "depthwise_name", "VARIANT_TAG", "DEPTHWISE_PREFIX", "DEFAULT_VECTORS", "GEMM_FIELDS",
            "SPECIALIZATION_SUFFIX", "STREAMK_WORD"]
@@ -39,7 +39,7 @@ GEMM_FIELDS = ("variant", "dtype", "ndim", "tile_m", "tile_n", "tile_k", "wave_m
 
 # Names are asked for many times per config (sorting, emission, diffing); a
 # config is an immutable tuple, so its name is memoised on it.
-@lru_cache(maxsize=1 << 17)
+@MEMOS.cached("space.spelling.gemm_name", maxsize=1 << 17)
 def gemm_name(c) -> str:
     # unpacked positionally (GEMM_FIELDS, checked by config at import)
     (variant, dtype, ndim, tile_m, tile_n, tile_k, wave_m, wave_n, wave_k, warp_m, warp_n, warp_k,
@@ -74,7 +74,7 @@ def gemm_name(c) -> str:
 
 
 
-@lru_cache(maxsize=1 << 12)
+@MEMOS.cached("space.spelling.depthwise_name", maxsize=1 << 12)
 def depthwise_name(c) -> str:
     return (
         f"{DEPTHWISE_PREFIX}{c.dtype}_{c.layout}_{c.ndim}d"

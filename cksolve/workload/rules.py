@@ -10,12 +10,12 @@ backends and the constraint reference take the rules as they take arch rules.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 
 from ..space.constraints import Check
 from ..space.datafile import load
 from . import checks
 from .problem import DIRECTIONS, ProblemFacts
+from ..space.memos import MEMOS
 
 __all__ = ["Rule", "RULES", "rules_for", "rule_axes", "applicability_constraints"]
 
@@ -75,13 +75,13 @@ def rules_for(direction: str, kind: str) -> tuple[Rule, ...]:
     return tuple(r for r in RULES if direction in r.directions and kind in r.kinds)
 
 
-@lru_cache(maxsize=None)
+@MEMOS.cached("workload.rules.rule_axes")
 def rule_axes(direction: str, kind: str) -> tuple[str, ...]:
     """Every kernel axis the direction's rules read, in first-use order (what kernels are grouped by)."""
     return tuple(dict.fromkeys(a for r in rules_for(direction, kind) for a in r.scope))
 
 
-@lru_cache(maxsize=8192)
+@MEMOS.cached("workload.rules.applicability_constraints", maxsize=8192)
 def applicability_constraints(facts: ProblemFacts, arch: str, dtype: str, kind: str) -> tuple[Check, ...]:
     """The rules a kernel of ``kind`` must meet to run the problem on ``arch`` in ``dtype``."""
     params = (facts, arch, dtype)
