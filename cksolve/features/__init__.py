@@ -26,6 +26,7 @@ from .ckname import CkReading, dispatcher_name, read_name
 from .engine import SEMANTICS, NoHardwareProfile
 from .spec import COLUMNS, EXACT_DIFFERS, FEATURE_NAMES, KERNEL_NAMES
 from .table import KERNEL_COLUMNS, PAIR_COLUMNS, FeatureTable, features
+from .tasks import FEATURE_FORMATS, FEATURE_SEMANTICS, feature_table, feature_text, selection_pipeline_variants
 from .variants import PipelineVariant, pipeline_variants
 
 __all__ = [
@@ -44,4 +45,9 @@ __all__ = [
     "CkReading",
     "pipeline_variants",
     "PipelineVariant",
+    "FEATURE_FORMATS",
+    "FEATURE_SEMANTICS",
+    "feature_table",
+    "feature_text",
+    "selection_pipeline_variants",
 ]
