@@ -6,7 +6,6 @@ imports them all); the exit-code plumbing around it is ``cli.errors``.
 
 from __future__ import annotations
 
-from typing import Optional
 
 import typer
 

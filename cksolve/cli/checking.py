@@ -10,24 +10,22 @@ import typer
 
 from .. import query
 from .app import app
-from .options import BuilderOpt, OneArchOpt, check_format, choices, format_option, load_rule_set, one_arch, rule_set_option
+from .options import BuilderOpt, NameTarget, check_format, format_option, name_target_options
 
 CHECK_FORMATS = ("text", "jsonl")
 
 
 @app.command("check")
+@name_target_options("Also check membership of this rule set:")
 def check_cmd(
     source: str = typer.Argument(..., help="File of kernel names, one per line, or - for stdin."),
-    arch: str = OneArchOpt,
-    rule_set: Optional[str] = rule_set_option(False, f"Also check membership of this rule set: "
-                                                     f"{choices(query.RULE_SETS)}, or a rule-set file."),
+    target: NameTarget = None,
     fmt: str = format_option("text", CHECK_FORMATS),
     builder_configs: Optional[str] = BuilderOpt,
 ) -> None:
     """Say for each kernel name whether it is valid for ARCH, and why not (exit 1 if any is not)."""
     check_format(fmt, CHECK_FORMATS)
-    arch = one_arch(arch)
-    rs = load_rule_set(rule_set, builder_configs) if rule_set else None
+    arch, rs = target.load(builder_configs)
     all_ok = True
     for r in query.check_names(source, arch, rs):  # streamed: one record out per name in
         all_ok &= r.ok
@@ -43,11 +41,10 @@ def check_cmd(
 
 
 @app.command("explain")
+@name_target_options("Rule set to explain membership in:")
 def explain_cmd(
     name: str = typer.Argument(..., help="A kernel name."),
-    arch: str = OneArchOpt,
-    rule_set: Optional[str] = rule_set_option(False, f"Rule set to explain membership in: "
-                                                     f"{choices(query.RULE_SETS)}, or a rule-set file."),
+    target: NameTarget = None,
     nearest: int = typer.Option(3, "--nearest", metavar="N", help="How many nearest valid configs to show."),
     problem: Optional[str] = typer.Option(None, "--problem", "-p", metavar="PROBLEM",
                                           help="Also explain whether NAME can run this problem (FIELD=VALUE,...)."),
@@ -57,8 +54,7 @@ def explain_cmd(
 
     Exit 1 when NAME is not valid for ARCH, not in --rule-set, or cannot run --problem (as check).
     """
-    arch = one_arch(arch)
-    rs = load_rule_set(rule_set, builder_configs) if rule_set else None
+    arch, rs = target.load(builder_configs)
     ok, text = query.explain_name(name, arch, rs, nearest, problem)
     sys.stdout.write(text)
     raise typer.Exit(0 if ok else 1)

@@ -50,7 +50,7 @@ def features_cmd(
 
 
 @app.command("pipeline-variants")
-@selection_options(variant_help=_GEMM_VARIANTS)
+@selection_options(variant_help=_GEMM_VARIANTS, variant_first=True)
 def pipeline_variants_cmd(
     sel: SelectionArgs = None,
     fmt: str = format_option("table", PIPELINE_VARIANT_FORMATS),

@@ -4,22 +4,19 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import List, Optional
+from typing import Optional
 
 import typer
 
 from .. import query
 from .app import app
-from .options import (BuilderOpt, OneArchOpt, ProblemDtypeOpt, ProblemsOpt, RuleSetOpt, load_rule_set, one_arch,
-                      refuse_unwritable, write)
+from .options import BuilderOpt, WorkloadArgs, load_rule_set, refuse_unwritable, workload_options, write
 
 
 @app.command("minimize")
+@workload_options()
 def minimize_cmd(
-    problems: Path = ProblemsOpt,
-    rule_set: str = RuleSetOpt,
-    arch: str = OneArchOpt,
-    dtype: Optional[List[str]] = ProblemDtypeOpt,
+    wl: WorkloadArgs = None,
     keep: float = typer.Option(0.9, "--keep", metavar="KEEP",
                                help="Each problem keeps a kernel scoring at least KEEP x R's best."),
     per_problem: int = typer.Option(1, "--per-problem", metavar="N", help="Kernels each covered problem keeps (at least)."),
@@ -40,13 +37,12 @@ def minimize_cmd(
     request = workload.minimize_request(keep=keep, per_problem=per_problem, max_kernels=max_kernels,
                                         time_limit=time_limit)  # checked before anything is loaded
     refuse_unwritable(output, output_rule_set)
-    arch = one_arch(arch)
-    dtypes = query.select(dtypes=dtype).dtypes
-    rs = load_rule_set(rule_set, builder_configs)
-    result = workload.minimize_kernels(problems, rs, arch, dtypes, request, perf=perf)
+    arch, dtypes = wl.one_arch(), wl.dtypes()
+    rs = load_rule_set(wl.rule_set, builder_configs)
+    result = workload.minimize_kernels(wl.problems, rs, arch, dtypes, request, perf=perf)
     names = "".join(f"{c.name()}\n" for c in query.canonical_order(result.configs()))
     if output_rule_set is not None:
-        desc = f"minimize: {len(result.kept)} kernels of {rs.name} for {problems.name} on {arch}, keep {keep}"
+        desc = f"minimize: {len(result.kept)} kernels of {rs.name} for {wl.problems.name} on {arch}, keep {keep}"
         write(query.rule_set_file(result.configs(), desc), output_rule_set)
     summary = "".join(f"{line}\n" for line in result.summary())
     if output is not None:

@@ -22,7 +22,7 @@ from ..formats import check_format
 from ..outputs import check_writable, write_text_atomic
 
 __all__ = ["choices", "rule_set_option", "RuleSetOpt", "OneArchOpt", "BuilderOpt", "OutputOpt", "format_option",
-           "selection_options", "SelectionArgs", "one_arch", "write", "refuse_unwritable", "load_rule_set",
+           "selection_options", "SelectionArgs", "NameTarget", "name_target_options", "option_group", "workload_options", "WorkloadArgs", "one_arch", "write", "refuse_unwritable", "load_rule_set",
            "ProblemsOpt", "ProblemDtypeOpt", "STRICT_ENV"]
 
 
@@ -50,18 +50,28 @@ def format_option(default: str, offered):
     return typer.Option(default, "--format", "-f", metavar="FORMAT", help=f"{choices(offered)}.")
 
 
-def _selection_parameters(arch: bool, variant_help: Optional[str]) -> list[inspect.Parameter]:
-    many = Optional[List[str]]
-    made = [("variant", typer.Option(None, "--variant", metavar="VARIANT",
-                                     help=variant_help or f"{choices(query.VARIANTS)}.")),
-            ("dtype", typer.Option(None, "--dtype", metavar="DTYPE", help=f"{choices(query.DTYPES)}.")),
-            ("ndim", typer.Option(None, "--ndim", metavar="NDIM", help=f"{choices(query.NDIMS)}."))]
-    if arch:
-        made.insert(0, ("arch", typer.Option(None, "--arch", "-a", metavar="ARCH",
-                                             help=f"Architecture(s), repeatable or comma-separated: "
-                                                  f"{choices(query.ARCHS)}.")))
-    return [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=many)
-            for name, default in made]
+def option_group(param: str, options: list[tuple[str, object, object]], make):
+    """A decorator giving a command the ``options`` ([(name, annotation, typer option)]) where its
+    parameter ``param`` stands (so in that place of its help); the command receives ``make(**values)``
+    there. One definition of a block of options that several commands take together."""
+    added = [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation)
+             for name, annotation, default in options]
+    names = [p.name for p in added]
+
+    def decorate(command):
+        signature = inspect.signature(command)
+        params = [p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in signature.parameters.values()]
+        at = [p.name for p in params].index(param)
+
+        @functools.wraps(command)
+        def wrapper(**kwargs):
+            group = make(**{n: kwargs.pop(n) for n in names})
+            return command(**{param: group}, **kwargs)
+
+        wrapper.__signature__ = signature.replace(parameters=params[:at] + added + params[at + 1:])
+        return wrapper
+
+    return decorate
 
 
 class SelectionArgs(NamedTuple):
@@ -76,29 +86,59 @@ class SelectionArgs(NamedTuple):
         return query.select(self.arch, self.variant or default_variants, self.dtype, self.ndim)
 
 
-def selection_options(arch: bool = True, variant_help: Optional[str] = None):
-    """Give the decorated command the selection options where its ``sel`` parameter stands; it receives
-    them as one :class:`SelectionArgs` (``arch=False``: the command declares its own ``arch``)."""
+def selection_options(arch: bool = True, variant_help: Optional[str] = None, variant_first: bool = False):
+    """--arch/--variant/--dtype/--ndim where the command's ``sel`` parameter stands, received as one
+    :class:`SelectionArgs` (``arch=False``: the command takes one ``--arch`` of its own, ``OneArchOpt``)."""
+    many = Optional[List[str]]
+    options = [("variant", many, typer.Option(None, "--variant", metavar="VARIANT",
+                                              help=variant_help or f"{choices(query.VARIANTS)}.")),
+               ("dtype", many, typer.Option(None, "--dtype", metavar="DTYPE", help=f"{choices(query.DTYPES)}.")),
+               ("ndim", many, typer.Option(None, "--ndim", metavar="NDIM", help=f"{choices(query.NDIMS)}."))]
+    if arch:
+        options.insert(1 if variant_first else 0, ("arch", many, typer.Option(
+            None, "--arch", "-a", metavar="ARCH", help=f"Architecture(s), repeatable or comma-separated: "
+                                                       f"{choices(query.ARCHS)}.")))
+    return option_group("sel", options, lambda arch=None, **rest: SelectionArgs(arch, **rest))
 
-    def decorate(command):
-        signature = inspect.signature(command)
-        params = list(signature.parameters.values())
-        at = [p.name for p in params].index("sel")
-        added = _selection_parameters(arch, variant_help)
-        names = [p.name for p in added]
 
-        @functools.wraps(command)
-        def wrapper(**kwargs):
-            given = {n: kwargs.pop(n) for n in names}
-            if not arch:
-                given["arch"] = [kwargs["arch"]]
-            return command(sel=SelectionArgs(**given), **kwargs)
+class WorkloadArgs(NamedTuple):
+    """What a command over a workload file takes: the problems, the rule set, one arch, the dtypes."""
 
-        rest = [p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in params]
-        wrapper.__signature__ = signature.replace(parameters=rest[:at] + added + rest[at + 1:])
-        return wrapper
+    problems: Path
+    rule_set: str
+    arch: str
+    dtype: Optional[List[str]]
 
-    return decorate
+    def one_arch(self) -> str:
+        return one_arch(self.arch)
+
+    def dtypes(self) -> tuple[str, ...]:
+        return query.select(dtypes=self.dtype).dtypes
+
+
+def workload_options():
+    """--problems, --rule-set, --arch (one), --dtype where the command's ``wl`` parameter stands."""
+    return option_group("wl", [("problems", Path, ProblemsOpt), ("rule_set", str, RuleSetOpt),
+                               ("arch", str, OneArchOpt), ("dtype", Optional[List[str]], ProblemDtypeOpt)],
+                        WorkloadArgs)
+
+
+class NameTarget(NamedTuple):
+    """What a verdict on kernel names is about: one arch, and a rule set to check membership in (or None)."""
+
+    arch: str
+    rule_set: Optional[str]
+
+    def load(self, builder_configs: Optional[str]):
+        """(the arch, checked; the rule set loaded, or None)."""
+        arch = one_arch(self.arch)
+        return arch, load_rule_set(self.rule_set, builder_configs) if self.rule_set else None
+
+
+def name_target_options(rule_set_help: str):
+    """--arch (one) and --rule-set (membership) where the command's ``target`` parameter stands."""
+    return option_group("target", [("arch", str, OneArchOpt), ("rule_set", Optional[str], rule_set_option(
+        False, f"{rule_set_help} {choices(query.RULE_SETS)}, or a rule-set file."))], NameTarget)
 
 
 def one_arch(arch: str) -> str:

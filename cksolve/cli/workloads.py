@@ -12,8 +12,8 @@ from .. import query
 from ..formats import render, table_text
 from .app import app
 from .listing import records_text
-from .options import (BuilderOpt, OneArchOpt, OutputOpt, ProblemDtypeOpt, ProblemsOpt, RuleSetOpt, check_format,
-                      format_option, load_rule_set, one_arch, refuse_unwritable, write)
+from .options import (BuilderOpt, OneArchOpt, OutputOpt, ProblemDtypeOpt, RuleSetOpt, WorkloadArgs, check_format,
+                      format_option, load_rule_set, one_arch, refuse_unwritable, workload_options, write)
 
 APPLICABLE_FORMATS = ("names", "jsonl", "table")
 COVERAGE_FORMATS = ("table", "jsonl", "csv")
@@ -41,11 +41,9 @@ def applicable_cmd(
 
 
 @app.command("coverage")
+@workload_options()
 def coverage_cmd(
-    problems: Path = ProblemsOpt,
-    rule_set: str = RuleSetOpt,
-    arch: str = OneArchOpt,
-    dtype: Optional[List[str]] = ProblemDtypeOpt,
+    wl: WorkloadArgs = None,
     fmt: str = format_option("table", COVERAGE_FORMATS),
     with_kernels: bool = typer.Option(False, "--with-kernels", help="List the applicable kernels of each problem."),
     output: Optional[Path] = OutputOpt,
@@ -56,10 +54,9 @@ def coverage_cmd(
 
     check_format(fmt, COVERAGE_FORMATS)
     refuse_unwritable(output)
-    arch = one_arch(arch)
-    dtypes = query.select(dtypes=dtype).dtypes
-    rs = load_rule_set(rule_set, builder_configs)
-    write(coverage_text(workload.coverage_records(problems, rs, arch, dtypes), fmt, with_kernels), output)
+    arch, dtypes = wl.one_arch(), wl.dtypes()
+    rs = load_rule_set(wl.rule_set, builder_configs)
+    write(coverage_text(workload.coverage_records(wl.problems, rs, arch, dtypes), fmt, with_kernels), output)
 
 
 def coverage_text(records, fmt: str, with_kernels: bool) -> str:

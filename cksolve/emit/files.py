@@ -14,7 +14,6 @@ import errno
 import os
 import stat
 from pathlib import Path
-from typing import Iterable
 
 from ..outputs import TMP_TAG, check_writable, remove, remove_live_temporaries, write_all, write_text_atomic
 

@@ -31,23 +31,9 @@ from .variants import PipelineVariant, pipeline_variants
 
 __all__ = [
     "features",
-    "FeatureTable",
-    "SEMANTICS",
-    "FEATURE_NAMES",
-    "KERNEL_NAMES",
-    "PAIR_COLUMNS",
-    "KERNEL_COLUMNS",
-    "COLUMNS",
-    "EXACT_DIFFERS",
-    "NoHardwareProfile",
-    "dispatcher_name",
-    "read_name",
-    "CkReading",
     "pipeline_variants",
-    "PipelineVariant",
-    "FEATURE_FORMATS",
-    "FEATURE_SEMANTICS",
     "feature_table",
     "feature_text",
     "selection_pipeline_variants",
 ]
+#: also importable from here, for the library's own modules and the tests: FeatureTable, SEMANTICS, FEATURE_NAMES, KERNEL_NAMES, PAIR_COLUMNS, KERNEL_COLUMNS, COLUMNS, EXACT_DIFFERS, NoHardwareProfile, dispatcher_name, read_name, CkReading, PipelineVariant, FEATURE_FORMATS, FEATURE_SEMANTICS

@@ -22,22 +22,14 @@ from .rules import RULES, applicability_constraints
 from .tasks import applicable_records, coverage_records, minimize_kernels, minimize_request
 
 __all__ = [
-    "Problem",
-    "ProblemFacts",
-    "ProblemError",
-    "DIRECTIONS",
-    "FIELDS",
     "parse_problem",
     "read_problems",
     "applicable",
     "coverage",
-    "CoverageRecord",
-    "Workspace",
-    "RULES",
-    "applicability_constraints",
     "applicable_records",
     "coverage_records",
     "coverage_table",
     "minimize_request",
     "minimize_kernels",
 ]
+#: also importable from here, for the library's own modules and the tests: Problem, ProblemFacts, ProblemError, DIRECTIONS, FIELDS, CoverageRecord, Workspace, RULES, applicability_constraints
