@@ -60,7 +60,10 @@ from cksolve.space.memos import MEMOS
 
 PACKAGE = Path(__file__).resolve().parents[1] / "cksolve"
 #: process state that is not a memo, with the reason it stays outside MEMOS
-NOT_MEMOS = {"emit/files.py": "_live"}  # live temporary files: the signal handlers remove them
+NOT_MEMOS = {
+    "outputs.py": "_live",  # live temporary files: the signal handlers remove them
+    "cli/options.py": "_warned",  # the command's warnings, once each: one command per process
+}
 
 
 def _work():

@@ -7,7 +7,7 @@ notebook, a service) must be able to see and free all of it, so none is a bare m
 or ``lru_cache``: each is registered here -- by the module that owns it, at import -- and
 ``MEMOS.clear()`` empties every one (results stay the same; the next calls recompute them),
 ``sizes()`` says what each holds. It lives in the lowest package so every layer can register.
-Only state that is not a memo stays outside (the emitter's set of live temporary files, which
+Only state that is not a memo stays outside (the set of live temporary output files, which
 its signal handlers need).
 """
 
