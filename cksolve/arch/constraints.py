@@ -21,10 +21,10 @@ from __future__ import annotations
 
 from ..space.axes import AXES
 from ..space.constraints import Check, Constraint, Table, interned
+from ..space.memos import MEMOS
 from ..space.pipelines import PIPELINES, pipelines_with
 from ..space.variants import VARIANTS, variants_with
 from .facts import arch_facts, common_facts
-from ..space.memos import MEMOS
 
 __all__ = ["gemm_constraints", "depthwise_constraints", "wmma_k_constraint", "vectors_ok", "wmma_shape_ok", "wmma_k_ok", "constraints_for", "OPERATOR_TILE_RULES"]
 

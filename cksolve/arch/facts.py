@@ -11,8 +11,8 @@ from types import MappingProxyType
 from typing import Mapping
 
 from ..space.datafile import load
-from ..space.values import value_facts
 from ..space.memos import MEMOS
+from ..space.values import value_facts
 
 __all__ = ["ArchFacts", "CommonFacts", "ARCHS", "arch_facts", "archs_with", "common_facts", "UnknownArch"]
 

@@ -18,11 +18,11 @@ from __future__ import annotations
 from collections import Counter
 
 from ..space.constraints import Table
+from ..space.memos import MEMOS
 from .blocking import minimal_removal
 from .findings import DeadRow, Unreachable
 from .model import Parts, count, pinned
 from .scan import Scan
-from ..space.memos import MEMOS
 
 __all__ = ["dead_rows", "idle"]
 

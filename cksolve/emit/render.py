@@ -25,12 +25,12 @@ import re
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from ..space.config import DepthwiseConfig, KernelConfig
 from ..space import pipelines as pipelines_module
+from ..space.config import DepthwiseConfig, KernelConfig
+from ..space.memos import MEMOS
 from ..space.pipelines import PIPELINES
 from ..space.values import value_facts
 from ..space.variants import VARIANTS
-from ..space.memos import MEMOS
 
 __all__ = [
     "TEMPLATE_DIR",

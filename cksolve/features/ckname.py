@@ -16,8 +16,8 @@ import re
 from typing import NamedTuple
 
 from ..space.config import KernelConfig
-from .spec import ENGINE
 from ..space.memos import MEMOS
+from .spec import ENGINE
 
 __all__ = ["CkReading", "dispatcher_name", "read_name"]
 

@@ -9,10 +9,10 @@ import importlib
 from pathlib import Path
 
 from ..errors import shorten
+from ..space.memos import MEMOS
 from .base import Combo, RuleSet, RuleSetError, kind_of
 from .file import FileRuleSet
 from .registry import RULE_SETS
-from ..space.memos import MEMOS
 
 __all__ = ["Combo", "RuleSet", "RuleSetError", "RULE_SETS", "get_rule_set", "rule_set_names", "kind_of",
            "CANDIDATE_RULE_SETS", "candidate_rule_sets"]

@@ -28,9 +28,9 @@ from typing import Sequence
 from ..arch.constraints import wmma_k_constraint
 from ..arch.facts import arch_facts
 from ..space.constraints import Constraint, Table
+from ..space.memos import MEMOS
 from .base import Combo, RuleSet, RuleSetError, configs_table, kind_of
 from .builder_conf import Instance, builder_data, parse_conf, unusable
-from ..space.memos import MEMOS
 
 __all__ = ["BuilderRuleSet", "TestsRuleSet", "ProfilerRuleSet", "ENV_VAR", "conf_files"]
 

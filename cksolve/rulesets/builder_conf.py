@@ -34,12 +34,12 @@ from ..arch.constraints import vectors_ok, wmma_k_ok, wmma_shape_ok
 from ..errors import CksolveError, shorten
 from ..space.axes import AXES
 from ..space.config import DepthwiseConfig, KernelConfig
-from ..space.textfile import read_text
 from ..space.datafile import Any
+from ..space.memos import MEMOS
+from ..space.textfile import read_text
 from ..space.values import value_facts
 from .base import RuleSetError
 from .data import load_toml
-from ..space.memos import MEMOS
 
 __all__ = ["Instance", "parse_conf", "parse_instance", "builder_data", "unusable", "ConfError"]
 

@@ -13,9 +13,9 @@ from __future__ import annotations
 from typing import Sequence
 
 from ..space.constraints import Constraint
+from ..space.memos import MEMOS
 from .base import Combo, RuleSet, kind_of, nothing, pin, pin_defaults, table
 from .data import load_toml
-from ..space.memos import MEMOS
 
 __all__ = ["DefaultRuleSet"]
 

@@ -43,9 +43,9 @@ from typing import Sequence
 from ..arch.constraints import wmma_k_constraint
 from ..arch.facts import arch_facts, common_facts
 from ..space.constraints import Check, Constraint, Table
+from ..space.memos import MEMOS
 from .base import GEMM_DEFAULTS, Combo, RuleSet, kind_of, nothing, pin, pin_defaults, table
 from .data import load_toml
-from ..space.memos import MEMOS
 
 __all__ = ["FullRuleSet"]
 

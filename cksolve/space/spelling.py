@@ -9,9 +9,9 @@ from __future__ import annotations
 
 
 from .axes import AXES
+from .memos import MEMOS
 from .values import value_facts
 from .variants import VARIANTS
-from .memos import MEMOS
 
 __all__ = ["gemm_name", "depthwise_name", "VARIANT_TAG", "DEPTHWISE_PREFIX", "DEFAULT_VECTORS", "GEMM_FIELDS",
            "SPECIALIZATION_SUFFIX", "STREAMK_WORD"]

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 
 from ..space.constraints import Check
 from ..space.datafile import load
+from ..space.memos import MEMOS
 from . import checks
 from .problem import DIRECTIONS, ProblemFacts
-from ..space.memos import MEMOS
 
 __all__ = ["Rule", "RULES", "rules_for", "rule_axes", "applicability_constraints"]
 
