@@ -15,8 +15,8 @@ from typing import Iterator
 from ..errors import CksolveError, shorten
 from .axes import AXES
 from .config import DepthwiseConfig, KernelConfig
-from .spelling import (DEFAULT_VECTORS as _DEFAULT_VECTORS, DEPTHWISE_PREFIX, SPECIALIZATION_SUFFIX, STREAMK_WORD,
-                       VARIANT_TAG, depthwise_name, gemm_name)
+from .spelling import (DEFAULT_GROUPS_TO_MERGE, DEFAULT_VECTORS as _DEFAULT_VECTORS, DEFAULT_WAVE_GROUPS,
+                       DEPTHWISE_PREFIX, SPECIALIZATION_SUFFIX, STREAMK_WORD, VARIANT_TAG, depthwise_name, gemm_name)
 
 __all__ = ["gemm_name", "depthwise_name", "parse_name", "parse_names", "name_entries", "NameError_", "VARIANT_TAG"]
 
@@ -102,7 +102,7 @@ def parse_name(name: str) -> KernelConfig | DepthwiseConfig:
         wave_m=triples[3], wave_n=triples[4], wave_k=triples[5],
         warp_tile_m=triples[6], warp_tile_n=triples[7], warp_tile_k=triples[8],
         vector_a=vectors[0], vector_b=vectors[1], vector_c=vectors[2],
-        wave_groups=int(m["wg"] or 1), groups_to_merge=int(m["gm"] or 1),
+        wave_groups=int(m["wg"] or DEFAULT_WAVE_GROUPS), groups_to_merge=int(m["gm"] or DEFAULT_GROUPS_TO_MERGE),
         double_smem_buffer=bool(m["dsb"]), two_stage=bool(m["two_stage"]),
         specialization=_SPECIALIZATION_OF[m["spec"] or ""], explicit_gemm=bool(m["explicit"]),
         streamk=m["sk"] is not None, streamk_strategy=_STREAMK_OF[m["sk"]] if m["sk"] else _SK_DEFAULT,

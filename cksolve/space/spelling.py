@@ -26,6 +26,9 @@ DEFAULT_VECTORS = tuple(AXES[a].default_for("gemm") for a in ("vector_a", "vecto
 #: Kernel-name suffix per specialization ("" for none) and word per stream-K strategy (values.toml).
 SPECIALIZATION_SUFFIX = {v: f"_{n}" if n else "" for v, n in value_facts("specialization", "name").items()}
 STREAMK_WORD = value_facts("streamk_strategy", "name")
+#: Wave groups and merged groups a name leaves out (the axes' defaults; a flag's default is false: "_dsb" etc.).
+DEFAULT_WAVE_GROUPS = AXES["wave_groups"].default_for("gemm")
+DEFAULT_GROUPS_TO_MERGE = AXES["groups_to_merge"].default_for("gemm")
 
 #: ``KernelConfig``'s fields in order: ``gemm_name`` unpacks a config positionally
 #: (40k names per full run), and ``config`` checks its fields against this and against
@@ -50,9 +53,9 @@ def gemm_name(c) -> str:
             f"_{tile_m}x{tile_n}x{tile_k}_{wave_m}x{wave_n}x{wave_k}_{warp_m}x{warp_n}x{warp_k}")
     if (vector_a, vector_b, vector_c) != DEFAULT_VECTORS:
         name += f"_vec{vector_a}_{vector_b}_{vector_c}"
-    if wave_groups != 1:
+    if wave_groups != DEFAULT_WAVE_GROUPS:
         name += f"_wg{wave_groups}"
-    if groups_to_merge != 1:
+    if groups_to_merge != DEFAULT_GROUPS_TO_MERGE:
         name += f"_gm{groups_to_merge}"
     if dsb:
         name += "_dsb"
