@@ -175,6 +175,7 @@ def test_console_script_reports_errors_without_traceback():
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
 
 
+@pytest.mark.slow
 def test_output_is_byte_identical_across_hash_seeds():
     outs = set()
     for seed in ("0", "1", "4242"):

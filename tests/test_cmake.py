@@ -112,6 +112,7 @@ def _mtimes(root: Path) -> dict[str, int]:
     return {str(p): p.stat().st_mtime_ns for p in sorted(root.rglob("*")) if p.is_file()}
 
 
+@pytest.mark.slow
 def test_sources_equal_enumerate_and_reconfigure_changes_nothing(project):
     root, env = project
     _configure(root, env, f"-Dcksolve_DIR={PACKAGE_DIR}")
@@ -136,6 +137,7 @@ def test_sources_equal_enumerate_and_reconfigure_changes_nothing(project):
     assert "no work to do" in plan, plan
 
 
+@pytest.mark.slow
 def test_changing_the_rule_set_recompiles_only_the_changed_kernels(project):
     root, env = project
     _configure(root, env, f"-Dcksolve_DIR={PACKAGE_DIR}")
@@ -162,6 +164,7 @@ def test_changing_the_rule_set_recompiles_only_the_changed_kernels(project):
     assert on_disk == {n for a in ARCHS for n in _enumerate(root, env, a)}
 
 
+@pytest.mark.slow
 def test_failed_generation_stops_configure_with_cksolves_line(project):
     root, env = project
     (root / "src" / "kernels.toml").write_text('base = "nosuch"\n')
@@ -192,6 +195,7 @@ def _blocks(lang: str) -> list[str]:
     return [b.split("```", 1)[0] for b in text.split(f"```{lang}\n")[1:]]
 
 
+@pytest.mark.slow
 def test_doc_sample_project_builds(tmp_path):
     (toml,) = [b for b in _blocks("toml") if b.startswith("# kernels.toml")]
     (lists,) = [b for b in _blocks("cmake") if b.startswith("# CMakeLists.txt")]
@@ -207,6 +211,7 @@ def test_doc_sample_project_builds(tmp_path):
     assert len(_compiled(tmp_path)) == n
 
 
+@pytest.mark.slow
 def test_doc_ck_recipe_configures(tmp_path):
     (recipe,) = [b for b in _blocks("cmake") if "function(ck_add_dispatcher_conv_instances" in b]
     (tmp_path / "src").mkdir()
@@ -222,6 +227,7 @@ def test_doc_ck_recipe_configures(tmp_path):
             assert any(tree.glob("*.cpp")), tree
 
 
+@pytest.mark.slow
 def test_doc_command_examples_run(tmp_path):
     lines = [line[len("$ cksolve "):] for line in DOC.read_text(encoding="utf-8").splitlines()
              if line.startswith("$ cksolve ")]

@@ -80,6 +80,7 @@ def _diff(got: dict, want: dict) -> str:
     return f"missing {missing[:3]} ({len(missing)}), extra {extra[:3]} ({len(extra)}), changed {changed[:3]} ({len(changed)})"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sig, code, seeds", [(signal.SIGINT, 130, range(4)), (signal.SIGTERM, 143, range(2))])
 def test_interrupt_leaves_whole_files_and_no_temporaries(tmp_path, tmp_path_factory, sig, code, seeds):
     old, new = _clean(tmp_path_factory, SEL_A), _clean(tmp_path_factory, SEL_B)
@@ -113,6 +114,7 @@ def test_interrupt_leaves_whole_files_and_no_temporaries(tmp_path, tmp_path_fact
         assert _tree(out) == new, f"{where}, re-run: {_diff(_tree(out), new)}"
 
 
+@pytest.mark.slow
 def test_sigkill_then_rerun_completes_the_tree(tmp_path, tmp_path_factory):
     new = _clean(tmp_path_factory, SEL_B)
     for seed in range(4):
@@ -152,6 +154,7 @@ def test_a_new_selection_replaces_the_old_one_and_foreign_files_stay(tmp_path, t
     assert proc.returncode == 0 and err.count("\n") == 1 and "README.user" in err and "left alone" in err, err
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("content", [
     b"garbage\x00\xff",
     b'{"format": 4, "digest": "%s", "kernels": 99999999999, "names_bytes": 5, "archs": ["gfx942"]}\n../..',
@@ -191,6 +194,7 @@ def test_symlinks_inside_out_are_replaced_not_followed(tmp_path, tmp_path_factor
     assert _tree(out) == _clean(tmp_path_factory, SEL_A)
 
 
+@pytest.mark.slow
 def test_enumerate_output_replaces_a_symlink(tmp_path):
     target = tmp_path / "target.txt"
     target.write_text("untouched")
@@ -204,6 +208,7 @@ def test_enumerate_output_replaces_a_symlink(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["names.txt", "target.txt"]
 
 
+@pytest.mark.slow
 def test_second_emit_waits_for_the_lock(tmp_path, tmp_path_factory):
     out = tmp_path / "out"
     out.mkdir()
@@ -230,6 +235,7 @@ def test_second_emit_waits_for_the_lock(tmp_path, tmp_path_factory):
     assert _tree(out) == _clean(tmp_path_factory, SEL_A)
 
 
+@pytest.mark.slow
 def test_several_archs_get_one_tree_each(tmp_path, tmp_path_factory):
     (tmp_path / "d").mkdir()
     (tmp_path / "elsewhere").mkdir()
@@ -244,6 +250,7 @@ def test_several_archs_get_one_tree_each(tmp_path, tmp_path_factory):
     assert list((tmp_path / "elsewhere").iterdir()) == []  # the symlinked tree was replaced, not followed
 
 
+@pytest.mark.slow
 def test_output_directory_that_is_a_mount_point(tmp_path, tmp_path_factory):
     unshare = shutil.which("unshare")
     mnt = tmp_path / "mnt"
@@ -263,6 +270,7 @@ def test_output_directory_that_is_a_mount_point(tmp_path, tmp_path_factory):
     assert _tree(tmp_path / "unpacked") == _clean(tmp_path_factory, SEL_A)
 
 
+@pytest.mark.slow
 def test_bad_emit_inputs_one_line_exit_2(tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("x")
@@ -279,6 +287,7 @@ def test_bad_emit_inputs_one_line_exit_2(tmp_path):
     assert not (tmp_path / "o2").exists() and not (tmp_path / "o3").exists()
 
 
+@pytest.mark.slow
 def test_two_emits_at_once_never_merge(tmp_path, tmp_path_factory):
     out = tmp_path / "out"
     a = _cli(*SEL_A, "--out", str(out), "-j", "1")

@@ -159,6 +159,7 @@ CASES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("argv, files, code, start", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
 def test_bad_input_is_one_line(capsys, tmp_path, argv, files, code, start):
     for name, data in files.items():
@@ -193,6 +194,7 @@ def test_check_reads_stdin_as_utf8_bytes(capsys, monkeypatch):
     assert code == 2 and err == "cksolve: error: stdin:1: not UTF-8 text (byte 0xff at offset 0)\n"
 
 
+@pytest.mark.slow
 def test_a_non_ascii_name_is_invalid_not_a_crash_under_an_ascii_locale(tmp_path):
     names = tmp_path / "n.txt"
     names.write_text("gr\u00f6uped\n", encoding="utf-8")
@@ -205,6 +207,7 @@ def test_a_non_ascii_name_is_invalid_not_a_crash_under_an_ascii_locale(tmp_path)
     assert proc.returncode == 2 and proc.stderr.startswith(b"cksolve: error: ") and b"Traceback" not in proc.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
 def test_stdout_full_or_closed_is_one_line():
     root = Path(__file__).resolve().parents[1]
@@ -254,6 +257,7 @@ def _toml(value) -> str:
     return "{" + ", ".join(f"{k} = {_toml(v)}" for k, v in value.items()) + "}"
 
 
+@pytest.mark.slow
 def test_count_of_a_file_with_no_base_equals_brute_force(capsys, tmp_path):
     """No base, every GEMM axis pinned but tile_k, the vectors and the pads: count equals checking each config."""
     from itertools import product
@@ -300,6 +304,7 @@ def test_the_counting_join_agrees_with_the_listing_join(monkeypatch, rule_set):
     assert again == names, f"first difference: {next(((a, b) for a, b in zip(names, again) if a != b), None)}"
 
 
+@pytest.mark.slow
 def test_count_of_a_file_pinning_only_the_pipeline_is_counted_not_listed(capsys, tmp_path):
     rule_set = tmp_path / "r.toml"
     rule_set.write_text('[pin]\npipeline = ["compv3"]\n')
@@ -330,6 +335,7 @@ def _cli(capsys, *argv) -> tuple[int, str]:
     return code, err
 
 
+@pytest.mark.slow
 @FUZZ
 @given(st.lists(st.one_of(st.sampled_from(_PIECES), st.text(max_size=8)), max_size=30).map("".join)
        | st.binary(max_size=200).map(lambda b: b.decode("latin-1")))
@@ -352,6 +358,7 @@ _TOML_VALUES = st.recursive(
     max_leaves=12)
 
 
+@pytest.mark.slow
 @FUZZ
 @given(st.dictionaries(st.sampled_from(_TOML_KEYS), _TOML_VALUES, max_size=4) | st.binary(max_size=120))
 def test_fuzz_rule_set_files(capsys, tmp_path, doc):
@@ -367,7 +374,7 @@ _CONF = CK / "builder-configs"
 _ROOTS = itertools.count()
 
 
-@pytest.mark.skipif(not _CONF.is_dir(), reason="CK Builder configs not available")
+@pytest.mark.ck_data
 @FUZZ
 @given(st.lists(st.one_of(st.integers(-2, 300).map(str), st.sampled_from(["true", "Seq(4,64,1)", "Default", "Intrawave",
                                                                               "v3", "", "x"])), min_size=0, max_size=52),

@@ -13,10 +13,10 @@ not list (wavelet) is not read at all. Reproducing that reading is what lets
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from typing import NamedTuple
 
 from ..space.config import KernelConfig
+from ..space.memos import MEMOS
 from .spec import ENGINE
 
 __all__ = ["CkReading", "dispatcher_name", "read_name"]
@@ -49,7 +49,7 @@ def dispatcher_name(config: KernelConfig) -> str:
     return "_".join(parts)
 
 
-@lru_cache(maxsize=1)
+@MEMOS.cached("features.ckname._grammar", maxsize=1)
 def _grammar() -> re.Pattern:
     pipelines = "|".join(ENGINE["name_pipelines"])
     return re.compile(

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 from typing import Mapping
 
@@ -35,7 +34,10 @@ from ..arch.constraints import vectors_ok, wmma_k_ok, wmma_shape_ok
 from ..errors import CksolveError, shorten
 from ..space.axes import AXES
 from ..space.config import DepthwiseConfig, KernelConfig
+from ..space.datafile import Any
+from ..space.memos import MEMOS
 from ..space.textfile import read_text
+from ..space.values import value_facts
 from .base import RuleSetError
 from .data import load_toml
 
@@ -46,9 +48,16 @@ class ConfError(RuleSetError):
     """A ``.conf`` line that cannot be read; the message names file and line."""
 
 
-@lru_cache(maxsize=None)
+#: Checked here: what the file-name layout needs; the field tables are checked as they are read.
+_SCHEMA = {"dtypes": [str], "subsets": {"*": str}, "directories": {"*": str},
+           "layouts": {"*": {"ndim": int, "layout": str}}, "*": Any}
+
+
+@MEMOS.cached("rulesets.builder_conf.builder_data")
 def builder_data() -> dict:
-    data = load_toml(__package__, "builder.toml")
+    data = load_toml(__package__, "builder.toml", _SCHEMA)
+    if not set(data["dtypes"]) <= set(AXES["dtype"].domain):
+        raise RuleSetError(f"builder.toml: dtypes {data['dtypes']} are not all values of the dtype axis")
     data["_by_match"] = {k["match"]: (name, k) for name, k in data["kinds"].items()}
     return data
 
@@ -56,9 +65,12 @@ def builder_data() -> dict:
 # --- the Builder's skip rules (generate_instances.py / grouped_config_rules_default.py) ----
 
 
+#: The Builder's dtype names (values.toml ``builder``: derived from its problem name, fp32 is "float").
+_BUILDER_DTYPE = value_facts("dtype", "builder")
+
+
 def _builder_dtype(dtype: str) -> str:
-    # The Builder derives its dtype from the problem name: fp32 is "float", the rest are not.
-    return "float" if dtype == "fp32" else dtype
+    return _BUILDER_DTYPE.get(dtype, dtype)
 
 
 def _mfma_k(dtype: str, xdl: int) -> int:

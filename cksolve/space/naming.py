@@ -15,20 +15,26 @@ from typing import Iterator
 from ..errors import CksolveError, shorten
 from .axes import AXES
 from .config import DepthwiseConfig, KernelConfig
-from .spelling import DEFAULT_VECTORS as _DEFAULT_VECTORS, DEPTHWISE_PREFIX, VARIANT_TAG, depthwise_name, gemm_name
+from .spelling import (DEFAULT_GROUPS_TO_MERGE, DEFAULT_VECTORS as _DEFAULT_VECTORS, DEFAULT_WAVE_GROUPS,
+                       DEPTHWISE_PREFIX, SPECIALIZATION_SUFFIX, STREAMK_WORD, VARIANT_TAG, depthwise_name, gemm_name)
 
 __all__ = ["gemm_name", "depthwise_name", "parse_name", "parse_names", "name_entries", "NameError_", "VARIANT_TAG"]
 
 _TAG_VARIANT = {v: k for k, v in VARIANT_TAG.items()}
+#: name word -> value, for the axes CK spells by a word of their own (values.toml ``name``); a
+#: specialization without a suffix is the one whose suffix is empty
+_SPECIALIZATION_OF = {suffix[1:]: v for v, suffix in SPECIALIZATION_SUFFIX.items()}
+_STREAMK_OF = {word: v for v, word in STREAMK_WORD.items()}
+_SK_DEFAULT = AXES["streamk_strategy"].default_for("gemm")
 
 
 class NameError_(CksolveError, ValueError):
     """A string that is not a cksolve/CK kernel name."""
 
 
-def _alternatives(axis: str) -> str:
+def _alternatives(axis: str, words=None) -> str:
     # Longest first, so that e.g. "basic_async_v1" wins over "basic_v1" prefixes.
-    values = sorted((str(v) for v in AXES[axis].domain), key=len, reverse=True)
+    values = sorted((str(v) for v in (AXES[axis].domain if words is None else words) if str(v)), key=len, reverse=True)
     return "|".join(re.escape(v) for v in values)
 
 
@@ -43,9 +49,9 @@ _GEMM_RE = re.compile(
     rf"(?:_gm(?P<gm>\d+))?"
     rf"(?P<dsb>_dsb)?"
     rf"(?P<two_stage>_2stage)?"
-    rf"(?:_(?P<spec>filter1x1_stride1_pad0|filter1x1_pad0|filter3x3))?"
+    rf"(?:_(?P<spec>{_alternatives('specialization', _SPECIALIZATION_OF)}))?"
     rf"(?P<explicit>_explicit_gemm)?"
-    rf"(?:_streamk_(?P<sk>tree|linear)(?P<persistent>_persistent)?)?"
+    rf"(?:_streamk_(?P<sk>{_alternatives('streamk_strategy', _STREAMK_OF)})(?P<persistent>_persistent)?)?"
     rf"(?P<split>_large_tensor)?"
     rf"(?:_pad(?P<pad>[01]{{3}}))?",
     re.ASCII,  # \d is 0-9 only: an Arabic-Indic digit is not a tile size
@@ -96,10 +102,10 @@ def parse_name(name: str) -> KernelConfig | DepthwiseConfig:
         wave_m=triples[3], wave_n=triples[4], wave_k=triples[5],
         warp_tile_m=triples[6], warp_tile_n=triples[7], warp_tile_k=triples[8],
         vector_a=vectors[0], vector_b=vectors[1], vector_c=vectors[2],
-        wave_groups=int(m["wg"] or 1), groups_to_merge=int(m["gm"] or 1),
+        wave_groups=int(m["wg"] or DEFAULT_WAVE_GROUPS), groups_to_merge=int(m["gm"] or DEFAULT_GROUPS_TO_MERGE),
         double_smem_buffer=bool(m["dsb"]), two_stage=bool(m["two_stage"]),
-        specialization=m["spec"] or "default", explicit_gemm=bool(m["explicit"]),
-        streamk=m["sk"] is not None, streamk_strategy=m["sk"] or "tree",
+        specialization=_SPECIALIZATION_OF[m["spec"] or ""], explicit_gemm=bool(m["explicit"]),
+        streamk=m["sk"] is not None, streamk_strategy=_STREAMK_OF[m["sk"]] if m["sk"] else _SK_DEFAULT,
         streamk_persistent=bool(m["persistent"]), split_image=bool(m["split"]),
         pad_m=pad[0] == "1", pad_n=pad[1] == "1", pad_k=pad[2] == "1",
     )
