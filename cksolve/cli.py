@@ -622,6 +622,38 @@ def _quiet_stdout() -> None:
         pass
 
 
+# --- the whole space: sample (new commands grouped here until the CLI is a package) ---------
+
+SAMPLE_FORMATS = ("names", "jsonl", "csv")
+
+
+@app.command("sample")
+def sample_cmd(
+    rule_set: str = RuleSetOpt,
+    arch: Optional[List[str]] = ArchOpt,
+    variant: Optional[List[str]] = VariantOpt,
+    dtype: Optional[List[str]] = DtypeOpt,
+    ndim: Optional[List[str]] = NdimOpt,
+    n: int = typer.Option(10, "-n", "--count", metavar="N", help="How many configs to draw."),
+    seed: int = typer.Option(0, "--seed", metavar="S", help="Random seed: the same seed gives the same output."),
+    distinct: bool = typer.Option(False, "--distinct", help="Draw without replacement (no config twice)."),
+    fmt: str = _format_opt("names", SAMPLE_FORMATS),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", metavar="FILE", help="Write here instead of stdout."),
+    builder_configs: Optional[str] = BuilderOpt,
+) -> None:
+    """Draw configs exactly uniformly from every valid config of a rule set (no listing: works on the whole
+    space)."""
+    from . import explore  # deferred: only this command needs it
+
+    query.check_format(fmt, SAMPLE_FORMATS)
+    if n < 0:
+        raise CksolveError(f"-n {n} must not be negative")
+    _outputs(output)
+    selection = query.select(arch, variant, dtype, ndim)
+    rs = query.load_rule_set(rule_set, builder_configs)
+    _write(_records_text(explore.sample(rs, selection, n, seed, distinct), fmt), output)
+
+
 # --- the console script (issue 16) ----------------------------------------------------
 
 

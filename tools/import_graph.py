@@ -20,9 +20,9 @@ ROOT = Path(__file__).resolve().parents[1] / "cksolve"
 
 #: bottom to top; a module may import its own layer and the ones before it
 LAYERS = ("errors", "space", "arch", "rulesets", "solver", "derived", "workload", "features", "audit", "formats",
-          "query", "docs", "emit", "emit_cli", "cli", "entry", "__main__")
+          "query", "explore", "docs", "emit", "emit_cli", "cli", "entry", "__main__")
 #: layers at the same height (neither imports the other)
-PEERS = {"docs": 11, "emit": 11, "emit_cli": 12, "cli": 12, "entry": 13, "__main__": 14}
+PEERS = {"explore": 11, "docs": 11, "emit": 11, "emit_cli": 12, "cli": 12, "entry": 13, "__main__": 14}
 
 
 def rank(layer: str) -> int:

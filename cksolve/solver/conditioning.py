@@ -68,11 +68,14 @@ class Branches:
     def count(self) -> int:
         return self.size
 
-    def sample(self, rnd, out: dict) -> None:
-        i = bisect_right(self.cumulative, rnd.randrange(self.size))
+    def decode(self, r: int, out: dict) -> None:
+        """The ``r``-th config under these branches into ``out`` (see ``Component.decode``)."""
+        i = bisect_right(self.cumulative, r)
+        if i:
+            r -= self.cumulative[i - 1]
         values, part = self.options[i]
         out.update(zip(self.axes, values))
-        part.sample(rnd, out)
+        part.decode(r, out)
 
 
 @dataclass(frozen=True)
@@ -87,12 +90,15 @@ class Part:
     def count(self) -> int:
         return self.size
 
-    def sample(self, rnd, out: dict) -> None:
+    def decode(self, r: int, out: dict) -> None:
+        """The ``r``-th config of the part into ``out``: mixed radix over its free axes and parts."""
         out.update(self.fixed)
         for axis, values in self.free:
-            out[axis] = values[rnd.randrange(len(values))]
+            r, j = divmod(r, len(values))
+            out[axis] = values[j]
         for p in self.parts:
-            p.sample(rnd, out)
+            r, j = divmod(r, p.size)
+            p.decode(j, out)
 
 
 _PIECES = CACHE.memo("conditioning.pieces")

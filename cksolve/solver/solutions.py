@@ -113,17 +113,30 @@ class Component:
             leaves.append((get, leaf.axes, options))
         return tuple(rows), tuple(accumulate(weights)), tuple(leaves)
 
-    def sample(self, rnd, out: dict) -> None:
-        """One uniformly drawn row into ``out`` (axis -> value), ``rnd`` a ``random.Random``."""
+    @cached_property
+    def size(self) -> int:
+        """``count()``, computed once (a draw asks it per config)."""
+        return self.count()
+
+    def decode(self, r: int, out: dict) -> None:
+        """The ``r``-th config of the component (0 <= r < size, in the fixed order of ``sampling``) into
+        ``out`` (axis -> value): a uniform ``r`` gives a uniform draw."""
         if self.counted is not None:
-            self.tree.sample(rnd, out)
+            self.tree.decode(r, out)
             return
         rows, cumulative, leaves = self.sampling
-        row = rows[bisect_right(cumulative, rnd.randrange(cumulative[-1]))]
+        if not leaves:
+            out.update(zip(self.axes, rows[r]))
+            return
+        i = bisect_right(cumulative, r)
+        if i:
+            r -= cumulative[i - 1]
+        row = rows[i]
         out.update(zip(self.axes, row))
         for get, axes, options in leaves:
             opts = options[get(row)]
-            out.update(zip(axes, opts[rnd.randrange(len(opts))]))
+            r, j = divmod(r, len(opts))
+            out.update(zip(axes, opts[j]))
 
     @cached_property
     def core(self) -> tuple[tuple[str, ...], frozenset]:
