@@ -49,6 +49,8 @@ __all__ = ["Part", "Branches", "solve_piece", "TAB_LIMIT", "PIECE_LIMIT", "PIECE
 
 #: A filter over at most this many free tuples is tabulated (evaluated on each) into a table.
 TAB_LIMIT = 50_000
+#: A check over this many free tuples is first tried as one vectorised call (``_vector_verdicts``).
+VECTOR_MIN = 4096
 #: Partial rows a piece's join may hold before the piece is conditioned further.
 PIECE_LIMIT = 50_000
 #: Distinct pieces one process may solve for counting (each at most ``PIECE_LIMIT`` rows): the bound past
@@ -207,9 +209,14 @@ def _tabulated(rel: Relation, domains: dict):
     key = (rel.token, tuple(ids[a] for a in rel.free))
     hit = _TABULATED.get(key)
     if hit is None:
-        tuples = list(product(*doms))
-        rows = frozenset(compress(tuples, _verdicts(rel, doms)))
-        hit = _TABULATED[key] = _TRUE if len(rows) == len(tuples) else derived(rel, rel.free, rows)
+        verdicts = _verdicts(rel, doms)
+        if not isinstance(verdicts, list):
+            verdicts = list(verdicts)
+        if all(verdicts):
+            hit = _TRUE
+        else:
+            hit = derived(rel, rel.free, frozenset(compress(product(*doms), verdicts)))
+        _TABULATED[key] = hit
     return hit
 
 
@@ -218,6 +225,10 @@ def _verdicts(rel: Relation, doms: tuple):
     is called on whole-scope tuples made by one product, without the check's per-tuple memo (millions of
     tuples would stay in memory)."""
     c = rel.constraint
+    if isinstance(c, Check) and prod(map(len, doms)) >= VECTOR_MIN:
+        fast = _vector_verdicts(rel, doms)
+        if fast is not None:
+            return fast
     scope_doms = [(v,) if f else doms[v] for f, v in rel.spec]
     order = [v for f, v in rel.spec if not f]
     if order != sorted(order) or len(order) != len(doms):  # an axis twice, or out of order: per tuple
@@ -227,6 +238,50 @@ def _verdicts(rel: Relation, doms: tuple):
         params = c.params
         return map(bool, starmap(c.test, (t + params for t in product(*scope_doms))))
     return map(c.holds, product(*scope_doms))
+
+
+def _vector_verdicts(rel: Relation, doms: tuple):
+    """The check's verdicts computed once over numpy arrays, when its test is plain arithmetic on
+    integer axes; None when it is not (it branches on an array, looks one up, ...: any exception).
+
+    A check that returns a constant for the fixed values (a rule gated off for this pipeline) costs one
+    call instead of one per tuple. The answer is spot-checked against the per-tuple test on a spread of
+    tuples and discarded on any difference.
+    """
+    if not all(type(v) is int for d in doms for v in d):
+        return None
+    import numpy as np  # deferred: only wide checks over integer axes need it
+
+    c = rel.constraint
+    shape = tuple(map(len, doms))
+    grids = np.meshgrid(*(np.array(d, dtype=np.int64) for d in doms), indexing="ij", sparse=True)
+    args = [v if f else grids[v] for f, v in rel.spec]
+    try:
+        with np.errstate(all="ignore"):
+            got = np.asarray(c.test(*args, *c.params))
+        if got.dtype.kind not in "bui":
+            return None
+        got = got.astype(bool)
+        constant = got.ndim == 0 or bool(got.all()) or not got.any()
+        verdicts = [bool(got.flat[0])] * prod(shape) if constant else \
+            np.broadcast_to(got, shape).ravel().tolist()
+    except Exception:  # noqa: BLE001 - any failure means "not vectorisable": evaluate per tuple
+        return None
+    test = _raw_test(rel)
+    n = prod(shape)
+    for i in range(0, n, max(1, n // 61)):
+        if test(_nth(doms, i)) != verdicts[i]:
+            return None
+    return verdicts
+
+
+def _nth(doms: tuple, i: int) -> tuple:
+    """The ``i``-th tuple of ``product(*doms)``."""
+    out = []
+    for d in reversed(doms):
+        i, j = divmod(i, len(d))
+        out.append(d[j])
+    return tuple(reversed(out))
 
 
 def _raw_test(rel: Relation) -> Callable[[tuple], bool]:

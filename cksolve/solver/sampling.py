@@ -19,6 +19,7 @@ from __future__ import annotations
 import random
 from bisect import bisect_right
 from itertools import accumulate
+from math import prod
 from operator import itemgetter
 from typing import Sequence
 
@@ -27,7 +28,10 @@ from ..space.config import config_fields
 from .model import config_class
 from .solutions import SolutionSet
 
-__all__ = ["sample_solutions", "decode"]
+__all__ = ["sample_solutions", "decode", "MERGE_LIMIT"]
+
+#: Components without leaves are merged into one table of their product up to this many rows.
+MERGE_LIMIT = 1_000_000
 
 
 def decode(solutions: SolutionSet, r: int):
@@ -48,8 +52,16 @@ def _decoder(solutions: SolutionSet) -> tuple:
     config maker), kept in the set's shared memo."""
     hit = solutions.memo.get("decoder")
     if hit is None:
-        simple = tuple((c.size, c.axes, c.sampling[0]) for c in solutions.components
-                       if c.counted is None and not c.leaves)
+        simple = [(c.size, c.axes, c.sampling[0]) for c in solutions.components
+                  if c.counted is None and not c.leaves]
+        if 1 < len(simple) and prod(size for size, _a, _r in simple) <= MERGE_LIMIT:
+            # one table of their product: one step per draw instead of one per component (same order:
+            # the first component varies fastest, as in the mixed radix)
+            rows = [()]
+            for _size, _axes, part in simple:
+                rows = [r + p for p in part for r in rows]
+            simple = [(len(rows), tuple(a for _s, axes, _r in simple for a in axes), rows)]
+        simple = tuple(simple)
         nodes = tuple(c for c in solutions.components if c.counted is not None or c.leaves)
         cls = config_class(solutions.model.kind)
         pick = itemgetter(*config_fields(cls))
