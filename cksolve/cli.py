@@ -101,12 +101,20 @@ def enumerate_cmd(
     output: Optional[Path] = typer.Option(None, "--output", "-o", metavar="FILE", help="Write here instead of stdout."),
     builder_configs: Optional[str] = BuilderOpt,
     limit: int = typer.Option(10_000_000, "--limit", metavar="N", help="Refuse to list more configs than this."),
+    backend: Optional[str] = typer.Option(None, "--backend", metavar="BACKEND",
+                                          help="Solver: direct (default), cpsat or python-constraint."),
 ) -> None:
     """List every config of a rule set valid for the selected architectures."""
     query.check_format(fmt, ENUMERATE_FORMATS)
     _outputs(output)
     selection = query.select(arch, variant, dtype, ndim)
     rs = query.load_rule_set(rule_set, builder_configs)
+    if backend is not None and backend != "direct":
+        from . import explore  # deferred: only another backend needs it
+
+        records = list(explore.enumerate_with(backend, rs, selection, limit))
+        _write("".join(f"{r.name}\n" for r in records) if fmt == "names" else _records_text(records, fmt), output)
+        return
     if fmt == "names":  # the main job: names straight from the solver, no records formed
         _write("".join(f"{n}\n" for n in query.enumerate_names(rs, selection, limit)), output)
         return
@@ -132,6 +140,9 @@ def count_cmd(
     by: Optional[str] = typer.Option(None, "--by", metavar="FIELDS", help=f"Group by any of {','.join(query.Combo._fields)}."),
     fmt: str = _format_opt("table", COUNT_FORMATS),
     builder_configs: Optional[str] = BuilderOpt,
+    backend: Optional[str] = typer.Option(None, "--backend", metavar="BACKEND",
+                                          help="Solver: direct (the default; the only one that counts without "
+                                               "listing), cpsat or python-constraint."),
 ) -> None:
     """Count configs without listing them."""
     query.check_format(fmt, COUNT_FORMATS)
@@ -141,7 +152,12 @@ def count_cmd(
             raise CksolveError(f"unknown --by field {shorten(k)}; valid: {_choices(query.Combo._fields)}")
     selection = query.select(arch, variant, dtype, ndim)
     rs = query.load_rule_set(rule_set, builder_configs)
-    counts = query.count_records(rs, selection)
+    if backend is not None and backend != "direct":
+        from . import explore  # deferred: only another backend needs it
+
+        counts = explore.count_with(backend, rs, selection)
+    else:
+        counts = query.count_records(rs, selection)
     groups: dict[tuple, int] = {}
     for combo, n in counts.items():
         key = tuple(getattr(combo, k) for k in keys)
@@ -174,13 +190,22 @@ def check_cmd(
                                                 "or a rule-set file."),
     fmt: str = _format_opt("text", CHECK_FORMATS),
     builder_configs: Optional[str] = BuilderOpt,
+    backend: Optional[str] = typer.Option(None, "--backend", metavar="BACKEND",
+                                          help="Solver deciding validity and membership: direct (default), cpsat "
+                                               "or python-constraint."),
 ) -> None:
     """Say for each kernel name whether it is valid for ARCH, and why not (exit 1 if any is not)."""
     query.check_format(fmt, CHECK_FORMATS)
     arch = _one_arch(arch)
     rs = query.load_rule_set(rule_set, builder_configs) if rule_set else None
+    records = query.check_names(source, arch, rs)
+    if backend is not None and backend != "direct":
+        from . import explore  # deferred: only another backend needs it
+
+        explore.check_with(backend, (), None)  # an unknown backend is refused before any output
+        records = explore.check_with(backend, records, rs)
     all_ok = True
-    for r in query.check_names(source, arch, rs):  # streamed: one record out per name in
+    for r in records:  # streamed: one record out per name in
         all_ok &= r.ok
         if fmt == "jsonl":
             sys.stdout.write(json.dumps(r.as_dict()) + "\n")
