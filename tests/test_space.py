@@ -182,3 +182,43 @@ def test_distinct_past_the_total_is_refused():
     total = sum(explore.count(rs, selection).values())
     with pytest.raises(query.CksolveError, match=f"only {total}"):
         explore.sample(rs, selection, total + 1, distinct=True)
+
+
+# --- docs/space.md: every console example prints what the page shows --------------------------
+
+import re  # noqa: E402
+import shlex  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+from test_cli import run  # noqa: E402
+
+DOC = Path(__file__).resolve().parents[1] / "docs" / "space.md"
+
+
+def _doc() -> tuple[dict[str, str], list[tuple[str, list[str]]]]:
+    text = DOC.read_text(encoding="utf-8")
+    files = {m[1]: m[2] for m in re.finditer(r"File `([^`]+)`:\n\n```\w*\n(.*?)```", text, re.S)}
+    commands = []
+    for block in re.findall(r"```console\n(.*?)```", text, re.S):
+        for chunk in re.split(r"^\$ ", block, flags=re.M)[1:]:
+            line, *output = chunk.rstrip("\n").split("\n")
+            commands.append((line, output))
+    return files, commands
+
+
+DOC_FILES, DOC_COMMANDS = _doc()
+
+
+def test_the_space_doc_has_its_examples():
+    assert {"whole.toml", "small-tiles.toml", "bad.toml"} <= set(DOC_FILES) and len(DOC_COMMANDS) >= 8
+
+
+@pytest.mark.parametrize("line, expected", DOC_COMMANDS, ids=[c for c, _ in DOC_COMMANDS])
+def test_space_doc_example_prints_what_the_doc_shows(capsys, tmp_path, monkeypatch, line, expected):
+    for name, body in DOC_FILES.items():
+        (tmp_path / name).write_text(body, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(capsys, *shlex.split(line)[1:])
+    got = [ln.rstrip() for ln in (out + err).splitlines()]
+    assert got == [ln.rstrip() for ln in expected], f"{line}: doc and output differ"
+    assert code == (2 if err else 0), (line, err)
