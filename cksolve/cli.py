@@ -679,6 +679,40 @@ def sample_cmd(
     _write(_records_text(explore.sample(rs, selection, n, seed, distinct), fmt), output)
 
 
+SEARCH_FORMATS = ("table", "jsonl", "csv", "names")
+
+
+@app.command("search")
+def search_cmd(
+    problem: str = typer.Option(..., "--problem", "-p", metavar="PROBLEM", help="The problem (FIELD=VALUE,...)."),
+    arch: str = OneArchOpt,
+    dtype: str = typer.Option("fp16", "--dtype", metavar="DTYPE", help=f"{_choices(query.DTYPES)}."),
+    rule_set: Optional[str] = typer.Option(None, "--rule-set", "-r", metavar="RULE_SET",
+                                           help="Search this rule set (default: the whole valid space)."),
+    top: int = typer.Option(1, "--top", metavar="K", help="How many best score tuples to show."),
+    where: Optional[List[str]] = typer.Option(None, "--where", metavar="EXPR",
+                                              help="Extra condition, as in a rule-set file's where (repeatable)."),
+    fmt: str = _format_opt("table", SEARCH_FORMATS),
+    builder_configs: Optional[str] = BuilderOpt,
+) -> None:
+    """The best valid configs for a problem by the analytic score, over a rule set or the whole space."""
+    from . import explore  # deferred: only this command needs it
+
+    query.check_format(fmt, SEARCH_FORMATS)
+    arch = _one_arch(arch)
+    if dtype not in query.DTYPES:
+        raise CksolveError(f"unknown --dtype {shorten(dtype)}; valid: {_choices(query.DTYPES)}")
+    rs = query.load_rule_set(rule_set, builder_configs) if rule_set else None
+    results, status = explore.search(problem, arch, dtype, rs, top, tuple(where or ()))
+    rows = [r.as_dict() for r in results]
+    if fmt == "table":
+        columns = ["score", "tile", "occupancy", "reuse", "vector", "configs", "name"]
+        sys.stdout.write(query.table_text(columns, [[str(row[c]) for c in columns] for row in rows]))
+    else:
+        sys.stdout.write(query.render(fmt, rows, ("name",)))
+    sys.stderr.write(f"status: {status} (gap 0)\n" if status == "OPTIMAL" else f"status: {status}\n")
+
+
 # --- the console script (issue 16) ----------------------------------------------------
 
 
