@@ -7,7 +7,7 @@ import pytest
 
 from cksolve import explore, query
 from cksolve.solver.evaluate import evaluate
-from cksolve.workload import read_problems
+from cksolve.workload import applicable_records, read_problems
 from cksolve.workload.explain import runs
 from cksolve.workload.score import analytic_score
 
@@ -22,7 +22,7 @@ def test_search_beats_or_matches_applicable_over_full(problem):
     arch, dtype = "gfx942", "fp16"
     f = problem.facts()
     best_applicable = max((analytic_score(f, r.config, arch)
-                           for r in query.applicable_records(problem.spec(), full, arch, [dtype])), default=None)
+                           for r in applicable_records(problem.spec(), full, arch, [dtype])), default=None)
     over_full, status_full = explore.search(problem.spec(), arch, dtype, full, 1)
     assert (over_full[0].score if over_full else None) == best_applicable, (problem.spec(), status_full)
     whole, status = explore.search(problem.spec(), arch, dtype, None, 3)
