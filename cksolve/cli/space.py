@@ -66,10 +66,10 @@ def search_cmd(
     rs = load_rule_set(rule_set, builder_configs) if rule_set else None
     results, status = explore.search(problem, arch, dtype, rs, top, tuple(where or ()))
     rows = [r.as_dict() for r in results]
-    if fmt == "table":
+    said = f"status: {status}" + (" (gap 0)\n" if status == "OPTIMAL" else "\n")
+    if fmt == "table":  # the status is part of the report; machine formats keep it on stderr
         columns = ["score", "tile", "occupancy", "reuse", "vector", "configs", "name"]
-        text = table_text(columns, [[str(row[c]) for c in columns] for row in rows])
-    else:
-        text = render(fmt, rows, ("name",))
-    write(text, output)
-    sys.stderr.write(f"status: {status}" + (" (gap 0)\n" if status == "OPTIMAL" else "\n"))
+        write(table_text(columns, [[str(row[c]) for c in columns] for row in rows]) + said, output)
+        return
+    write(render(fmt, rows, ("name",)), output)
+    sys.stderr.write(said)

@@ -39,6 +39,8 @@ _TILE_AXES = ("tile_m", "tile_n", "tile_k", "groups_to_merge")
 _VECTOR_AXES = ("vector_a", "vector_b", "vector_c")
 #: Feasibility tests a search makes at most before it stops with the best it has (status FEASIBLE).
 PROBE_LIMIT = 20_000
+#: Candidates visited at most (most are rejected by a rule over the score axes alone, without a solve).
+SKIP_LIMIT = 2_000_000
 
 
 @dataclass(frozen=True)
@@ -92,6 +94,9 @@ def search(problem_spec: str, arch: str, dtype: str, rule_set: RuleSet | None = 
     from ..solver.direct import solve  # deferred: counting a tuple's configs
     from ..solver.backends import _pinned
 
+    score_axes = set(_TILE_AXES) | set(_VECTOR_AXES)
+    local = [c for c in model.constraints if len(c.scope) > 1 and set(c.scope) <= score_axes]
+    skipped = 0
     found: list[SearchResult] = []
     heap = [(-(tiles[0][0] * vectors[0][0]), 0, 0)]
     seen = {(0, 0)}
@@ -105,6 +110,11 @@ def search(problem_spec: str, arch: str, dtype: str, rule_set: RuleSet | None = 
                 seen.add((ni, nj))
                 heapq.heappush(heap, (-(tiles[ni][0] * vectors[nj][0]), ni, nj))
         pins = {**dict(zip(_TILE_AXES, tiles[i][1])), **dict(zip(_VECTOR_AXES, vectors[j][1]))}
+        skipped += 1
+        if skipped > SKIP_LIMIT:
+            return found, "FEASIBLE"
+        if not all(c.holds(tuple(pins[a] for a in c.scope)) for c in local):
+            continue  # a rule over score axes only (merged groups and vector A, say): no solve needed
         probes += 1
         pinned = _pinned(model, pins)
         solutions = solve(pinned)

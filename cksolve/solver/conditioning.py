@@ -29,6 +29,10 @@ exactly uniformly: each branch is taken with probability proportional to the
 number of configs under it. ``PIECE_BOUND`` pieces per solve is the
 documented bound past which counting refuses, naming the axes it was
 conditioning.
+
+(A little over 400 lines: propagation, tabulation, restriction and
+conditioning are one recursion over pieces and share its memos; apart, each
+would pass them around.)
 """
 
 from __future__ import annotations
