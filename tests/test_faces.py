@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-FACES = ("query", "workload", "features", "audit")
+FACES = ("query", "workload", "features", "audit", "explore")
 
 
 def _cli_uses(face: str) -> set[str]:

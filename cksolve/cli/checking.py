@@ -8,7 +8,7 @@ from typing import Optional
 
 import typer
 
-from .. import query
+from .. import explore, query
 from .app import app
 from .options import BuilderOpt, NameTarget, check_format, format_option, name_target_options
 
@@ -22,12 +22,19 @@ def check_cmd(
     target: NameTarget = None,
     fmt: str = format_option("text", CHECK_FORMATS),
     builder_configs: Optional[str] = BuilderOpt,
+    backend: Optional[str] = typer.Option(None, "--backend", metavar="BACKEND",
+                                          help="Solver deciding validity and membership: direct (default), cpsat "
+                                               "or python-constraint."),
 ) -> None:
     """Say for each kernel name whether it is valid for ARCH, and why not (exit 1 if any is not)."""
     check_format(fmt, CHECK_FORMATS)
     arch, rs = target.load(builder_configs)
+    records = query.check_names(source, arch, rs)
+    if backend not in (None, "direct"):
+        list(explore.check_with(backend, (), None))  # an unknown backend is refused before any output
+        records = explore.check_with(backend, records, rs)
     all_ok = True
-    for r in query.check_names(source, arch, rs):  # streamed: one record out per name in
+    for r in records:  # streamed: one record out per name in
         all_ok &= r.ok
         if fmt == "jsonl":
             sys.stdout.write(json.dumps(r.as_dict()) + "\n")

@@ -9,7 +9,7 @@ from typing import Optional
 
 import typer
 
-from .. import query
+from .. import explore, query
 from ..errors import CksolveError, shorten
 from ..formats import render, table_text
 from .app import app
@@ -38,12 +38,18 @@ def enumerate_cmd(
     output: Optional[Path] = OutputOpt,
     builder_configs: Optional[str] = BuilderOpt,
     limit: int = typer.Option(query.ENUMERATE_LIMIT, "--limit", metavar="N", help="Refuse to list more configs than this."),
+    backend: Optional[str] = typer.Option(None, "--backend", metavar="BACKEND",
+                                          help="Solver: direct (default), cpsat or python-constraint."),
 ) -> None:
     """List every config of a rule set valid for the selected architectures."""
     check_format(fmt, ENUMERATE_FORMATS)
     refuse_unwritable(output)
     selection = sel.select()
     rs = load_rule_set(rule_set, builder_configs)
+    if backend not in (None, "direct"):
+        records = list(explore.enumerate_with(backend, rs, selection, limit))
+        write("".join(f"{r.name}\n" for r in records) if fmt == "names" else records_text(records, fmt), output)
+        return
     if fmt == "names":  # the main job: names straight from the solver, no records formed
         write("".join(f"{n}\n" for n in query.enumerate_names(rs, selection, limit)), output)
         return
@@ -58,6 +64,9 @@ def count_cmd(
     by: Optional[str] = typer.Option(None, "--by", metavar="FIELDS", help=f"Group by any of {','.join(query.Combo._fields)}."),
     fmt: str = format_option("table", COUNT_FORMATS),
     builder_configs: Optional[str] = BuilderOpt,
+    backend: Optional[str] = typer.Option(None, "--backend", metavar="BACKEND",
+                                          help="Solver: direct (default; the only one that counts without listing), "
+                                               "cpsat or python-constraint."),
 ) -> None:
     """Count configs without listing them."""
     check_format(fmt, COUNT_FORMATS)
@@ -67,7 +76,9 @@ def count_cmd(
             raise CksolveError(f"unknown --by field {shorten(k)}; valid: {choices(query.Combo._fields)}")
     selection = sel.select()
     rs = load_rule_set(rule_set, builder_configs)
-    sys.stdout.write(count_text(query.count_records(rs, selection), keys, fmt))
+    counts = (query.count_records(rs, selection) if backend in (None, "direct")
+              else explore.count_with(backend, rs, selection))
+    sys.stdout.write(count_text(counts, keys, fmt))
 
 
 def count_text(counts: dict, keys: list[str], fmt: str) -> str:

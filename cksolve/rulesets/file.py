@@ -36,11 +36,12 @@ from ..space.naming import parse_names
 from ..space.textfile import numbered_lines, read_text
 from .base import Combo, RuleSet, RuleSetError, nothing
 from .listed import ListedRuleSet
+from .where import file_where
 
 __all__ = ["FileRuleSet", "KEYS", "TABLE_KEYS"]
 
 #: The keys a rule-set file may have (``base`` is the older spelling of ``extends``).
-KEYS = ("description", "extends", "base", "kind", "pin", "table")
+KEYS = ("description", "extends", "base", "kind", "pin", "table", "where")
 TABLE_KEYS = ("name", "scope", "rows", "forbid")
 _KINDS = ("gemm", "depthwise")
 
@@ -91,6 +92,9 @@ class FileRuleSet(RuleSet):
             raise RuleSetError(f"{label}: 'table' must be an array of tables ([[table]]), got {_type(tables)}")
         for i, t in enumerate(tables, 1):
             own.extend(_for_kinds(v.table(i, t, str(path))))
+        # `where` expressions (rulesets/where.py): named checks file.<stem>.where[i]
+        for check in file_where(data.get("where", []), path.stem, str(path), label, path.name):
+            own.extend(_for_kinds(check))
         rs = cls(path.stem, description, bases, tuple(own))
         rs.files = tuple(dict.fromkeys([path, *(f for b in bases for f in b.files)]))
         if not bases and "kind" not in data and own and all(c.applies_to == "gemm" for c in own):
