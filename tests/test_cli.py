@@ -247,3 +247,66 @@ def test_shell_completion_is_on():
     assert proc.stdout.split() == ["enumerate"], proc.stdout + proc.stderr
     code = subprocess.run([sys.executable, "-m", "cksolve", "--help"], capture_output=True, text=True).stdout
     assert "--install-completion" in code
+
+
+# --- stdout and stderr that cannot take the output -------------------------------------------
+
+ROOT = Path(__file__).resolve().parents[1]
+HOLDOUT = ROOT.parent / "shared" / "ck" / "workloads" / "validation_holdout.csv"
+#: every command that writes a listing to stdout, in each of its writers
+WRITERS = [
+    *(["enumerate", "-r", "tiny", "-a", "gfx942", "--format", f] for f in ("names", "jsonl", "csv", "table")),
+    ["count", "-r", "tiny", "--by", "arch"], ["archs", "--format", "json"], ["rule-sets"],
+    ["diff", "default", "tiny", "-a", "gfx942", "--format", "jsonl"], ["pipeline-variants", "--format", "csv"],
+    ["features", "-r", "tiny", "-a", "gfx950", "--variant", "forward"], ["cmake-dir"],
+]
+WORKLOAD_WRITERS = [["coverage", "--problems", str(HOLDOUT), "-r", "tiny", "-a", "gfx942", "--format", "jsonl",
+                     "--with-kernels"]]
+
+
+def _process(argv, **kwargs):
+    return subprocess.run([sys.executable, "-m", "cksolve", *argv], cwd=ROOT, **kwargs)
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+@pytest.mark.parametrize("argv", WRITERS + (WORKLOAD_WRITERS if HOLDOUT.is_file() else []), ids=" ".join)
+def test_every_stdout_writer_reports_a_full_disk(argv):
+    with open("/dev/full", "wb") as full:
+        proc = _process(argv, stdout=full, stderr=subprocess.PIPE)
+    assert (proc.returncode, proc.stderr) == (2, b"cksolve: error: cannot write output: No space left on device\n"), argv
+
+
+def _closed_after_one_line(argv, stdin=None):
+    """Run with stdout a pipe that the reader closes after the first line (``| head -1``)."""
+    proc = subprocess.Popen([sys.executable, "-m", "cksolve", *argv], cwd=ROOT, stdin=stdin, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    first = proc.stdout.readline()
+    proc.stdout.close()
+    err = proc.stderr.read()
+    return proc.wait(timeout=120), first, err
+
+
+@pytest.mark.parametrize("valid", [True, False])
+def test_check_into_a_closed_pipe_ends_quietly_with_exit_0(tmp_path, valid):
+    """``check -a gfx942 many.txt | head -1``: exit 0 and nothing on stderr, as enumerate; the verdict is
+    what the reader stopped reading (an invalid name among the rest does not make it 1)."""
+    names = tmp_path / "many.txt"
+    names.write_text(f"{GOOD}\n" * 3000 + ("" if valid else "not_a_kernel\n"))
+    code, first, err = _closed_after_one_line(["check", "-a", "gfx942", str(names)])
+    assert (code, err) == (0, b"") and first == f"{GOOD}: valid\n".encode()
+    code, first, err = _closed_after_one_line(["check", "-a", "gfx942", "--format", "jsonl", str(names)])
+    assert (code, err) == (0, b"") and json.loads(first)["name"] == GOOD
+
+
+def test_enumerate_into_a_closed_pipe_ends_quietly_with_exit_0():
+    code, first, err = _closed_after_one_line(["enumerate", "-r", "full", "-a", "gfx942"])
+    assert (code, err) == (0, b"") and first.startswith(b"grouped_conv_")
+
+
+@pytest.mark.parametrize("argv, code", [(["enumerate", "-r", "foo"], 2), (["count", "-r", "tiny", "--arch", ""], 2),
+                                        (["enumerate", "--nope"], 2), (["count", "-r", "tiny"], 0),
+                                        (["check", "-a", "gfx942", "-"], 1)])
+def test_a_closed_stderr_changes_no_exit_code(argv, code):
+    """``cksolve enumerate -r foo 2>&-`` exits 2 as with stderr open; the error line just has nowhere to go."""
+    proc = _process(argv, input=b"not_a_kernel\n", stdout=subprocess.DEVNULL, preexec_fn=lambda: os.close(2))
+    assert proc.returncode == code, argv

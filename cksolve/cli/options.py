@@ -19,7 +19,8 @@ import typer
 from .. import query
 from ..errors import CksolveError, shorten
 from ..formats import check_format
-from ..outputs import check_writable, write_text_atomic
+from ..outputs import check_writable, write_stdout, write_text_atomic
+from .errors import say
 
 __all__ = ["choices", "rule_set_option", "RuleSetOpt", "OneArchOpt", "BuilderOpt", "OutputOpt", "format_option",
            "selection_options", "SelectionArgs", "NameTarget", "name_target_options", "option_group", "workload_options", "WorkloadArgs", "one_arch", "write", "refuse_unwritable", "load_rule_set",
@@ -150,10 +151,9 @@ def one_arch(arch: str) -> str:
 
 def write(text: str, output: Optional[Path]) -> None:
     """``text`` to stdout, or to ``output`` whole or not at all."""
-    import sys
-
+    
     if output is None:
-        sys.stdout.write(text)
+        write_stdout(text)
         return
     write_text_atomic(Path(output), text)
 
@@ -181,12 +181,10 @@ def strict() -> bool:
 
 def warn_once(rule_set) -> None:
     """A rule set's load warnings on stderr, each once per process."""
-    import sys
-
     for w in rule_set.warnings:
         if w not in _warned:
             _warned.add(w)
-            sys.stderr.write(f"cksolve: warning: {' '.join(w.split())}\n")
+            say(f"warning: {' '.join(w.split())}")
 
 
 def load_rule_set(name: str, builder_configs: Optional[str]):
