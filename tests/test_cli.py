@@ -310,3 +310,39 @@ def test_a_closed_stderr_changes_no_exit_code(argv, code):
     """``cksolve enumerate -r foo 2>&-`` exits 2 as with stderr open; the error line just has nowhere to go."""
     proc = _process(argv, input=b"not_a_kernel\n", stdout=subprocess.DEVNULL, preexec_fn=lambda: os.close(2))
     assert proc.returncode == code, argv
+
+
+# --- --strict: a parameter from the command line's edge down, never an environment write ------------
+
+
+@pytest.fixture
+def damaged_builder_configs(tmp_path):
+    """CK's builder configs with one ``.conf`` a dangling link: the Builder would skip it, cksolve warns."""
+    import shutil
+
+    source = ROOT.parent / "shared" / "ck" / "builder-configs"
+    if not source.is_dir():
+        pytest.skip("needs ../shared/ck/builder-configs")
+    root = tmp_path / "configs"
+    shutil.copytree(source, root)
+    conf = root / "forward" / "tests" / "nhwgc_fp16.conf"
+    conf.unlink()
+    conf.symlink_to(tmp_path / "gone.conf")
+    return root
+
+
+def test_strict_is_passed_down_and_leaves_the_environment_alone(capsys, monkeypatch, damaged_builder_configs):
+    monkeypatch.delenv("CKSOLVE_STRICT", raising=False)
+    argv = ["count", "-r", "tests", "--builder-configs", str(damaged_builder_configs), "-a", "gfx942"]
+    code, out, err = run(capsys, *argv)
+    assert code == 0 and "cksolve: warning: " in err and "dangling symbolic link" in err
+    code, out, err = run(capsys, "--strict", *argv)
+    assert code == 2 and err.startswith("cksolve: error: ") and "dangling symbolic link" in err
+    assert "CKSOLVE_STRICT" not in os.environ
+    code, out, err = run(capsys, "--strict", "audit", *argv[1:])  # every command that loads a rule set
+    assert code == 2 and "dangling symbolic link" in err
+    code, out, err = run(capsys, *argv)  # the next run in the same process is not strict
+    assert code == 0
+    monkeypatch.setenv("CKSOLVE_STRICT", "1")  # still read at the command line's edge
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and "dangling symbolic link" in err

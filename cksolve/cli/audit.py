@@ -10,7 +10,7 @@ import typer
 from .. import query
 from .app import app
 from .options import (BuilderOpt, OutputOpt, SelectionArgs, check_format, choices, format_option, refuse_unwritable,
-                      rule_set_option, selection_options, write)
+                      rule_set_option, selection_options, strict, write)
 
 
 #: ``audit.ALL`` and ``audit.AUDIT_FORMATS``, repeated so that help needs no import of the package (a test
@@ -39,6 +39,7 @@ def audit_cmd(
     check_format(fmt, AUDIT_FORMATS)
     refuse_unwritable(output)
     gates = query.split_values([fail_on] if fail_on is not None else [], "fail-on")
-    reports, checks, failed = audit.audit_selection(rule_set, sel.select(), against or (), builder_configs, gates)
+    reports, checks, failed = audit.audit_selection(rule_set, sel.select(), against or (), builder_configs, gates,
+                                                    strict())
     write(audit.audit_text(reports, checks, fmt, rule_set), output)
     raise typer.Exit(1 if failed else 0)
