@@ -4,7 +4,7 @@ The library's own errors (``RuleSetError``, ``NameError_``, ``EmitError``) deriv
 from it, so no caller has to translate them.
 """
 
-__all__ = ["CksolveError", "shorten"]
+__all__ = ["CksolveError", "shorten", "did_you_mean"]
 
 
 class CksolveError(Exception):
@@ -24,14 +24,14 @@ class CksolveError(Exception):
 
     def __str__(self) -> str:
         text = super().__str__()
-        return text.format(option=self.option) if self.option is not None else text
+        return text.replace("{option}", self.option) if self.option is not None else text
 
     def for_flag(self, flag: str | None = None) -> str:
         """The message naming the command-line flag (default ``--`` + the parameter, ``_`` as ``-``)."""
         text = super().__str__()
         if self.option is None:
             return text
-        return text.format(option=flag or "--" + self.option.replace("_", "-"))
+        return text.replace("{option}", flag or "--" + self.option.replace("_", "-"))  # not format(): user text
 
 
 def shorten(value: object, limit: int = 200, quote: bool = True) -> str:
@@ -47,3 +47,18 @@ def shorten(value: object, limit: int = 200, quote: bool = True) -> str:
     if len(text) <= limit:
         return show(text)
     return f"{show(text[:limit])}... ({len(text):,} characters)"
+
+
+def did_you_mean(value: object, valid) -> str:
+    """``"; did you mean 'x'?"`` when one of ``valid`` is close to ``value`` (a typo, a missing letter), else ``""``:
+    the tail of an "unknown ..." message, after the list of valid values."""
+    from difflib import get_close_matches  # deferred: only an error line needs it
+
+    text = str(value)
+    if not text or len(text) > 100:
+        return ""
+    close = get_close_matches(text.lower(), [str(v).lower() for v in valid], n=1, cutoff=0.6)
+    if not close:
+        return ""
+    match = next(str(v) for v in valid if str(v).lower() == close[0])
+    return f"; did you mean {match!r}?"

@@ -346,3 +346,75 @@ def test_strict_is_passed_down_and_leaves_the_environment_alone(capsys, monkeypa
     monkeypatch.setenv("CKSOLVE_STRICT", "1")  # still read at the command line's edge
     code, out, err = run(capsys, *argv)
     assert code == 2 and "dangling symbolic link" in err
+
+
+# --- completion, suggestions, aliases, --version ---------------------------------------------------
+
+COMPLETIONS = [
+    ("cksolve enumerate --rule-set f", ["full", "full-tests"]),
+    ("cksolve enumerate -r t", ["tests", "tiny"]),
+    ("cksolve enumerate --rule-set sets/", ["sets/a.toml", "sets/deeper/"]),
+    ("cksolve count -r tiny --arch gfx9", ["gfx908", "gfx90a", "gfx942", "gfx950"]),
+    ("cksolve count -r tiny --arch gfx942,gfx9", ["gfx942,gfx908", "gfx942,gfx90a", "gfx942,gfx950"]),
+    ("cksolve check -a gfx12", ["gfx1200", "gfx1201", "gfx1250"]),
+    ("cksolve enumerate --variant f", ["forward", "forward_depthwise"]),
+    ("cksolve enumerate --dtype ", ["fp16", "bf16", "fp32"]),
+    ("cksolve enumerate --ndim ", ["1", "2", "3"]),
+    ("cksolve enumerate --format j", ["jsonl"]),
+    ("cksolve count --format ", ["table", "json"]),
+    ("cksolve count --by arch,", ["arch,variant", "arch,dtype", "arch,ndim"]),
+    ("cksolve audit --fail-on empty,d", ["empty,dead"]),
+    ("cksolve features --semantics ", ["ck", "exact"]),
+    ("cksolve applicable --dtype b", ["bf16"]),
+    ("cksolve rule-sets --show d", ["default"]),
+]
+
+
+@pytest.mark.parametrize("words, expected", COMPLETIONS, ids=[w for w, _ in COMPLETIONS])
+def test_completion_offers_the_closed_value_sets(tmp_path, words, expected):
+    """As bash asks: the completion entry point with COMP_WORDS/COMP_CWORD, candidates one a line."""
+    (tmp_path / "sets" / "deeper").mkdir(parents=True)
+    (tmp_path / "sets" / "a.toml").write_text("")
+    (tmp_path / "sets" / "notes.txt").write_text("")
+    cword = len(words.split()) - (0 if words.endswith(" ") else 1)
+    env = dict(os.environ, _CKSOLVE_COMPLETE="complete_bash", COMP_WORDS=words, COMP_CWORD=str(cword),
+               PYTHONPATH=str(ROOT))
+    proc = subprocess.run([sys.executable, "-m", "cksolve"], capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert proc.returncode == 0 and proc.stdout.split() == expected, (proc.stdout, proc.stderr)
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["count", "-r", "ful"], "did you mean 'full'?"),
+    (["count", "-r", "tiny", "-a", "gfx94"], "did you mean 'gfx942'?"),
+    (["count", "-r", "tiny", "--variant", "bwd_dat"], "did you mean 'bwd_data'?"),
+    (["count", "-r", "tiny", "--dtype", "bf61"], "did you mean 'bf16'?"),
+    (["count", "-r", "tiny", "--by", "dtpye"], "did you mean 'dtype'?"),
+    (["count", "-r", "tiny", "--format", "jsno"], "did you mean 'json'?"),
+    (["audit", "-r", "tiny", "--fail-on", "idel"], "did you mean 'idle'?"),
+    (["features", "-r", "tiny", "-a", "gfx950", "--semantics", "exakt"], "did you mean 'exact'?"),
+])
+def test_a_close_miss_says_did_you_mean(capsys, argv, message):
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and err.startswith("cksolve: error: unknown ") and err.rstrip().endswith(message), err
+    assert err.count("\n") == 1
+
+
+def test_a_far_miss_suggests_nothing(capsys):
+    code, _, err = run(capsys, "count", "-r", "tiny", "-a", "sparc")
+    assert code == 2 and "did you mean" not in err
+
+
+@pytest.mark.parametrize("alias, variant", [("fwd", "forward"), ("bwd-data", "bwd_data"), ("bwd_data", "bwd_data"),
+                                            ("bwd-weight", "bwd_weight"), ("fwd_depthwise", "forward_depthwise"),
+                                            ("forward-depthwise", "forward_depthwise")])
+def test_variant_aliases_as_ck_spells_them(capsys, alias, variant):
+    code, out, _ = run(capsys, "count", "-r", "default", "--variant", alias, "--by", "variant", "--format", "json")
+    expected = run(capsys, "count", "-r", "default", "--variant", variant, "--by", "variant", "--format", "json")[1]
+    assert code == 0 and out == expected and json.loads(out)["groups"][0]["variant"] == variant
+
+
+def test_version(capsys):
+    import cksolve
+
+    code, out, _ = run(capsys, "--version")
+    assert (code, out) == (0, f"cksolve {cksolve.__version__}\n")

@@ -11,6 +11,7 @@ from .. import query
 from ..formats import render, table_text, value_text
 from ..outputs import write_stdout
 from .app import app
+from .completion import values
 from .errors import say
 from .options import (BuilderOpt, OneArchOpt, OutputOpt, RuleSetOpt, SelectionArgs, check_format, choices,
                       format_option, load_rule_set, one_arch, refuse_unwritable, selection_options, write)
@@ -18,6 +19,8 @@ from .options import (BuilderOpt, OneArchOpt, OutputOpt, RuleSetOpt, SelectionAr
 PIPELINE_VARIANT_FORMATS = ("table", "csv", "jsonl")
 #: ``features.FEATURE_FORMATS``, repeated so that help needs no import of the package (a test holds them equal)
 FEATURE_FORMATS = ("csv", "jsonl")
+#: ``features.SEMANTICS``, likewise
+SEMANTICS = ("ck", "exact")
 _GEMM_VARIANTS = f"{choices(query.VARIANTS)} (default: the GEMM ones)."
 
 
@@ -33,7 +36,8 @@ def features_cmd(
     fmt: str = format_option("csv", FEATURE_FORMATS),
     output: Optional[Path] = OutputOpt,
     semantics: str = typer.Option("ck", "--semantics", metavar="SEMANTICS",
-                                  help="ck (what CK's engine computes) or exact (true values)."),
+                                  help="ck (what CK's engine computes) or exact (true values).",
+                                  autocompletion=values(SEMANTICS)),
     builder_configs: Optional[str] = BuilderOpt,
 ) -> None:
     """Features of CK's ML kernel selector, per kernel or per (problem, kernel) pair that can run."""

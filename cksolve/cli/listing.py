@@ -9,11 +9,12 @@ from typing import Optional
 import typer
 
 from .. import query
-from ..errors import CksolveError, shorten
+from ..errors import CksolveError, did_you_mean, shorten
 from ..formats import render, table_text
 from ..outputs import write_stdout
 from .app import app
-from .options import (BuilderOpt, OutputOpt, RuleSetOpt, SelectionArgs, check_format, choices, format_option,
+from .completion import values
+from .options import (BuilderOpt, complete_rule_set, OutputOpt, RuleSetOpt, SelectionArgs, check_format, choices, format_option,
                       load_rule_set, refuse_unwritable, selection_options, write)
 
 #: formats each listing command offers (names/jsonl/csv/table are the shared writers)
@@ -55,7 +56,8 @@ def enumerate_cmd(
 def count_cmd(
     rule_set: str = RuleSetOpt,
     sel: SelectionArgs = None,
-    by: Optional[str] = typer.Option(None, "--by", metavar="FIELDS", help=f"Group by any of {','.join(query.Combo._fields)}."),
+    by: Optional[str] = typer.Option(None, "--by", metavar="FIELDS", help=f"Group by any of {','.join(query.Combo._fields)}.",
+                                     autocompletion=values(query.Combo._fields, comma=True)),
     fmt: str = format_option("table", COUNT_FORMATS),
     builder_configs: Optional[str] = BuilderOpt,
 ) -> None:
@@ -64,7 +66,8 @@ def count_cmd(
     keys = query.split_values([by], "by") if by is not None else []
     for k in keys:
         if k not in query.Combo._fields:
-            raise CksolveError(f"unknown --by field {shorten(k)}; valid: {choices(query.Combo._fields)}")
+            raise CksolveError(f"unknown --by field {shorten(k)}; valid: {choices(query.Combo._fields)}"
+                               f"{did_you_mean(k, query.Combo._fields)}")
     selection = sel.select()
     rs = load_rule_set(rule_set, builder_configs)
     write_stdout(count_text(query.count_records(rs, selection), keys, fmt))
@@ -90,7 +93,8 @@ def count_text(counts: dict, keys: list[str], fmt: str) -> str:
 @selection_options()
 def rule_sets_cmd(
     show: Optional[str] = typer.Option(None, "--show", metavar="RULE_SET",
-                                       help="Print this rule set's (or file's) constraints."),
+                                       help="Print this rule set's (or file's) constraints.",
+                                       autocompletion=complete_rule_set),
     sel: SelectionArgs = None,
     builder_configs: Optional[str] = BuilderOpt,
 ) -> None:

@@ -9,7 +9,7 @@ import importlib
 from functools import lru_cache
 from pathlib import Path
 
-from ..errors import shorten
+from ..errors import did_you_mean, shorten
 from .base import Combo, RuleSet, RuleSetError, kind_of
 from .file import FileRuleSet
 from .registry import RULE_SETS
@@ -46,7 +46,8 @@ def get_rule_set(name: str, **options) -> RuleSet:
     path = Path(name)
     if path.suffix == ".toml" or _exists(path):
         return FileRuleSet.from_path(path, **options)
-    raise RuleSetError(f"unknown rule set {shorten(name)}; valid: {', '.join(RULE_SETS)} or a path to a rule-set file")
+    raise RuleSetError(f"unknown rule set {shorten(name)}; valid: {', '.join(RULE_SETS)} or a path to a rule-set file"
+                       f"{did_you_mean(name, RULE_SETS)}")
 
 
 def _exists(path: Path) -> bool:
