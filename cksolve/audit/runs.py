@@ -45,7 +45,7 @@ def run(spec: str, combos: Sequence[Combo], against: Sequence[str] = (), builder
 
     if spec == ALL:
         if against:
-            raise CksolveError("--against is not used with --rule-set all (it checks CK's hierarchy)")
+            raise CksolveError(f"{{opt:against}} is not used with {{opt:rule_set}} {ALL} (it checks CK's hierarchy)")
         names = dict.fromkeys(n for a, b, _ in EXPECTED for n in (a, b))
         rule_sets = {n: load(n) for n in ("default", *names)}  # load all first: a missing input fails fast
         reports = [audit(rs, combos) for rs in rule_sets.values()]
