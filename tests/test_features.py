@@ -258,4 +258,4 @@ def test_the_cli_offers_what_the_features_package_defines():
     from cksolve.features import SEMANTICS
     from cksolve.features.render import FORMATS
 
-    assert features.FEATURE_SEMANTICS == tuple(SEMANTICS) and cli_features.FEATURE_FORMATS == tuple(FORMATS)
+    assert cli_features.SEMANTICS == tuple(SEMANTICS) and cli_features.FEATURE_FORMATS == tuple(FORMATS)

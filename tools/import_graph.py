@@ -110,7 +110,7 @@ def picture(edges) -> str:
     by_layer: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     for m, ds in edges.items():
         for d in ds:
-            if layer_of(m) != layer_of(d):
+            if layer_of(m) != layer_of(d) and "__init__" not in (layer_of(m), layer_of(d)):
                 by_layer[layer_of(m)][layer_of(d)] += 1
     lines = []
     for layer in sorted({layer_of(m) for m in edges} - {"__init__"}, key=rank):
