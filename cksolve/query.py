@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Iterable, Iterator, NamedTuple, Sequence
 
 from .arch.facts import ARCHS, ArchFacts, arch_facts, common_facts
+from .arch.target_id import base_arch
 from .errors import CksolveError, shorten
 from .formats import FORMATS, check_format, csv_text, render, table_text, value_text
 from .rulesets import RULE_SETS, RuleSet, candidate_rule_sets, get_rule_set, rule_set_names
@@ -125,7 +126,7 @@ class Selection:
 
 def select(archs=None, variants=None, dtypes=None, ndims=None) -> Selection:
     return Selection(
-        _choose("arch", archs, ARCHS),
+        _choose("arch", archs, ARCHS, base_arch),  # a ROCm target ID selects by its base arch
         _choose("variant", variants, VARIANTS),
         _choose("dtype", dtypes, DTYPES),
         _choose("ndim", ndims, NDIMS, _ndim),
