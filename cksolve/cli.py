@@ -271,12 +271,18 @@ def emit_cmd(
                                              help="One tree per arch, OUT/ARCH (default: when several archs)."),
     cmake_list: Optional[Path] = typer.Option(None, "--cmake-list", metavar="FILE",
                                               help="Also write the CMake list of trees, sources and inputs here."),
+    replace: bool = typer.Option(False, "--replace",
+                                 help="Remove the files another selection or layout wrote into OUT (else refused)."),
+    unity_batch: Optional[int] = typer.Option(None, "--unity-batch", metavar="N",
+                                              help="Also write translation units of up to N kernels each (OUT/unity)."),
+    fmt: str = typer.Option("text", "--format", "-f", metavar="FORMAT", help="Summary on stdout: text or json."),
 ) -> None:
     """Write a CK Tile kernel instance (header, .cpp, dispatcher wrapper) for every config."""
     from .emit_cli import run_emit  # deferred: the writer loads only when emitting
 
     code = run_emit(out=out, rule_set=rule_set, names=names, arch=arch, variant=variant, dtype=dtype, ndim=ndim,
-                    jobs=jobs, builder_configs=builder_configs, arch_dirs=arch_dirs, cmake_list=cmake_list)
+                    jobs=jobs, builder_configs=builder_configs, arch_dirs=arch_dirs, cmake_list=cmake_list,
+                    replace=replace, unity_batch=unity_batch, fmt=fmt)
     raise typer.Exit(code)
 
 

@@ -13,9 +13,13 @@ from pathlib import Path
 from typing import Optional
 
 from . import query
+from .arch.target_id import base_arch, parse_target_id
 from .query import CksolveError
 
-__all__ = ["run_emit", "select_for_emit", "inputs"]
+__all__ = ["run_emit", "select_for_emit", "inputs", "selection_label", "summary_json", "SUMMARY_FORMATS"]
+
+#: what ``emit --format`` offers for the summary on stdout
+SUMMARY_FORMATS = ("text", "json")
 
 
 def select_for_emit(rule_set: Optional[str], names: Optional[Path], arch, variant, dtype, ndim,
@@ -24,21 +28,35 @@ def select_for_emit(rule_set: Optional[str], names: Optional[Path], arch, varian
     if (rule_set is None) == (names is None):
         raise CksolveError("emit needs exactly one of --rule-set or --names")
     selection = query.select(arch, variant, dtype, ndim)
-    archs = list(selection.archs)
+    # the trees: one per arch or ROCm target ID given (gfx942:xnack-), which selects by its base arch
+    targets = sorted(_targets(arch), key=lambda t: selection.archs.index(base_arch(t))) or list(selection.archs)
     if rule_set is not None:
         rs = query.load_rule_set(rule_set, builder_configs)
-        return archs, [(r.combo.arch, r.config) for r in query.enumerate_records(rs, selection)]
+        by_base: dict[str, list] = {}
+        for r in query.enumerate_records(rs, selection):
+            by_base.setdefault(r.combo.arch, []).append(r.config)
+        return targets, [(t, c) for t in targets for c in by_base.get(base_arch(t), ())]
     if not arch:
         raise CksolveError("emit --names needs --arch")
     configs = [c for _, c in query.read_names(Path(names))]
-    for target in archs:
+    for target in selection.archs:
         for config in configs:
             verdict = query.evaluate(config, target)
             if not verdict.valid:
                 first = verdict.violations[0]
                 raise CksolveError(f"{names}: {config.name()} is not valid for {target}: "
                                    f"{first.message} [{first.constraint}]")
-    return archs, [(target, c) for target in archs for c in configs]
+    return targets, [(target, c) for target in targets for c in configs]
+
+
+def _targets(arch) -> list[str]:
+    """The --arch values as target IDs, first-seen order, each once (already validated by query.select)."""
+    out: list[str] = []
+    for v in query.split_values(arch, "--arch"):
+        t = str(parse_target_id(v))
+        if t not in out:
+            out.append(t)
+    return out
 
 
 def inputs(rule_set: Optional[str], names: Optional[Path], builder_configs: Optional[str]) -> list[Path]:
@@ -56,13 +74,42 @@ def inputs(rule_set: Optional[str], names: Optional[Path], builder_configs: Opti
     return out
 
 
+def selection_label(rule_set: Optional[str], names: Optional[Path]) -> str:
+    """What chose the kernels, as the tree's manifest records it: another label is another selection."""
+    if names is not None:
+        return f"names file {Path(names).resolve()}"
+    if Path(rule_set).is_file():
+        return f"rule-set file {Path(rule_set).resolve()}"
+    return f"rule set {rule_set}"
+
+
+def summary_json(trees, selection: str) -> str:
+    """``emit --format json``: one object; per tree its arch (or null), directory and counts."""
+    import json
+
+    rows = []
+    for arch, s in trees:
+        rows.append({"arch": arch, "out_dir": s.out_dir, "kernels": s.kernels, "files": s.files,
+                     "written": s.written, "unchanged": s.unchanged, "removed": s.removed,
+                     "replaced": s.replaced, "swept": s.swept, "bytes": s.bytes, "bytes_written": s.bytes_written,
+                     "seconds": round(s.seconds, 3), "units": len(s.units), "foreign": list(s.foreign),
+                     "notes": list(s.notes)})
+    total = {k: sum(r[k] for r in rows) for k in ("kernels", "files", "written", "unchanged", "removed",
+                                                  "replaced", "bytes", "bytes_written", "units")}
+    return json.dumps({"selection": selection, "trees": rows, "total": total}, indent=2) + "\n"
+
+
 def run_emit(*, out: Path, rule_set, names, arch, variant, dtype, ndim, jobs, builder_configs,
-             arch_dirs: Optional[bool] = None, cmake_list: Optional[Path] = None) -> int:
+             arch_dirs: Optional[bool] = None, cmake_list: Optional[Path] = None, replace: bool = False,
+             unity_batch: Optional[int] = None, fmt: str = "text") -> int:
     """Run the command; returns the exit code (0, or 128 + signal when the writer was interrupted)."""
     from .emit import EmitInterrupted
 
+    if fmt not in SUMMARY_FORMATS:
+        raise CksolveError(f"unknown format {fmt!r} for emit's summary; valid: {', '.join(SUMMARY_FORMATS)}")
     try:
-        return _run(out, rule_set, names, arch, variant, dtype, ndim, jobs, builder_configs, arch_dirs, cmake_list)
+        return _run(out, rule_set, names, arch, variant, dtype, ndim, jobs, builder_configs, arch_dirs, cmake_list,
+                    replace, unity_batch, fmt)
     except EmitInterrupted as exc:
         sys.stderr.write(f"cksolve: {exc}\n")
         return exc.exit_code
@@ -73,10 +120,14 @@ def _say(line: str) -> None:
     sys.stderr.flush()
 
 
-def _run(out, rule_set, names, arch, variant, dtype, ndim, jobs, builder_configs, arch_dirs, cmake_list) -> int:
+def _run(out, rule_set, names, arch, variant, dtype, ndim, jobs, builder_configs, arch_dirs, cmake_list,
+         replace, unity_batch, fmt) -> int:
     from .emit import emit_trees
 
+    if unity_batch is not None and (isinstance(unity_batch, bool) or unity_batch < 1):
+        raise CksolveError(f"--unity-batch {unity_batch} must be at least 1 (leave it out for one unit per kernel)")
     archs, items = select_for_emit(rule_set, names, arch, variant, dtype, ndim, builder_configs)
+    label = selection_label(rule_set, names)
     if cmake_list is not None:
         from .emit.files import check_writable
 
@@ -84,7 +135,8 @@ def _run(out, rule_set, names, arch, variant, dtype, ndim, jobs, builder_configs
     if cmake_list is not None and arch_dirs is None:
         arch_dirs = True  # CMake gets one tree per arch, however many there are
     trees = emit_trees(items, Path(out), archs=archs, arch_dirs=arch_dirs, jobs=jobs,
-                       progress=sys.stderr.isatty(), on_wait=_say)
+                       progress=sys.stderr.isatty(), on_wait=_say, selection=label, replace=replace,
+                       unity_batch=unity_batch)
     for _, summary in trees:
         for note in summary.notes:
             _say(f"warning: {note}")
@@ -92,14 +144,20 @@ def _run(out, rule_set, names, arch, variant, dtype, ndim, jobs, builder_configs
             shown = ", ".join(summary.foreign[:3]) + (", ..." if len(summary.foreign) > 3 else "")
             _say(f"note: {len(summary.foreign)} files in {summary.out_dir} were not written by emit "
                  f"and were left alone: {shown}")
-        sys.stdout.write(summary.line() + "\n")
+        if fmt == "text":
+            sys.stdout.write(summary.line() + "\n")
+    if fmt == "json":
+        sys.stdout.write(summary_json(trees, label))
     if cmake_list is not None:
         from .emit.cmake import cmake_list_text, write_cmake_list
 
         by_arch: dict[str, list[str]] = {a: [] for a in archs}
         for a, c in items:
             by_arch[a].append(c.name())
-        dirs = {tree_arch: Path(s.out_dir) for tree_arch, s in trees}
-        listed = [(a, dirs.get(a, dirs.get(None)), sorted(set(by_arch[a]))) for a in archs]
+        dirs = {tree_arch: s for tree_arch, s in trees}
+        listed = []
+        for a in archs:
+            s = dirs.get(a, dirs.get(None))
+            listed.append((a, Path(s.out_dir), sorted(set(by_arch[a])), s.units or None))
         write_cmake_list(Path(cmake_list), cmake_list_text(listed, inputs(rule_set, names, builder_configs)))
     return 0
