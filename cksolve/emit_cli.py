@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Optional
 
 from . import query
-from .arch.target_id import base_arch, parse_target_id
 from .query import CksolveError
 
 __all__ = ["run_emit", "select_for_emit", "inputs", "selection_label", "summary_json", "SUMMARY_FORMATS"]
@@ -29,13 +28,13 @@ def select_for_emit(rule_set: Optional[str], names: Optional[Path], arch, varian
         raise CksolveError("emit needs exactly one of --rule-set or --names")
     selection = query.select(arch, variant, dtype, ndim)
     # the trees: one per arch or ROCm target ID given (gfx942:xnack-), which selects by its base arch
-    targets = sorted(_targets(arch), key=lambda t: selection.archs.index(base_arch(t))) or list(selection.archs)
+    targets = sorted(_targets(arch), key=lambda t: selection.archs.index(_base(t))) or list(selection.archs)
     if rule_set is not None:
         rs = query.load_rule_set(rule_set, builder_configs)
         by_base: dict[str, list] = {}
         for r in query.enumerate_records(rs, selection):
             by_base.setdefault(r.combo.arch, []).append(r.config)
-        return targets, [(t, c) for t in targets for c in by_base.get(base_arch(t), ())]
+        return targets, [(t, c) for t in targets for c in by_base.get(_base(t), ())]
     if not arch:
         raise CksolveError("emit --names needs --arch")
     configs = [c for _, c in query.read_names(Path(names))]
@@ -50,13 +49,13 @@ def select_for_emit(rule_set: Optional[str], names: Optional[Path], arch, varian
 
 
 def _targets(arch) -> list[str]:
-    """The --arch values as target IDs, first-seen order, each once (already validated by query.select)."""
-    out: list[str] = []
-    for v in query.split_values(arch, "--arch"):
-        t = str(parse_target_id(v))
-        if t not in out:
-            out.append(t)
-    return out
+    """The --arch values (archs or ROCm target IDs, already checked by query.select), each once."""
+    return list(dict.fromkeys(query.split_values(arch, "--arch")))
+
+
+def _base(target: str) -> str:
+    """The arch of a checked target ID (``gfx942:xnack-`` -> ``gfx942``; see cksolve.arch.target_id)."""
+    return target.split(":", 1)[0]
 
 
 def inputs(rule_set: Optional[str], names: Optional[Path], builder_configs: Optional[str]) -> list[Path]:

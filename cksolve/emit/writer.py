@@ -93,7 +93,7 @@ class EmitSummary:
 
     def line(self) -> str:
         removed = f", {self.removed} removed" if self.removed else ""
-        removed += f", {self.replaced} of another selection replaced" if self.replaced else ""
+        removed += f", {self.replaced} of another selection removed" if self.replaced else ""
         return (f"{self.kernels} kernels, {self.files} files: {self.written} written, "
                 f"{self.unchanged} unchanged{removed}, {self.bytes / 1e6:.1f} MB total "
                 f"({self.bytes_written / 1e6:.1f} MB written) in {self.seconds:.2f} s -> {self.out_dir}")
