@@ -17,20 +17,19 @@ rules see them per group (``Problem.facts()``). The rules themselves are data
 
 from .coverage import CoverageRecord, Workspace, applicable, coverage
 from .problem import DIRECTIONS, FIELDS, Problem, ProblemError, ProblemFacts, parse_problem, read_problems
+from .report import coverage_table
 from .rules import RULES, applicability_constraints
+from .tasks import applicable_records, coverage_records, minimize_kernels, minimize_request
 
 __all__ = [
-    "Problem",
-    "ProblemFacts",
-    "ProblemError",
-    "DIRECTIONS",
-    "FIELDS",
     "parse_problem",
     "read_problems",
     "applicable",
     "coverage",
-    "CoverageRecord",
-    "Workspace",
-    "RULES",
-    "applicability_constraints",
+    "applicable_records",
+    "coverage_records",
+    "coverage_table",
+    "minimize_request",
+    "minimize_kernels",
 ]
+#: also importable from here, for the library's own modules and the tests: Problem, ProblemFacts, ProblemError, DIRECTIONS, FIELDS, CoverageRecord, Workspace, RULES, applicability_constraints

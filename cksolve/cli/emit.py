@@ -1,4 +1,4 @@
-"""``cksolve emit``: choose the kernels (rule set or names file), check them, hand them to the writer.
+"""``emit`` and ``cmake-dir``: choose the kernels (rule set or names file), check them, hand them to the writer.
 
 Every problem with the input -- an unknown or invalid name, a bad selection --
 is reported before a single file is written. SIGINT / SIGTERM while the
@@ -12,13 +12,54 @@ import sys
 from pathlib import Path
 from typing import Optional
 
-from . import query
-from .query import CksolveError
+import typer
+
+from .. import query
+from ..errors import CksolveError
+from ..outputs import check_writable
+from .app import app
+from .options import BuilderOpt, SelectionArgs, check_format, format_option, load_rule_set, rule_set_option, \
+    selection_options
 
 __all__ = ["run_emit", "select_for_emit", "inputs", "selection_label", "summary_json", "SUMMARY_FORMATS"]
 
 #: what ``emit --format`` offers for the summary on stdout
 SUMMARY_FORMATS = ("text", "json")
+
+
+@app.command("emit")
+@selection_options()
+def emit_cmd(
+    out: Path = typer.Option(..., "--out", "-o", metavar="DIR",
+                             help="Output directory (one subdirectory per arch when several)."),
+    rule_set: Optional[str] = rule_set_option(False),
+    names: Optional[Path] = typer.Option(None, "--names", metavar="FILE", help="Emit exactly the kernels named in this file."),
+    sel: SelectionArgs = None,
+    jobs: Optional[int] = typer.Option(None, "--jobs", "-j", metavar="N", help="Parallel renderers (default: all cores)."),
+    builder_configs: Optional[str] = BuilderOpt,
+    arch_dirs: Optional[bool] = typer.Option(None, "--arch-dirs/--no-arch-dirs",
+                                             help="One tree per arch, OUT/ARCH (default: when several archs)."),
+    cmake_list: Optional[Path] = typer.Option(None, "--cmake-list", metavar="FILE",
+                                              help="Also write the CMake list of trees, sources and inputs here."),
+    replace: bool = typer.Option(False, "--replace",
+                                 help="Remove the files another selection or layout wrote into OUT (else refused)."),
+    unity_batch: Optional[int] = typer.Option(None, "--unity-batch", metavar="N",
+                                              help="Also write translation units of up to N kernels each (OUT/unity)."),
+    fmt: str = format_option("text", SUMMARY_FORMATS),
+) -> None:
+    """Write a CK Tile kernel instance (header, .cpp, dispatcher wrapper) for every config."""
+    code = run_emit(out=out, rule_set=rule_set, names=names, arch=sel.arch, variant=sel.variant, dtype=sel.dtype,
+                    ndim=sel.ndim, jobs=jobs, builder_configs=builder_configs, arch_dirs=arch_dirs,
+                    cmake_list=cmake_list, replace=replace, unity_batch=unity_batch, fmt=fmt)
+    raise typer.Exit(code)
+
+
+@app.command("cmake-dir")
+def cmake_dir_cmd() -> None:
+    """Print the directory holding cksolveConfig.cmake (for -Dcksolve_DIR=... or CMAKE_PREFIX_PATH)."""
+    from ..emit.cmake import CMAKE_DIR  # deferred, as every emit import here: the writer loads only when emitting
+
+    sys.stdout.write(f"{CMAKE_DIR}\n")
 
 
 def select_for_emit(rule_set: Optional[str], names: Optional[Path], arch, variant, dtype, ndim,
@@ -30,7 +71,7 @@ def select_for_emit(rule_set: Optional[str], names: Optional[Path], arch, varian
     # the trees: one per arch or ROCm target ID given (gfx942:xnack-), which selects by its base arch
     targets = sorted(_targets(arch), key=lambda t: selection.archs.index(_base(t))) or list(selection.archs)
     if rule_set is not None:
-        rs = query.load_rule_set(rule_set, builder_configs)
+        rs = load_rule_set(rule_set, builder_configs)
         by_base: dict[str, list] = {}
         for r in query.enumerate_records(rs, selection):
             by_base.setdefault(r.combo.arch, []).append(r.config)
@@ -50,7 +91,7 @@ def select_for_emit(rule_set: Optional[str], names: Optional[Path], arch, varian
 
 def _targets(arch) -> list[str]:
     """The --arch values (archs or ROCm target IDs, already checked by query.select), each once."""
-    return list(dict.fromkeys(query.split_values(arch, "--arch")))
+    return list(dict.fromkeys(query.split_values(arch, "arch")))
 
 
 def _base(target: str) -> str:
@@ -60,13 +101,13 @@ def _base(target: str) -> str:
 
 def inputs(rule_set: Optional[str], names: Optional[Path], builder_configs: Optional[str]) -> list[Path]:
     """The files an emit read besides its own package: what a build must watch."""
-    from .emit.cmake import installation_files
+    from ..emit.cmake import installation_files
 
     out = installation_files()
     if names is not None and Path(names).is_file():
         out.append(Path(names))
     if rule_set is not None:  # a rule-set file and every file it extends (a built-in set has none)
-        out += query.load_rule_set(rule_set, builder_configs).files
+        out += load_rule_set(rule_set, builder_configs).files
     if builder_configs and Path(builder_configs).is_dir():
         out.append(Path(builder_configs))
         out += sorted(Path(builder_configs).rglob("*.conf"))
@@ -102,10 +143,9 @@ def run_emit(*, out: Path, rule_set, names, arch, variant, dtype, ndim, jobs, bu
              arch_dirs: Optional[bool] = None, cmake_list: Optional[Path] = None, replace: bool = False,
              unity_batch: Optional[int] = None, fmt: str = "text") -> int:
     """Run the command; returns the exit code (0, or 128 + signal when the writer was interrupted)."""
-    from .emit import EmitInterrupted
+    from ..emit import EmitInterrupted
 
-    if fmt not in SUMMARY_FORMATS:
-        raise CksolveError(f"unknown format {fmt!r} for emit's summary; valid: {', '.join(SUMMARY_FORMATS)}")
+    check_format(fmt, SUMMARY_FORMATS)
     try:
         return _run(out, rule_set, names, arch, variant, dtype, ndim, jobs, builder_configs, arch_dirs, cmake_list,
                     replace, unity_batch, fmt)
@@ -121,15 +161,13 @@ def _say(line: str) -> None:
 
 def _run(out, rule_set, names, arch, variant, dtype, ndim, jobs, builder_configs, arch_dirs, cmake_list,
          replace, unity_batch, fmt) -> int:
-    from .emit import emit_trees
+    from ..emit import emit_trees
 
     if unity_batch is not None and (isinstance(unity_batch, bool) or unity_batch < 1):
         raise CksolveError(f"--unity-batch {unity_batch} must be at least 1 (leave it out for one unit per kernel)")
     archs, items = select_for_emit(rule_set, names, arch, variant, dtype, ndim, builder_configs)
     label = selection_label(rule_set, names)
     if cmake_list is not None:
-        from .emit.files import check_writable
-
         check_writable(Path(cmake_list))  # before the trees: a list that cannot be written fails the emit
     if cmake_list is not None and arch_dirs is None:
         arch_dirs = True  # CMake gets one tree per arch, however many there are
@@ -148,7 +186,7 @@ def _run(out, rule_set, names, arch, variant, dtype, ndim, jobs, builder_configs
     if fmt == "json":
         sys.stdout.write(summary_json(trees, label))
     if cmake_list is not None:
-        from .emit.cmake import cmake_list_text, write_cmake_list
+        from ..emit.cmake import cmake_list_text, write_cmake_list
 
         by_arch: dict[str, list[str]] = {a: [] for a in archs}
         for a, c in items:
