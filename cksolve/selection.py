@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Iterable, NamedTuple, Sequence
 
 from .arch.facts import ARCHS
+from .arch.target_id import base_arch
 from .errors import CksolveError, did_you_mean, shorten
 from .space.axes import AXES
 from .space.combo import Combo, kind_of
@@ -94,7 +95,7 @@ class Selection:
 
 def select(archs=None, variants=None, dtypes=None, ndims=None) -> Selection:
     return Selection(
-        _choose("arch", archs, ARCHS),
+        _choose("arch", archs, ARCHS, base_arch),  # a ROCm target ID (gfx942:xnack-) selects by its base arch
         _choose("variant", variants, VARIANTS, lambda v: VARIANT_ALIASES.get(v, v)),
         _choose("dtype", dtypes, DTYPES),
         _choose("ndim", ndims, NDIMS, _ndim),

@@ -40,6 +40,7 @@ class Manifest:
     kernels: dict = field(default_factory=dict)   # name -> (arch, size, mtime, size, mtime, size, mtime)
     globals: list | None = None                   # [names digest, size, mtime, ...] of the shared headers
     warning: str | None = None                    # why a manifest on disk was not used
+    selection: str | None = None                  # what chose the kernels ("rule set tiny"); None: not said
 
 
 def load(root: Path, plain, arch_ok) -> Manifest:
@@ -60,7 +61,11 @@ def load(root: Path, plain, arch_ok) -> Manifest:
             raise ValueError("no format in its first line")
         if head["format"] != FORMAT or head.get("digest") != render.templates_digest():
             return Manifest()  # written by another version or other templates: a full check, silently
-        return Manifest(*_parse(head, memoryview(data)[head_end + 1:], plain, arch_ok))
+        selection = head.get("selection")
+        if selection is not None and not isinstance(selection, str):
+            raise ValueError("bad selection")
+        kernels, globals_entry = _parse(head, memoryview(data)[head_end + 1:], plain, arch_ok)
+        return Manifest(kernels, globals_entry, selection=selection)
     except (ValueError, KeyError, TypeError, UnicodeDecodeError) as exc:
         return Manifest(warning=f"ignoring the damaged manifest {path} ({exc}); every file is checked instead")
 
@@ -96,14 +101,20 @@ def _parse(head: dict, body: memoryview, plain, arch_ok) -> tuple[dict, list | N
     return dict(zip(names, map(tuple.__add__, firsts, sixes))), g
 
 
-def save(root: Path, kernels: dict, globals_entry: list | None, token: str) -> None:
-    """Replace the manifest of ``root`` in one rename. OSError if it cannot be written."""
+def save(root: Path, kernels: dict, globals_entry: list | None, token: str, selection: str | None = None) -> None:
+    """Replace the manifest of ``root`` in one rename. OSError if it cannot be written.
+
+    ``selection`` says what chose the kernels, so that an emit of another
+    selection into the same directory can tell before it removes them.
+    """
     names = sorted(kernels)
     archs = sorted({kernels[n][0] for n in names})
     index = {a: i for i, a in enumerate(archs)}
     blob = "\n".join(names).encode()
     head = {"format": FORMAT, "digest": render.templates_digest(), "globals": globals_entry,
             "archs": archs, "kernels": len(names), "names_bytes": len(blob)}
+    if selection is not None:
+        head["selection"] = selection
     arch_of = array("H", [index[kernels[n][0]] for n in names])
     nums = array("q", [x for n in names for x in kernels[n][1:7]])
     data = json.dumps(head, separators=(",", ":")).encode() + b"\n" + blob + arch_of.tobytes() + nums.tobytes()
