@@ -65,6 +65,10 @@ CASES = [
     ("ruleset-not-utf8", ["count", "-r", "{d}/r.toml"], {"r.toml": b"\xff\xfe[pin]"}, 2, "{d}/r.toml: not UTF-8 text"),
     ("ruleset-cycle", ["count", "-r", "{d}/a.toml"], {"a.toml": b"extends = 'b.toml'\n", "b.toml": b"base = './a.toml'\n"},
      2, "{d}/a.toml: rule-set files extend each other in a cycle: a.toml -> b.toml -> a.toml"),
+    # a chain of rule-set files deeper than MAX_DEPTH: one line, not Python's RecursionError
+    ("ruleset-chain-400", ["count", "-r", "{d}/c0.toml"],
+     {**{f"c{i}.toml": f"extends = 'c{i + 1}.toml'\n".encode() for i in range(400)}, "c400.toml": b"extends = 'tiny'\n"},
+     2, "{d}/c64.toml: 'extends' nests rule-set files more than 64 deep (starting at c0.toml)"),
     # numbers over 4,300 digits inside kernel names
     ("check-big-number", ["check", "-a", "gfx942", "{d}/n.txt"], {"n.txt": (NAME_BIG + "\n").encode()}, 2,
      "{d}/n.txt:1: line longer than 4096 bytes"),
@@ -170,6 +174,45 @@ def test_bad_input_is_one_line(capsys, tmp_path, argv, files, code, start):
     assert err.startswith(f"cksolve: error: {start}"), f"{argv[:4]}: {err[:300]!r}"
     assert len(err) < 700, "error lines echo at most ~200 characters of the input"
     assert not (tmp_path / "o").exists(), "nothing is written after an error"
+
+
+def _extends_graph(tmp_path: Path, levels: int) -> Path:
+    """d0 extends [d1, d1], and [a, b] at every level that both extend the next [a, b]: 2**levels paths."""
+    for i in range(levels):
+        (tmp_path / f"d{i}.toml").write_text(f"extends = ['d{i + 1}.toml', 'd{i + 1}.toml', 'a{i + 1}.toml']\n")
+        for x in "ab":
+            (tmp_path / f"{x}{i}.toml").write_text(f"extends = ['a{i + 1}.toml', 'b{i + 1}.toml']\n"
+                                                  f"[pin]\ntile_m = [64, 128, {16 * (i % 16 + 1)}]\n")
+    for x in "dab":
+        (tmp_path / f"{x}{levels}.toml").write_text("extends = ['tiny', 'default.toml']\n")
+    (tmp_path / "default.toml").write_text("extends = 'full'\n[pin]\npipeline = ['compv3', 'mem']\n")
+    return tmp_path / "d0.toml"
+
+
+def test_a_file_extended_many_times_is_read_once(capsys, tmp_path, monkeypatch):
+    """``extends`` makes a graph: each file is read once per load and its constraints counted once, however
+    many paths reach it (a file repeated at each of 30 levels took 2**30 loads)."""
+    from cksolve.rulesets import file as file_mod
+    from cksolve.rulesets import get_rule_set
+    from cksolve.rulesets.base import Combo
+
+    top = _extends_graph(tmp_path, 12)
+    reads = []
+    real_read = file_mod.read_text
+    monkeypatch.setattr(file_mod, "read_text", lambda path, what: reads.append(Path(path).name) or real_read(path, what))
+    rs = get_rule_set(str(top))
+    reached = sorted(p.name for p in tmp_path.glob("*.toml") if p.name not in ("a0.toml", "b0.toml", "b1.toml"))
+    assert sorted(reads) == reached, "each file read exactly once"
+    combo = Combo("gfx942", "forward", "fp16", 2)
+    names = [c.name for c in rs.constraints(combo)]
+    # a1..a11 and b2..b11 pin tile_m once each, default.toml its pipeline once (the d files and a12, b12 pin nothing)
+    own = [n for n in names if n.startswith("file.")]
+    assert sorted(own) == sorted([f"file.a{i}.tile_m" for i in range(1, 12)] + [f"file.b{i}.tile_m" for i in range(2, 12)]
+                                 + ["file.default.pipeline"])
+    built_in = len(get_rule_set("tiny").constraints(combo)) + len(get_rule_set("full").constraints(combo))
+    assert len(names) == built_in + len(own), "a rule set reached twice adds its constraints once"
+    code, out, err = run(capsys, "count", "-r", str(_extends_graph(tmp_path, 30)), "-a", "gfx942")
+    assert code == 0 and int(out) > 0, err
 
 
 def test_names_files_share_one_syntax(capsys, tmp_path):
