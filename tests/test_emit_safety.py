@@ -289,3 +289,75 @@ def test_two_emits_at_once_never_merge(tmp_path, tmp_path_factory):
     clean_a, clean_b = _clean(tmp_path_factory, SEL_A), _clean(tmp_path_factory, SEL_B)
     assert tree in (clean_a, clean_b), f"a merged tree: vs A {_diff(tree, clean_a)}; vs B {_diff(tree, clean_b)}"
     assert _leftovers(tmp_path) == []
+
+
+# --- outputs that are devices or FIFOs; renderers outliving a killed emit; a manifest that is a directory ---
+
+SEL_SMALL = ["--rule-set", "tiny", "--arch", "gfx942", "--variant", "forward", "--dtype", "fp16"]
+
+
+def _limit_memory():  # pragma: no cover - runs in the child before exec
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))  # an emit of tiny needs ~60 MB
+
+
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="needs /dev/zero")
+def test_cmake_list_on_a_device_is_written_into_not_read(tmp_path):
+    """``--cmake-list /dev/zero``: the old list is read only when it is a regular file (bounded by the new
+    text's size); a device is written into. Reading it took gigabytes and ignored SIGINT/SIGTERM."""
+    proc = _cli(*SEL_SMALL, "--out", str(tmp_path / "o"), "--cmake-list", "/dev/zero", preexec_fn=_limit_memory)
+    try:
+        _, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 0 and err == "", err[-500:]
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_cmake_list_on_a_fifo_is_written_into(tmp_path):
+    import threading
+
+    fifo = tmp_path / "list.cmake"
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()), daemon=True)
+    reader.start()
+    proc = _cli(*SEL_SMALL, "--out", str(tmp_path / "o"), "--cmake-list", str(fifo))
+    try:
+        _, err = proc.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        os.close(os.open(fifo, os.O_RDWR))  # release the reader thread
+        pytest.fail("emit hung on a FIFO at --cmake-list (it read it before writing)")
+    reader.join(10)
+    assert proc.returncode == 0 and err == "", err
+    assert got and got[0].startswith(b"# Written by `cksolve emit --cmake-list`"), got[:1]
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+@pytest.mark.parametrize("sig, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_a_signal_while_waiting_on_a_fifo_output_ends_the_emit(tmp_path, sig, code):
+    """Nobody reads the FIFO at --cmake-list: the emit waits to write into it, and a signal ends it in 2 s."""
+    fifo = tmp_path / "list.cmake"
+    os.mkfifo(fifo)
+    proc = _cli(*SEL_SMALL, "--out", str(tmp_path / "o"), "--cmake-list", str(fifo), start_new_session=True)
+    try:
+        summary = proc.stdout.readline()  # the trees are written; the list is next
+        assert "kernels" in summary, summary
+        time.sleep(0.3)
+        os.kill(proc.pid, sig)
+        t = time.monotonic()
+        _, err = proc.communicate(timeout=10)
+        took = time.monotonic() - t
+    finally:
+        proc.kill()
+    assert proc.returncode == code and err == f"cksolve: interrupted by {sig.name}\n", (proc.returncode, err)
+    assert took < 2.0, f"took {took:.2f} s to stop"
+    assert stat_is_fifo(fifo) and _leftovers(tmp_path) == []
+
+
+def stat_is_fifo(path: Path) -> bool:
+    import stat
+
+    return stat.S_ISFIFO(os.lstat(path).st_mode)
