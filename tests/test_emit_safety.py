@@ -361,3 +361,81 @@ def stat_is_fifo(path: Path) -> bool:
     import stat
 
     return stat.S_ISFIFO(os.lstat(path).st_mode)
+
+
+def _children(pid: int) -> list[int]:
+    out = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                out.append(int(entry))
+    return out
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+_SLOW_RENDERERS = """
+import contextlib, sys, time
+from cksolve.emit import jobs
+
+class Slow(jobs.Job):
+    def run(self, lo, hi):
+        time.sleep(60)  # a chunk that takes long: the parent is killed in the middle of it
+        return super().run(lo, hi)
+
+print("start", flush=True)
+jobs.run(Slow([], sys.argv[1], {}, "tok"), [(0, 0)] * 4, 2, contextlib.nullcontext(lambda n: None))
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
+def test_renderers_die_with_a_killed_parent(tmp_path):
+    """SIGKILL the parent in the middle of a chunk: no renderer survives it by 1 s, and its stderr closes."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    proc = subprocess.Popen([sys.executable, "-c", _SLOW_RENDERERS, str(tmp_path)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=env, start_new_session=True)
+    try:
+        assert proc.stdout.readline() == b"start\n"
+        deadline = time.monotonic() + 30
+        while len(kids := _children(proc.pid)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert len(kids) == 2, f"renderers not started: {kids}"
+        time.sleep(0.3)
+        os.kill(proc.pid, signal.SIGKILL)
+        t = time.monotonic()
+        proc.communicate(timeout=5)  # EOF on stdout and stderr: every holder of them is gone
+        took = time.monotonic() - t
+        survivors = [k for k in kids if _alive(k)]
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+    assert not survivors and took < 1.0, f"renderers {survivors} alive; stderr closed after {took:.2f} s"
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
+def test_a_killed_emit_leaves_no_renderer_holding_stderr(tmp_path):
+    """The command itself: ``$(cksolve emit ...)`` returns within 1 s of the emit's SIGKILL."""
+    proc = _cli("--rule-set", "full", "--arch", "gfx942", "--out", str(tmp_path / "o"), "-j", "2",
+                start_new_session=True)
+    try:
+        deadline = time.monotonic() + 60
+        while len(kids := _children(proc.pid)) < 2 and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.02)
+        assert len(kids) == 2, f"renderers not started: {kids}"
+        os.kill(proc.pid, signal.SIGKILL)
+        t = time.monotonic()
+        proc.communicate(timeout=30)
+        took = time.monotonic() - t
+        survivors = [k for k in kids if _alive(k)]
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+    assert not survivors and took < 1.0, f"renderers {survivors} alive; stderr closed after {took:.2f} s"
