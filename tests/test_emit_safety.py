@@ -439,3 +439,31 @@ def test_a_killed_emit_leaves_no_renderer_holding_stderr(tmp_path):
     finally:
         os.killpg(proc.pid, signal.SIGKILL)
     assert not survivors and took < 1.0, f"renderers {survivors} alive; stderr closed after {took:.2f} s"
+
+
+@pytest.mark.parametrize("kind", ["empty directory", "directory with a file", "fifo"])
+def test_a_manifest_that_is_not_a_file_is_ignored_and_every_file_checked(tmp_path, tmp_path_factory, kind):
+    out = tmp_path / "out"
+    emit(_pairs(SEL_A), out, jobs=1, progress=False)
+    victim = next(out.glob("grouped_conv_*.cpp"))
+    victim.write_text("damaged")  # a full check must repair it
+    (out / MANIFEST).unlink()
+    if kind == "fifo":
+        os.mkfifo(out / MANIFEST)
+    else:
+        (out / MANIFEST).mkdir()
+        if kind == "directory with a file":
+            (out / MANIFEST / "user.txt").write_text("keep me")
+    proc = _cli(*SEL_A, "--out", str(out), "-j", "1")
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("cksolve: warning: ignoring the damaged manifest"), err
+    assert _tree(out) == _clean(tmp_path_factory, SEL_A) | ({f"{MANIFEST}/user.txt": b"keep me"} if "with" in kind
+                                                            else {}), _diff(_tree(out), _clean(tmp_path_factory, SEL_A))
+    proc = _cli(*SEL_A, "--out", str(out), "-j", "1")
+    _, err = proc.communicate(timeout=120)
+    if "with" in kind:  # nobody's to delete: the tree goes without a manifest, and each emit says so
+        assert proc.returncode == 0 and "ignoring the damaged manifest" in err, err
+    else:  # replaced by a manifest: the next emit is quiet
+        assert proc.returncode == 0 and err == "" and (out / MANIFEST).is_file(), err
