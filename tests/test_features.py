@@ -72,6 +72,18 @@ def test_golden_kernel_rows_of_the_pipeline_map_and_the_parser_fallback(kernel):
     assert not wrong, f"{kernel}: " + "; ".join(wrong)
 
 
+def test_ck_parser_fallback_pipeline():
+    from cksolve.features.ckname import ck_fields
+
+    base = "grouped_conv_forward_bf16_2d_64x16x16_{}_intrawave_gm8_dsb"
+    got = {p: ck_fields(base.format(p)).pipeline for p in ("compv4", "mem", "comp_async", "basic_async_v1",
+                                                          "basic_v1", "wavelet")}
+    assert got == {"compv4": "compv4", "mem": "mem", "comp_async": "async", "basic_async_v1": "async",
+                   "basic_v1": "compv3", "wavelet": "compv3"}
+    r = ck_fields(base.format("compv4"))
+    assert r[:3] == (16, 64, 64) and (r.wave_mode, r.has_dsb, r.has_si) == ("intrawave", 0, 0)  # nothing else read
+
+
 def test_3d_problem_block_by_hand():
     from cksolve.features.engine import problem_block
 
