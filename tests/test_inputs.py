@@ -65,6 +65,15 @@ CASES = [
     ("ruleset-not-utf8", ["count", "-r", "{d}/r.toml"], {"r.toml": b"\xff\xfe[pin]"}, 2, "{d}/r.toml: not UTF-8 text"),
     ("ruleset-cycle", ["count", "-r", "{d}/a.toml"], {"a.toml": b"extends = 'b.toml'\n", "b.toml": b"base = './a.toml'\n"},
      2, "{d}/a.toml: rule-set files extend each other in a cycle: a.toml -> b.toml -> a.toml"),
+    # problem files: an integral JSON number is an integer, 4.5 is not; more than 18 digits in any form is refused
+    *[(f"problems-json-{why}", ["coverage", "--problems", "{d}/p.jsonl", "-r", "tiny", "-a", "gfx942"],
+       {"p.jsonl": row.encode()}, 2, f"{{d}}/p.jsonl:1: {start}")
+      for why, row, start in [
+          ("half", '{"N": 4.5, "C": 64, "K": 64}\n', "field N: 4.5 is not an integer"),
+          ("30-digits", '{"N": ' + "9" * 30 + ', "C": 64, "K": 64}\n', "field N: " + "9" * 30 + " has more than 18 digits"),
+          ("19-digits-float", '{"N": 1e18, "C": 64, "K": 64}\n', "field N: 1000000000000000000 has more than 18 digits"),
+          ("string-30-digits", '{"N": "' + "9" * 30 + '", "C": 64, "K": 64}\n', "field N: '" + "9" * 30 + "' has more"),
+      ]],
     # a chain of rule-set files deeper than MAX_DEPTH: one line, not Python's RecursionError
     ("ruleset-chain-400", ["count", "-r", "{d}/c0.toml"],
      {**{f"c{i}.toml": f"extends = 'c{i + 1}.toml'\n".encode() for i in range(400)}, "c400.toml": b"extends = 'tiny'\n"},
@@ -166,6 +175,7 @@ CASES = [
 @pytest.mark.parametrize("argv, files, code, start", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
 def test_bad_input_is_one_line(capsys, tmp_path, argv, files, code, start):
     for name, data in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_bytes(data)
     argv = [a.replace("{d}", str(tmp_path)) for a in argv]
     got, out, err = run(capsys, *argv)
@@ -227,6 +237,17 @@ def test_names_files_share_one_syntax(capsys, tmp_path):
     assert code == 0 and out.splitlines()[-1] == "total: only in names.txt: 0, only in names.txt: 0, common: 2", err
     code, out, err = run(capsys, "emit", "-a", "gfx942", "--names", str(names), "--out", str(tmp_path / "o"))
     assert code == 0 and sorted(p.stem for p in (tmp_path / "o").glob("grouped_conv_*.hpp")) == sorted([GOOD, other])
+
+
+def test_integral_json_numbers_are_integers(capsys, tmp_path):
+    problems = tmp_path / "p.jsonl"
+    problems.write_text('{"N": 4.0, "G": 1, "C": 64, "K": 64.0, "Hi": 28, "Wi": 28}\n')
+    from cksolve.workload import parse_problem, read_problems
+
+    assert read_problems(problems) == [parse_problem("N=4,G=1,C=64,K=64,Hi=28,Wi=28")]
+    code, out, err = run(capsys, "coverage", "--problems", str(problems), "-r", "tiny", "-a", "gfx942",
+                         "--dtype", "fp16")
+    assert code == 0, err
 
 
 def test_check_reads_stdin_as_utf8_bytes(capsys, monkeypatch):
