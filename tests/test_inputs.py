@@ -20,6 +20,13 @@ from conftest import CK
 from test_cli import GOOD, run
 
 BIG = "1" * 5000
+#: a kernel (tiny, gfx942) and a depthwise kernel; a CK Builder forward line (tile 256x128x256)
+TILE = GOOD
+DW = "grouped_conv_fwd_depthwise_fp16_nhwgc_2d_8x8_f3_s1x1_p1x1_nb8_sub2x2_vec2_2"
+CONF = ("DeviceGroupedConvFwdMultipleABD_Xdl_CShuffle<2,NHWGC,GKYXC,EmptyTuple,NHWGK,fp16,fp16,fp32,fp16,EmptyTuple,"
+        "fp16,PassThrough,PassThrough,PassThrough,Default,MNKPadding,1,256,128,256,32,8,8,32,32,2,4,Seq(4,64,1),"
+        "Seq(1,0,2),Seq(1,0,2),2,8,8,true,Seq(4,64,1),Seq(1,0,2),Seq(1,0,2),2,8,8,true,1,1,Seq(1,32,1,8),8,fp16,fp16,"
+        "Default,1>\n")
 NAME_BIG = f"grouped_conv_fwd_fp16_nhwgc_2d_compv3_cshuffle_intrawave_{BIG}x64x64_1x4x1_16x16x16"
 ARABIC = "grouped_conv_fwd_fp16_nhwgc_2d_compv3_cshuffle_intrawave_16x64x\u0666\u0664_1x4x1_16x16x16"
 DEEP = "x = " + "[" * 3000 + "]" * 3000 + "\n"
@@ -65,6 +72,31 @@ CASES = [
     ("ruleset-not-utf8", ["count", "-r", "{d}/r.toml"], {"r.toml": b"\xff\xfe[pin]"}, 2, "{d}/r.toml: not UTF-8 text"),
     ("ruleset-cycle", ["count", "-r", "{d}/a.toml"], {"a.toml": b"extends = 'b.toml'\n", "b.toml": b"base = './a.toml'\n"},
      2, "{d}/a.toml: rule-set files extend each other in a cycle: a.toml -> b.toml -> a.toml"),
+    # .conf numbers: plain ASCII digits only (int() also reads 1_28, +128 and Arabic-Indic digits); paired brackets
+    *[(f"conf-{why}", ["count", "-r", "tests", "--builder-configs", "{d}/bc", "-a", "gfx942", "--variant", "forward",
+                       "--dtype", "fp16", "--ndim", "2"],
+       {"bc/forward/tests/nhwgc_fp16.conf": line.encode()}, 2, f"{{d}}/bc/forward/tests/nhwgc_fp16.conf:1: {start}")
+      for why, line, start in [
+          ("underscore", CONF.replace(",1,256,128,256,", ",1,256,1_28,256,"), "DeviceGroupedConvFwdMultipleABD_Xdl_CShuffle:"
+                                                                         " field tile_m must be an integer in plain ASCII"),
+          ("arabic", CONF.replace(",1,256,128,256,", ",1,256,\u0661\u0662\u0668,256,"), "DeviceGroupedConvFwdMultipleABD"
+                                                                                   "_Xdl_CShuffle: field tile_m must"),
+          ("leading-zero", CONF.replace(",1,256,128,256,", ",1,256,0128,256,"), "DeviceGroupedConvFwdMultipleABD_Xdl"
+                                                                            "_CShuffle: field tile_m must"),
+          ("brackets", CONF.replace("CShuffle<2,", "CShuffle<<<2,"), "expected an instance string Kind<...> (with its"),
+      ]],
+    # --perf measurements: decimal numbers in ASCII digits; JSON true is not 1
+    *[(f"perf-{why}", ["minimize", "--problems", "{d}/w.csv", "-r", "default", "-a", "gfx942", "--dtype", "fp16",
+                       "--perf", "{d}/perf.txt"], {"w.csv": b"N,G,C,K\n1,1,64,128\n", "perf.txt": perf.encode()}, 2,
+       f"{{d}}/perf.txt:{start}")
+      for why, perf, start in [
+          ("underscore", f"N,G,C,K,kernel,tflops\n1,1,64,128,{TILE},1_0\n", "2: field tflops: '1_0' is not a number"),
+          ("arabic", f"N,G,C,K,kernel,tflops\n1,1,64,128,{TILE},\u0661\u0660\n", "2: field tflops: '\u0661\u0660' is not"),
+          ("json-true", f'{{"N": 1, "C": 64, "K": 128, "kernel": "{TILE}", "tflops": true}}\n',
+           "1: field tflops: true is not a number"),
+          ("json-problem-true", f'{{"N": true, "C": 64, "K": 128, "kernel": "{TILE}", "tflops": 1}}\n',
+           "1: field N: true is not an integer"),
+      ]],
     # problem files: an integral JSON number is an integer, 4.5 is not; more than 18 digits in any form is refused
     *[(f"problems-json-{why}", ["coverage", "--problems", "{d}/p.jsonl", "-r", "tiny", "-a", "gfx942"],
        {"p.jsonl": row.encode()}, 2, f"{{d}}/p.jsonl:1: {start}")
