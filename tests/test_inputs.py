@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from conftest import CK
-from test_cli import GOOD, run
+from test_cli import GOOD, LDS, run
 
 BIG = "1" * 5000
 #: a kernel (tiny, gfx942) and a depthwise kernel; a CK Builder forward line (tile 256x128x256)
@@ -72,6 +72,24 @@ CASES = [
     ("ruleset-not-utf8", ["count", "-r", "{d}/r.toml"], {"r.toml": b"\xff\xfe[pin]"}, 2, "{d}/r.toml: not UTF-8 text"),
     ("ruleset-cycle", ["count", "-r", "{d}/a.toml"], {"a.toml": b"extends = 'b.toml'\n", "b.toml": b"base = './a.toml'\n"},
      2, "{d}/a.toml: rule-set files extend each other in a cycle: a.toml -> b.toml -> a.toml"),
+    # strings that are not kernel names (a value outside its axis, a spelling CK never writes): exit 2 for
+    # explain and check alike (check reports every line first); an invalid kernel is exit 1 (test_cli)
+    *[(f"{cmd[0]}-not-a-name-{why}", [*cmd], {"n.txt": (name + "\n").encode()}, 2,
+       (f"{{d}}/n.txt:1: " if cmd[0] == "check" else "") + start)
+      for why, name, start in [
+          ("fp8", GOOD.replace("_fp16_", "_fp8_"), f"not a kernel name: {GOOD.replace('_fp16_', '_fp8_')!r} (dtype 'fp8' "
+                                                   "is not one of fp16, bf16, fp32)"),
+          ("4d", GOOD.replace("_2d_", "_4d_"), f"not a kernel name: {GOOD.replace('_2d_', '_4d_')!r} (ndim 4 is not one "
+                                               "of 1, 2, 3)"),
+          ("tile-0x0x0", TILE.replace("16x64x64_", "0x0x0_"), "not a kernel name: "),
+          ("tile-25-digits", TILE.replace("16x64x64_", "1234567890123456789012345x64x64_"),
+           "not a kernel name: "),
+          ("depthwise-f0", DW.replace("_f3_", "_f0_"), f"not a kernel name: {DW.replace('_f3_', '_f0_')!r} (filt 0 is "
+                                                       "not one of 1, 3, 5, 7)"),
+          ("leading-zero", TILE.replace("16x64x64_", "016x64x64_"),
+           f"{TILE.replace('16x64x64_', '016x64x64_')!r} is not CK's spelling of this kernel; CK names it {TILE!r}"),
+      ]
+      for cmd in (["check", "-a", "gfx942", "{d}/n.txt"], ["explain", name, "-a", "gfx942", "--nearest", "0"])],
     # .conf numbers: plain ASCII digits only (int() also reads 1_28, +128 and Arabic-Indic digits); paired brackets
     *[(f"conf-{why}", ["count", "-r", "tests", "--builder-configs", "{d}/bc", "-a", "gfx942", "--variant", "forward",
                        "--dtype", "fp16", "--ndim", "2"],
@@ -271,6 +289,21 @@ def test_names_files_share_one_syntax(capsys, tmp_path):
     assert code == 0 and sorted(p.stem for p in (tmp_path / "o").glob("grouped_conv_*.hpp")) == sorted([GOOD, other])
 
 
+def test_check_reports_every_line_then_exits_2_if_one_is_not_a_kernel_name(capsys, tmp_path):
+    """One rule for check and explain: not a kernel name is bad input (exit 2), an invalid kernel exit 1."""
+    lds = LDS  # an LDS overflow on gfx942
+    names = tmp_path / "n.txt"
+    names.write_text(f"{GOOD}\n{lds}\n")
+    code, out, err = run(capsys, "check", "-a", "gfx942", str(names))
+    assert code == 1 and err == "" and out.count("invalid") == 1, (out, err)
+    names.write_text(f"{GOOD}\nfoo\n{lds}\n{GOOD.replace('_fp16_', '_fp8_')}\n")
+    code, out, err = run(capsys, "check", "-a", "gfx942", "--format", "jsonl", str(names))
+    records = [json.loads(ln) for ln in out.splitlines()]
+    assert [r["valid"] for r in records] == [True, False, False, False], "every line is reported"
+    assert [r["violations"][0]["constraint"] for r in records[1:]] == ["parse", "arch.lds_capacity", "parse"]
+    assert code == 2 and err == f"cksolve: error: {names}:2: not a kernel name: 'foo' (and 1 more such line)\n", err
+
+
 def test_integral_json_numbers_are_integers(capsys, tmp_path):
     problems = tmp_path / "p.jsonl"
     problems.write_text('{"N": 4.0, "G": 1, "C": 64, "K": 64.0, "Hi": 28, "Wi": 28}\n')
@@ -295,8 +328,9 @@ def test_a_non_ascii_name_is_invalid_not_a_crash_under_an_ascii_locale(tmp_path)
     env = dict(os.environ, PYTHONIOENCODING="ascii")
     proc = subprocess.run([sys.executable, "-m", "cksolve", "check", "-a", "gfx942", str(names)],
                           capture_output=True, env=env)
-    assert proc.returncode == 1 and proc.stdout == b"gr\\xf6uped: invalid\n  - parse: not a grouped-conv kernel name: " \
+    assert proc.returncode == 2 and proc.stdout == b"gr\\xf6uped: invalid\n  - parse: not a grouped-conv kernel name: " \
                                                    b"'gr\\xf6uped'\n", proc.stderr
+    assert proc.stderr == f"cksolve: error: {names}:1: not a kernel name: 'gr\\xf6uped'\n".encode(), proc.stderr
     proc = subprocess.run([sys.executable, "-m", "cksolve", "diff", str(names), "default"], capture_output=True, env=env)
     assert proc.returncode == 2 and proc.stderr.startswith(b"cksolve: error: ") and b"Traceback" not in proc.stderr
 
