@@ -61,6 +61,7 @@ class FileRuleSet(RuleSet):
         self.description = description
         self.bases = bases
         self.own = own
+        self._closure = _closure(self)  # bases and own are fixed from here on
 
     @classmethod
     def from_path(cls, path: Path, chain: tuple[str, ...] = (), _loaded: dict | None = None,
@@ -110,7 +111,6 @@ class FileRuleSet(RuleSet):
             own.extend(_for_kinds(v.table(i, t, str(path))))
         rs = cls(path.stem, description, bases, tuple(own))
         rs.files = tuple(dict.fromkeys([path, *(f for b in bases for f in b.files)]))
-        rs._closure = _closure(rs)
         loaded[real] = rs
         if not bases and "kind" not in data and own and all(c.applies_to == "gemm" for c in own):
             rs.own_warnings = (f"{label}: nothing here constrains depthwise kernels and nothing is extended, so every "
@@ -119,8 +119,6 @@ class FileRuleSet(RuleSet):
         return rs
 
     own_warnings: tuple[str, ...] = ()
-
-    _closure: tuple[RuleSet, ...] = ()
 
     @property
     def warnings(self) -> tuple[str, ...]:

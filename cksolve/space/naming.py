@@ -84,8 +84,9 @@ def parse_name(name: str) -> KernelConfig | DepthwiseConfig:
         value = getattr(config, axis)
         domain = AXES[axis].domain
         if not any(type(value) is type(d) and value == d for d in domain):
-            raise NameError_(f"not a kernel name: {shorten(name)} ({axis} {shorten(value_text(value), 40, quote=isinstance(value, str))} is not "
-                             f"one of {', '.join(map(value_text, domain))})")
+            shown = shorten(value_text(value), 40, quote=isinstance(value, str))
+            raise NameError_(f"not a kernel name: {shorten(name)} ({axis} {shown} is not one of "
+                             f"{', '.join(map(value_text, domain))})")
     canonical = config.name()
     if canonical != name:
         raise NameError_(f"{shorten(name)} is not CK's spelling of this kernel; CK names it {canonical!r}")
