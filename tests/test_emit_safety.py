@@ -388,6 +388,13 @@ def _alive(pid: int) -> bool:
     return state != "Z"
 
 
+def _survivors(pids: list[int], deadline: float) -> list[int]:
+    """The processes of ``pids`` still alive at ``deadline`` (a killed one takes a moment to exit)."""
+    while (alive := [p for p in pids if _alive(p)]) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return alive
+
+
 _SLOW_RENDERERS = """
 import contextlib, sys, time
 from cksolve.emit import jobs
@@ -419,7 +426,7 @@ def test_renderers_die_with_a_killed_parent(tmp_path):
         t = time.monotonic()
         proc.communicate(timeout=5)  # EOF on stdout and stderr: every holder of them is gone
         took = time.monotonic() - t
-        survivors = [k for k in kids if _alive(k)]
+        survivors = _survivors(kids, t + 1.0)
     finally:
         os.killpg(proc.pid, signal.SIGKILL)
     assert not survivors and took < 1.0, f"renderers {survivors} alive; stderr closed after {took:.2f} s"
@@ -439,7 +446,7 @@ def test_a_killed_emit_leaves_no_renderer_holding_stderr(tmp_path):
         t = time.monotonic()
         proc.communicate(timeout=30)
         took = time.monotonic() - t
-        survivors = [k for k in kids if _alive(k)]
+        survivors = _survivors(kids, t + 1.0)
     finally:
         os.killpg(proc.pid, signal.SIGKILL)
     assert not survivors and took < 1.0, f"renderers {survivors} alive; stderr closed after {took:.2f} s"
