@@ -37,6 +37,16 @@ def problems(n: int) -> list:
     return out
 
 
+def write_csv(problems, path) -> None:
+    """``problems`` as a CSV workload file with CK's header (every field, file order)."""
+    from cksolve.workload import FIELDS
+
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(",".join(FIELDS) + "\n")
+        for p in problems:
+            f.write(",".join(str(getattr(p, k)) for k in FIELDS) + "\n")
+
+
 def best(probe: str, arg, runs: int) -> dict:
     """The fastest of ``runs`` fresh processes running ``probe`` with ``arg`` as its ``sys.argv[1]``
     (the probe prints one JSON object with "seconds")."""
