@@ -371,19 +371,14 @@ def coverage_cmd(
     arch = _one_arch(arch)
     dtypes = query.select(dtypes=dtype).dtypes
     rs = query.load_rule_set(rule_set, builder_configs)
-    records = query.coverage_records(problems, rs, arch, dtypes)
-    if fmt == "jsonl":
-        text = query.render("jsonl", [r.as_dict(with_kernels) for r in records])
-    elif fmt == "csv":
-        rows = [r.as_dict(with_kernels) for r in records]
-        if with_kernels:
-            for row in rows:
-                row["kernels"] = " ".join(row["kernels"])
-        text = query.render("csv", rows)
+    records = query.coverage_stream(problems, rs, arch, dtypes, with_kernels, with_rejected=fmt == "table")
+    if output is None:
+        query.write_coverage(records, fmt, sys.stdout, with_kernels)
     else:
-        header, rows, summary = query.coverage_table(records, with_kernels)
-        text = query.table_text(header, rows) + "".join(f"{line}\n" for line in summary)
-    _write(text, output)
+        from .emit.files import atomic_text_stream
+
+        with atomic_text_stream(Path(output)) as out:
+            query.write_coverage(records, fmt, out, with_kernels)
 
 
 @app.command("minimize")

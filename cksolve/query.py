@@ -374,6 +374,24 @@ def coverage_records(problems: Path, rule_set: RuleSet, arch: str, dtypes: Seque
     return coverage(read_problems(problems), rule_set, arch, dtypes)
 
 
+def coverage_stream(problems: Path, rule_set: RuleSet, arch: str, dtypes: Sequence[str], with_kernels: bool = False,
+                    with_rejected: bool = True):
+    """``coverage`` of the workload file's problems as an iterator of records (``workload.iter_coverage``):
+    every problem is decided before the first record comes out, so errors come before any output."""
+    from .workload import read_problems
+    from .workload.coverage import iter_coverage
+
+    return iter_coverage(read_problems(problems), rule_set, arch, dtypes, with_kernels, with_rejected=with_rejected)
+
+
+def write_coverage(records, fmt: str, out, with_kernels: bool = False) -> int:
+    """Write coverage records to ``out`` record by record (``workload.writers``); the table through
+    :func:`table_text`."""
+    from .workload.writers import write_coverage as write
+
+    return write(records, fmt, out, with_kernels, table=table_text)
+
+
 def coverage_table(records, with_kernels: bool = False):
     """(header, rows, summary lines) of ``coverage``'s table report."""
     from .workload.report import coverage_table as table

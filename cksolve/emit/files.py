@@ -15,12 +15,13 @@ import os
 import stat
 import tempfile
 from pathlib import Path
-from typing import Iterable
+from contextlib import contextmanager
+from typing import Iterable, Iterator, TextIO
 
 from ..errors import CksolveError
 
 __all__ = ["TMP_TAG", "write_all", "write_new", "temp_name", "is_temp", "describe", "remove", "real_dir",
-           "write_text_atomic", "check_writable", "read_regular", "remove_live_temporaries", "same_on_disk"]
+           "write_text_atomic", "atomic_text_stream", "check_writable", "read_regular", "remove_live_temporaries", "same_on_disk"]
 
 TMP_TAG = ".cksolve-tmp"
 #: temporaries of write_text_atomic not yet renamed: what an exit on a signal must remove (cksolve.entry)
@@ -212,6 +213,39 @@ def write_text_atomic(path: Path, text: str) -> None:
             write_all(fd, text.encode("utf-8"))
         finally:
             os.close(fd)
+        os.replace(tmp, path)
+        _live.discard(tmp)
+    except BaseException as exc:
+        if tmp is not None:
+            remove([tmp])
+            _live.discard(tmp)
+        if isinstance(exc, OSError):
+            raise CksolveError(f"cannot write {path}: {exc.strerror or exc}") from None
+        raise
+
+
+@contextmanager
+def atomic_text_stream(path: Path) -> Iterator[TextIO]:
+    """A text stream that becomes ``path`` whole when the block ends, or nothing if it raises: what
+    :func:`write_text_atomic` does for text built in memory, for output written record by record
+    (its memory does not grow with the output). A device or FIFO is written into directly."""
+    path = Path(path)
+    if _is_special(path):
+        try:
+            with open(path, "w", encoding="utf-8", newline="") as f:
+                yield f
+        except OSError as exc:
+            raise CksolveError(f"cannot write {path}: {exc.strerror or exc}") from None
+        return
+    tmp = None
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=TMP_TAG, dir=path.parent or ".")
+        _live.add(tmp)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.fchmod(fd, 0o666 & ~umask)
+        with os.fdopen(fd, "w", encoding="utf-8", newline="", buffering=1 << 20) as f:
+            yield f
         os.replace(tmp, path)
         _live.discard(tmp)
     except BaseException as exc:

@@ -151,19 +151,21 @@ def coverage(problems: Iterable[Problem], rule_set: RuleSet, arch: str, dtypes: 
 
 
 def iter_coverage(problems: Iterable[Problem], rule_set: RuleSet, arch: str, dtypes: Sequence[str],
-                  with_kernels: bool = True, workspace: "Workspace | None" = None) -> Iterator[CoverageRecord]:
+                  with_kernels: bool = True, workspace: "Workspace | None" = None,
+                  with_rejected: bool = True) -> Iterator[CoverageRecord]:
     """``coverage``'s records one at a time, decided by the column engine (``columns.py``).
 
     The distinct problems are decided first, all at once; records are then made
     row by row, so what is held grows with the distinct problems, not with the
-    output. Without ``with_kernels`` the records carry the count only.
+    output. Without ``with_kernels`` the records carry the count only; without
+    ``with_rejected`` their ``rejected`` is empty (jsonl and csv do not print it).
     """
     problems = problems if isinstance(problems, Sequence) else list(problems)
     table = Decisions(workspace or Workspace(rule_set), problems, arch, dtypes)
     for row, problem in enumerate(problems):
         i = table.inverse[row]
         for dtype in dtypes:
-            yield table.record(row, problem, i, dtype, with_kernels)
+            yield table.record(row, problem, i, dtype, with_kernels, with_rejected)
 
 
 class Decisions:
@@ -198,12 +200,14 @@ class Decisions:
                                                                     arch, dtype)
         self._names: dict[int, tuple[str, ...]] = {}
 
-    def record(self, row: int, problem: Problem, i: int, dtype: str, with_kernels: bool) -> CoverageRecord:
+    def record(self, row: int, problem: Problem, i: int, dtype: str, with_kernels: bool,
+               with_rejected: bool = True) -> CoverageRecord:
         (direction, ndim), j = self.where[i]
         part = self.parts[(direction, ndim, dtype)]
+        rejected = part.ranked(j) if with_rejected else ()
         if with_kernels:
-            return CoverageRecord(row, problem, dtype, part.kernels(j), part.candidates, part.ranked(j))
-        return CoverageRecord(row, problem, dtype, (), part.candidates, part.ranked(j), int(part.counts[j]))
+            return CoverageRecord(row, problem, dtype, part.kernels(j), part.candidates, rejected)
+        return CoverageRecord(row, problem, dtype, (), part.candidates, rejected, int(part.counts[j]))
 
 
 class _ClassAnswer:

@@ -29,6 +29,8 @@ DIRECTIONS: dict[str, tuple[str, ...]] = {
     for d in dict.fromkeys(v.direction for v in VARIANTS.values())
 }
 
+#: Distinct rows the reader remembers to skip re-reading repeats (bounds its memory on all-distinct files).
+_SEEN = 100_000
 #: Longest field value echoed in an error line.
 _ECHO = 60
 
@@ -228,11 +230,24 @@ def parse_problem(spec: str) -> Problem:
 def read_problems(path: str | Path) -> list[Problem]:
     """Problems of a CSV file with CK's header, or a JSONL file with the same keys, in file order."""
     problems = []
+    seen: dict[tuple, Problem] = {}  # identical rows are read once (a workload often repeats its shapes)
     for where, values in read_rows(path, FIELDS):
+        key = tuple((k, type(v), v) for k, v in values.items())  # types too: JSON true == 1 in Python
         try:
-            problems.append(_from_mapping(values))
-        except ProblemError as exc:
-            raise ProblemError(f"{where}: {exc}") from None
+            p = seen.get(key)
+        except TypeError:  # a JSON value that is a list or an object: _from_mapping names it
+            p = None
+        if p is None:
+            try:
+                p = _from_mapping(values)
+            except ProblemError as exc:
+                raise ProblemError(f"{where}: {exc}") from None
+            if len(seen) < _SEEN:
+                try:
+                    seen[key] = p
+                except TypeError:
+                    pass
+        problems.append(p)
     if not problems:
         raise ProblemError(f"{path}: no problems")
     return problems
