@@ -51,7 +51,10 @@ class Plan:
             f"problems covered: {r.covered} of {len(self.instance.labels)} (those {self.rule_set} covers), "
             f"{r.good} keep a kernel scoring >= {self.request.keep} x the best",
             f"score ratio against {self.rule_set} ({self.scored_by}): worst {worst:.3f}, mean {mean:.3f}",
-            f"solver: {r.status}, {objective} {r.objective}, bound {r.bound:g}, gap {r.gap:.1%}, {r.seconds:.2f} s",
+            f"solver: {r.status}, {objective} {r.objective}, bound {r.bound:g}, gap {r.gap:.1%}, {r.seconds:.2f} s; "
+            f"{r.status} is for the {'count of kernels' if self.request.max_kernels is None else objective}; "
+            f"tie-break (total score, then name): {r.tie_break}"
+            f"{'' if r.tie_break == 'OPTIMAL' else ' (best found)'}; time limit {self.request.seconds:g} s",
         ]
 
 
