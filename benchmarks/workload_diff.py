@@ -2,7 +2,7 @@
 
     python benchmarks/workload_diff.py --old ../main [--new .] [--problems N] [--rule-set full] [--arch gfx942]
 
-Runs ``coverage --with-kernels --format jsonl`` of each checkout on CK's
+Runs ``coverage --dtype fp16 --with-kernels --format jsonl`` of each checkout on CK's
 forward hold-out list and on a generated workload of N problems (seeded, as
 ``fingerprint.py --workloads`` makes it), then compares record by record. Every
 kernel the new checkout drops must be a depthwise kernel whose wave runs
@@ -29,7 +29,8 @@ def _coverage(root: Path, path: Path, rule_set: str, arch: str, out: Path) -> No
     env = {**os.environ, "PYTHONHASHSEED": "0", "PYTHONPATH": str(root)}
     with open(out, "wb") as f:
         subprocess.run([sys.executable, "-m", "cksolve", "coverage", "--problems", str(path), "-r", rule_set, "-a",
-                        arch, "--format", "jsonl", "--with-kernels"], check=True, stdout=f, env=env, cwd=root)
+                        arch, "--dtype", "fp16", "--format", "jsonl", "--with-kernels"], check=True, stdout=f, env=env,
+                       cwd=root)
 
 
 def explained(name: str, record: dict) -> bool:

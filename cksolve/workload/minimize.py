@@ -151,25 +151,32 @@ def build_model(inst: Instance, req: Request):
     y = [m.NewIntVar(0, len(members), f"class{i}") for i, (_, _, members, _) in enumerate(classes)]
     covering: dict[int, list] = {}
     goods: dict[int, list] = {}
-    for var, (cov, gd, _, _) in zip(y, classes):
+    for i, (cov, gd, _, _) in enumerate(classes):
         for p in cov:
-            covering.setdefault(p, []).append(var)
+            covering.setdefault(p, []).append(i)
         for p in gd:
-            goods.setdefault(p, []).append(var)
-    good_flags = []
+            goods.setdefault(p, []).append(i)
+    # Problems with the same covering classes, good classes and need are one constraint (with a weight:
+    # how many problems it stands for), so ties and repeated shapes do not grow the model.
+    weight: dict[tuple, int] = {}
     for p, ks in enumerate(inst.applicable):
         if not ks:
             continue  # the rule set does not cover it: nothing to keep
-        m.Add(sum(covering[p]) >= min(req.per_problem, len(ks)))
+        key = (tuple(covering[p]), tuple(goods.get(p, ())), min(req.per_problem, len(ks)))
+        weight[key] = weight.get(key, 0) + 1
+    good_flags = []
+    for n, ((cov, gd, need), w) in enumerate(weight.items()):
+        m.Add(sum(y[i] for i in cov) >= need)
         if req.max_kernels is None:
-            m.Add(sum(goods[p]) >= 1)
+            m.Add(sum(y[i] for i in gd) >= 1)
         else:
-            flag = m.NewBoolVar(f"good{p}")
-            m.Add(sum(goods[p]) >= 1).OnlyEnforceIf(flag)
-            good_flags.append(flag)
+            flag = m.NewBoolVar(f"good{n}")
+            m.Add(sum(y[i] for i in gd) >= 1).OnlyEnforceIf(flag)
+            good_flags.append((w, flag))
     count = sum(y)
     if req.max_kernels is not None:
         m.Add(count <= req.max_kernels)
+    m.problem_classes = len(weight)  # for the summary
     return m, y, classes, good_flags, count
 
 
@@ -233,11 +240,12 @@ def solve(inst: Instance, req: Request) -> Result:
     limit = req.seconds
     m, y, classes, good_flags, count = build_model(inst, req)
     covered = sum(1 for ks in inst.applicable if ks)
+    good_total = sum(w * f for w, f in good_flags)
     # Stage 1: the primary objective.
     if req.max_kernels is None:
         m.Minimize(count)
     else:
-        m.Maximize(sum(good_flags))
+        m.Maximize(good_total)
     s = _solver(limit)
     status = _run(s, m)
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
@@ -246,7 +254,7 @@ def solve(inst: Instance, req: Request) -> Result:
     first = "OPTIMAL" if status == cp_model.OPTIMAL else "FEASIBLE"
     # Stage 2 (with max_kernels): fewest kernels for that many good problems.
     if req.max_kernels is not None:
-        m.Add(sum(good_flags) >= primary)
+        m.Add(good_total >= primary)
         m.Minimize(count)
         s = _solver(_left(limit, t0))
         status = _run(s, m)
@@ -276,7 +284,8 @@ def solve(inst: Instance, req: Request) -> Result:
     tie_break = {cp_model.OPTIMAL: "OPTIMAL", cp_model.FEASIBLE: "FEASIBLE"}.get(status3, "not run")
     kept = tuple(sorted(inst.kernels[k] for (_, _, members, _), c in zip(classes, counts) for k in members[:c]))
     good = sum(1 for ks, ss in zip(inst.applicable, inst.scores) if ks and _kept_good(inst, ks, ss, kept, req.keep))
-    return Result(kept, first, primary, bound, time.perf_counter() - t0, good, covered, tie_break=tie_break)
+    return Result(kept, first, primary, bound, time.perf_counter() - t0, good, covered,
+                  extra={"problem_classes": m.problem_classes, "kernel_classes": len(classes)}, tie_break=tie_break)
 
 
 def _left(limit: float, t0: float) -> float:

@@ -51,6 +51,8 @@ class Plan:
             f"problems covered: {r.covered} of {len(self.instance.labels)} (those {self.rule_set} covers), "
             f"{r.good} keep a kernel scoring >= {self.request.keep} x the best",
             f"score ratio against {self.rule_set} ({self.scored_by}): worst {worst:.3f}, mean {mean:.3f}",
+            f"model: {r.extra.get('problem_classes', 0)} classes of problems (same kernels, same good ones), "
+            f"{r.extra.get('kernel_classes', 0)} classes of kernels",
             f"solver: {r.status}, {objective} {r.objective}, bound {r.bound:g}, gap {r.gap:.1%}, {r.seconds:.2f} s; "
             f"{r.status} is for the {'count of kernels' if self.request.max_kernels is None else objective}; "
             f"tie-break (total score, then name): {r.tie_break}"
