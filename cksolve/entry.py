@@ -5,7 +5,7 @@ so an interrupt at any moment ends the command with one line on stderr and
 exit 128 + signal, never a traceback. The handler exits on the spot rather
 than raising (an exception raised inside the import of a C extension becomes
 an ImportError and a traceback); the only thing such an exit could leave is an
-output's temporary, which it removes first (``cksolve.emit.files``). ``emit``
+output's temporary, which it removes first (``cksolve.outputs``). ``emit``
 installs its own handlers while it writes (``cksolve.emit.interrupt``).
 """
 
@@ -19,7 +19,7 @@ __all__ = ["main"]
 def _stop(signum, frame):
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # one line, however many Ctrl-C follow
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    files = sys.modules.get("cksolve.emit.files")  # never import in a handler: it may run inside an import
+    files = sys.modules.get("cksolve.outputs")  # never import in a handler: it may run inside an import
     if files is not None:
         files.remove_live_temporaries()
     try:

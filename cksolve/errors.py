@@ -8,7 +8,30 @@ __all__ = ["CksolveError", "shorten"]
 
 
 class CksolveError(Exception):
-    """Bad input: an unknown value, an unreadable or malformed file, an unwritable output."""
+    """Bad input: an unknown value, an unreadable or malformed file, an unwritable output.
+
+    A message about one parameter's value says ``{option}`` where the parameter
+    goes and passes ``option=`` its name: the library's text names the parameter
+    (``limit -1 must not be negative``), the command line's the flag
+    (``--limit -1 ...``, :meth:`for_flag`); the library never knows the flags.
+    """
+
+    option: str | None = None  # a subclass that does not call this __init__ has none
+
+    def __init__(self, *args, option: str | None = None):
+        super().__init__(*args)
+        self.option = option
+
+    def __str__(self) -> str:
+        text = super().__str__()
+        return text.format(option=self.option) if self.option is not None else text
+
+    def for_flag(self, flag: str | None = None) -> str:
+        """The message naming the command-line flag (default ``--`` + the parameter, ``_`` as ``-``)."""
+        text = super().__str__()
+        if self.option is None:
+            return text
+        return text.format(option=flag or "--" + self.option.replace("_", "-"))
 
 
 def shorten(value: object, limit: int = 200, quote: bool = True) -> str:

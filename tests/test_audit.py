@@ -311,7 +311,8 @@ def test_text_spells_values_as_names_and_files_do(capsys):
 
 
 def test_the_cli_names_all_as_the_audit_package_does():
-    """query repeats the name that audits every built-in set, so the CLI's help needs no import of audit."""
-    from cksolve import audit, query
+    """The CLI repeats the name that audits every built-in set, so its help needs no import of audit."""
+    from cksolve import audit
+    from cksolve.cli import audit as cli_audit
 
-    assert query.AUDIT_ALL == audit.ALL
+    assert cli_audit.AUDIT_ALL == audit.ALL and cli_audit.AUDIT_FORMATS == audit.AUDIT_FORMATS

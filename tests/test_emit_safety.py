@@ -23,7 +23,7 @@ import pytest
 
 from cksolve.emit import emit, render
 from cksolve.emit.writer import MANIFEST
-from cksolve.emit_cli import select_for_emit
+from cksolve.cli.emit import select_for_emit
 
 ROOT = Path(__file__).resolve().parents[1]
 #: selection B (the one interrupted) and A (what the directory held before); B adds kernels and drops some of A's

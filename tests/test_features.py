@@ -241,9 +241,10 @@ def test_docs_page_lists_every_column_from_the_data():
 
 
 def test_the_cli_offers_what_the_features_package_defines():
-    """query repeats the formats and semantics so that the CLI's help needs no import of the package."""
-    from cksolve import query
+    """The CLI repeats the formats so that its help needs no import of the package."""
+    from cksolve import features
+    from cksolve.cli import features as cli_features
     from cksolve.features import SEMANTICS
     from cksolve.features.render import FORMATS
 
-    assert query.FEATURE_SEMANTICS == tuple(SEMANTICS) and query.FEATURE_FORMATS == tuple(FORMATS)
+    assert features.FEATURE_SEMANTICS == tuple(SEMANTICS) and cli_features.FEATURE_FORMATS == tuple(FORMATS)

@@ -37,5 +37,27 @@ def test_the_check_catches_an_upward_import_and_a_cycle():
 def test_the_cli_reaches_the_library_only_through_its_faces():
     g = _tool()
     edges = g.module_imports(g.modules())
-    for front in ("cksolve.cli", "cksolve.emit_cli"):
-        assert edges[front] <= {"cksolve.query", "cksolve.emit"}, (front, sorted(edges[front]))
+    faces = {"cksolve.query", "cksolve.workload", "cksolve.features", "cksolve.audit", "cksolve.emit",
+             "cksolve.formats", "cksolve.outputs", "cksolve.errors"}
+    fronts = [m for m in edges if m == "cksolve.cli" or m.startswith("cksolve.cli.")]
+    assert len(fronts) > 5
+    for front in fronts:
+        outside = {d for d in edges[front] if not d.startswith("cksolve.cli")}
+        assert outside <= faces, (front, sorted(outside - faces))
+
+
+def test_commands_that_do_not_emit_do_not_load_emit():
+    """Output writing lives in ``cksolve.outputs``: a listing with ``--output`` never imports ``cksolve.emit``."""
+    import subprocess
+    import sys
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        code = ("import sys\nfrom cksolve.cli import main\n"
+                "try:\n    main(sys.argv[1:])\nexcept SystemExit as e:\n    assert not e.code, e.code\n"
+                "print(sorted(m for m in sys.modules if m.startswith('cksolve.emit')))")
+        for argv in (["enumerate", "-r", "tiny", "-a", "gfx942", "-o", f"{tmp}/names.txt"],
+                     ["count", "-r", "default"], ["archs"]):
+            proc = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True)
+            assert proc.returncode == 0, proc.stderr
+            assert proc.stdout.splitlines()[-1] == "[]", (argv, proc.stdout[-300:])

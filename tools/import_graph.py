@@ -19,10 +19,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1] / "cksolve"
 
 #: bottom to top; a module may import its own layer and the ones before it
-LAYERS = ("errors", "space", "arch", "rulesets", "solver", "derived", "workload", "features", "audit", "formats",
-          "query", "docs", "emit", "emit_cli", "cli", "entry", "__main__")
+LAYERS = ("errors", "space", "formats", "outputs", "arch", "rulesets", "solver", "derived", "selection", "workload",
+          "features", "audit", "query", "docs", "emit", "cli", "entry", "__main__")
 #: layers at the same height (neither imports the other)
-PEERS = {"docs": 11, "emit": 11, "emit_cli": 12, "cli": 12, "entry": 13, "__main__": 14}
+PEERS = {"formats": 2, "outputs": 2, "arch": 3, "docs": 13, "emit": 13, "cli": 14, "entry": 15, "__main__": 16}
 
 
 def rank(layer: str) -> int:

@@ -16,56 +16,12 @@ For every selected combination the rule set's own constraints alone give the
 Everything returns data (:class:`Report`); :mod:`.report` formats it.
 """
 
-from __future__ import annotations
-
-from typing import Sequence
-
-from ..errors import CksolveError
-from ..rulesets import Combo, RuleSet, get_rule_set
-from .containment import EXPECTED, Containment, containment, parse_against
+from .containment import EXPECTED, Containment, containment
 from .findings import CATEGORIES, LOSS, ComboFinding, DeadRow, InvalidEntry, Report, categories
-from .rows import dead_rows, idle
-from .scan import Scan
+from .runs import ALL, AUDIT_FORMATS, audit, audit_selection, audit_text, run
 
-__all__ = ["audit", "run", "ALL", "containment", "EXPECTED", "CATEGORIES", "categories", "LOSS", "Report", "ComboFinding", "DeadRow",
-           "InvalidEntry", "Containment"]
-
-
-def audit(rule_set: RuleSet, combos: Sequence[Combo]) -> Report:
-    """Audit ``rule_set`` over ``combos`` (no containment: see :func:`containment`)."""
-    scan = Scan(rule_set)
-    for combo in combos:
-        scan.add(combo)
-    idle_names, undecided = idle(scan)
-    return Report(rule_set.name, scan.findings, dead_rows(scan), scan.invalid, idle_names, undecided=undecided)
-
-
-#: ``--rule-set all``: every built-in rule set, and CK's expected hierarchy among them.
-ALL = "all"
-
-
-def run(spec: str, combos: Sequence[Combo], against: Sequence[str] = (), builder_configs: str | None = None
-        ) -> tuple[list[Report], list[Containment]]:
-    """The audits a command line asks for: one rule set (with ``against`` checks) or ``all``.
-
-    Returns the reports and the containment checks that belong to no single
-    report (the hierarchy of ``all``).
-    """
-    def load(name: str) -> RuleSet:
-        return get_rule_set(name, builder_configs=builder_configs)
-
-    if spec == ALL:
-        if against:
-            raise CksolveError("--against is not used with --rule-set all (it checks CK's hierarchy)")
-        names = dict.fromkeys(n for a, b, _ in EXPECTED for n in (a, b))
-        rule_sets = {n: load(n) for n in ("default", *names)}  # load all first: a missing input fails fast
-        reports = [audit(rs, combos) for rs in rule_sets.values()]
-        checks = [c for a, b, rel in EXPECTED for c in containment(rule_sets[a], rule_sets[b], rel, combos)]
-        return reports, checks
-    rule_set = load(spec)
-    targets = [parse_against(a) for a in against]
-    others = [(load(name), rel) for name, rel in targets]
-    report = audit(rule_set, combos)
-    for other, rel in others:
-        report.containment.extend(containment(rule_set, other, rel, combos))
-    return [report], []
+__all__ = [
+    "audit_selection",
+    "audit_text",
+]
+#: also importable from here, for the library's own modules and the tests: audit, run, ALL, containment, EXPECTED, CATEGORIES, categories, LOSS, Report, ComboFinding, DeadRow, InvalidEntry, Containment, AUDIT_FORMATS

@@ -13,19 +13,13 @@ from __future__ import annotations
 import errno
 import os
 import stat
-import tempfile
 from pathlib import Path
-from contextlib import contextmanager
-from typing import Iterable, Iterator, TextIO
 
-from ..errors import CksolveError
+from ..outputs import TMP_TAG, check_writable, remove, remove_live_temporaries, write_all, write_text_atomic
 
 __all__ = ["TMP_TAG", "write_all", "write_new", "temp_name", "is_temp", "describe", "remove", "real_dir",
-           "write_text_atomic", "atomic_text_stream", "check_writable", "read_regular", "remove_live_temporaries", "same_on_disk"]
+           "write_text_atomic", "check_writable", "read_regular", "remove_live_temporaries", "same_on_disk"]
 
-TMP_TAG = ".cksolve-tmp"
-#: temporaries of write_text_atomic not yet renamed: what an exit on a signal must remove (cksolve.entry)
-_live: set[str] = set()
 
 
 def describe(e: OSError) -> str:
@@ -40,13 +34,6 @@ def temp_name(base: str, token: str) -> str:
 
 def is_temp(name: str) -> bool:
     return name.endswith(TMP_TAG)
-
-
-def write_all(fd: int, data: bytes) -> None:
-    """Write every byte of ``data`` to ``fd`` (``os.write`` may write fewer)."""
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view):]
 
 
 def write_new(path: str, data: bytes, dir_fd: int | None = None) -> tuple[int, int]:
@@ -82,18 +69,6 @@ def same_on_disk(path: str, data: bytes) -> tuple[int, int] | None:
         return None
 
 
-def remove(paths: Iterable[str], dir_fd: int | None = None) -> int:
-    """Unlink each path that exists (links themselves, never their targets); the number removed."""
-    n = 0
-    for p in paths:
-        try:
-            os.unlink(p, dir_fd=dir_fd)
-            n += 1
-        except OSError:
-            pass
-    return n
-
-
 def real_dir(path: Path) -> bool:
     """Make ``path`` a real directory: create it, or replace a symlink standing there.
 
@@ -112,11 +87,6 @@ def real_dir(path: Path) -> bool:
         os.mkdir(path)
         return True
     raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), str(path))
-
-
-def remove_live_temporaries() -> None:
-    """Remove what write_text_atomic has not renamed yet (called on an exit by signal)."""
-    remove(list(_live))
 
 
 def read_regular(path: Path, limit: int) -> bytes | None:
@@ -141,117 +111,3 @@ def read_regular(path: Path, limit: int) -> bytes | None:
         return None
     finally:
         os.close(fd)
-
-
-def check_writable(path: Path) -> None:
-    """CksolveError, worded as :func:`write_text_atomic`'s, if ``path`` clearly cannot be written: its
-    directory is missing or not a directory, or ``path`` is a directory. Lets a command refuse an output
-    before it does the work (``emit --cmake-list``); the write itself still reports what this cannot foresee."""
-    path = Path(path)
-    parent = path.parent
-    reason = None
-    if path.is_dir():
-        reason = os.strerror(errno.EISDIR)
-    elif not parent.exists():
-        reason = os.strerror(errno.ENOENT)
-    elif not parent.is_dir():
-        reason = os.strerror(errno.ENOTDIR)
-    elif not os.access(parent, os.W_OK | os.X_OK):
-        reason = os.strerror(errno.EACCES)
-    elif not _is_special(path):  # the directory must take a temporary (read-only mounts, /proc, root's access())
-        try:
-            fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=TMP_TAG, dir=parent)
-            os.close(fd)
-            remove([tmp])
-        except OSError as exc:
-            reason = exc.strerror or str(exc)
-    if reason is not None:
-        raise CksolveError(f"cannot write {path}: {reason}")
-
-
-def _is_special(path: Path) -> bool:
-    """Whether ``path`` is a device, FIFO or socket (not a regular file, directory or symlink)."""
-    try:
-        mode = os.lstat(path).st_mode
-    except (OSError, ValueError):
-        return False
-    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode) or stat.S_ISLNK(mode))
-
-
-def _write_special(path: Path, text: str) -> None:
-    """Write into a device or FIFO (``-o /dev/null``, a pipe), as a shell redirection would: renaming a
-    temporary over it would replace the device node with a regular file."""
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_NOFOLLOW | os.O_NOCTTY | os.O_CLOEXEC)
-        try:
-            write_all(fd, text.encode("utf-8"))
-        finally:
-            os.close(fd)
-    except OSError as exc:
-        raise CksolveError(f"cannot write {path}: {exc.strerror or exc}") from None
-
-
-def write_text_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` whole or not at all, through an unpredictable, exclusively created temporary.
-
-    CksolveError (one line) if the directory cannot take it; no temporary is left.
-    A device or FIFO at ``path`` is written into instead (there is nothing to
-    replace atomically, and replacing it would destroy it).
-    """
-    path = Path(path)
-    if _is_special(path):
-        _write_special(path, text)
-        return
-    tmp = None
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=TMP_TAG, dir=path.parent or ".")
-        _live.add(tmp)
-        try:
-            umask = os.umask(0)
-            os.umask(umask)
-            os.fchmod(fd, 0o666 & ~umask)  # mkstemp's 0600 is for the temporary, not the result
-            write_all(fd, text.encode("utf-8"))
-        finally:
-            os.close(fd)
-        os.replace(tmp, path)
-        _live.discard(tmp)
-    except BaseException as exc:
-        if tmp is not None:
-            remove([tmp])
-            _live.discard(tmp)
-        if isinstance(exc, OSError):
-            raise CksolveError(f"cannot write {path}: {exc.strerror or exc}") from None
-        raise
-
-
-@contextmanager
-def atomic_text_stream(path: Path) -> Iterator[TextIO]:
-    """A text stream that becomes ``path`` whole when the block ends, or nothing if it raises: what
-    :func:`write_text_atomic` does for text built in memory, for output written record by record
-    (its memory does not grow with the output). A device or FIFO is written into directly."""
-    path = Path(path)
-    if _is_special(path):
-        try:
-            with open(path, "w", encoding="utf-8", newline="") as f:
-                yield f
-        except OSError as exc:
-            raise CksolveError(f"cannot write {path}: {exc.strerror or exc}") from None
-        return
-    tmp = None
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=TMP_TAG, dir=path.parent or ".")
-        _live.add(tmp)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.fchmod(fd, 0o666 & ~umask)
-        with os.fdopen(fd, "w", encoding="utf-8", newline="", buffering=1 << 20) as f:
-            yield f
-        os.replace(tmp, path)
-        _live.discard(tmp)
-    except BaseException as exc:
-        if tmp is not None:
-            remove([tmp])
-            _live.discard(tmp)
-        if isinstance(exc, OSError):
-            raise CksolveError(f"cannot write {path}: {exc.strerror or exc}") from None
-        raise

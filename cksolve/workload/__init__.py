@@ -18,19 +18,19 @@ rules see them per group (``Problem.facts()``). The rules themselves are data
 from .coverage import CoverageRecord, Workspace, applicable, coverage
 from .problem import DIRECTIONS, FIELDS, Problem, ProblemError, ProblemFacts, parse_problem, read_problems
 from .rules import RULES, applicability_constraints
+from .coverage import iter_coverage
+from .tasks import applicable_records, coverage_stream, minimize_kernels, minimize_request, write_coverage
 
 __all__ = [
-    "Problem",
-    "ProblemFacts",
-    "ProblemError",
-    "DIRECTIONS",
-    "FIELDS",
     "parse_problem",
     "read_problems",
     "applicable",
     "coverage",
-    "CoverageRecord",
-    "Workspace",
-    "RULES",
-    "applicability_constraints",
+    "applicable_records",
+    "iter_coverage",
+    "coverage_stream",
+    "write_coverage",
+    "minimize_request",
+    "minimize_kernels",
 ]
+#: also importable from here, for the library's own modules and the tests: Problem, ProblemFacts, ProblemError, DIRECTIONS, FIELDS, CoverageRecord, Workspace, RULES, applicability_constraints

@@ -228,7 +228,7 @@ def _stopped(status: int, req: Request, s) -> CksolveError:
     if status == cp_model.INFEASIBLE:
         what = (f"no set of at most {req.max_kernels} kernels covers every covered problem"
                 if req.max_kernels is not None else "no kernel set meets the request")
-        return CksolveError(f"infeasible: {what}")
+        return CksolveError(f"infeasible: {what} ({s.StatusName(status)})")
     return CksolveError(f"the solver found no kernel set within the time limit of {req.seconds:g} s "
                         f"({s.StatusName(status)}); raise --time-limit")
 

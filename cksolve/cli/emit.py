@@ -1,4 +1,4 @@
-"""``cksolve emit``: choose the kernels (rule set or names file), check them, hand them to the writer.
+"""``emit`` and ``cmake-dir``: choose the kernels (rule set or names file), check them, hand them to the writer.
 
 Every problem with the input -- an unknown or invalid name, a bad selection --
 is reported before a single file is written. SIGINT / SIGTERM while the
@@ -12,10 +12,45 @@ import sys
 from pathlib import Path
 from typing import Optional
 
-from . import query
-from .query import CksolveError
+import typer
+
+from .. import query
+from ..errors import CksolveError
+from ..outputs import check_writable
+from .app import app
+from .options import BuilderOpt, SelectionArgs, load_rule_set, rule_set_option, selection_options
 
 __all__ = ["run_emit", "select_for_emit", "inputs"]
+
+
+@app.command("emit")
+@selection_options()
+def emit_cmd(
+    out: Path = typer.Option(..., "--out", "-o", metavar="DIR",
+                             help="Output directory (one subdirectory per arch when several)."),
+    rule_set: Optional[str] = rule_set_option(False),
+    names: Optional[Path] = typer.Option(None, "--names", metavar="FILE", help="Emit exactly the kernels named in this file."),
+    sel: SelectionArgs = None,
+    jobs: Optional[int] = typer.Option(None, "--jobs", "-j", metavar="N", help="Parallel renderers (default: all cores)."),
+    builder_configs: Optional[str] = BuilderOpt,
+    arch_dirs: Optional[bool] = typer.Option(None, "--arch-dirs/--no-arch-dirs",
+                                             help="One tree per arch, OUT/ARCH (default: when several archs)."),
+    cmake_list: Optional[Path] = typer.Option(None, "--cmake-list", metavar="FILE",
+                                              help="Also write the CMake list of trees, sources and inputs here."),
+) -> None:
+    """Write a CK Tile kernel instance (header, .cpp, dispatcher wrapper) for every config."""
+    code = run_emit(out=out, rule_set=rule_set, names=names, arch=sel.arch, variant=sel.variant, dtype=sel.dtype,
+                    ndim=sel.ndim, jobs=jobs, builder_configs=builder_configs, arch_dirs=arch_dirs,
+                    cmake_list=cmake_list)
+    raise typer.Exit(code)
+
+
+@app.command("cmake-dir")
+def cmake_dir_cmd() -> None:
+    """Print the directory holding cksolveConfig.cmake (for -Dcksolve_DIR=... or CMAKE_PREFIX_PATH)."""
+    from ..emit.cmake import CMAKE_DIR  # deferred, as every emit import here: the writer loads only when emitting
+
+    sys.stdout.write(f"{CMAKE_DIR}\n")
 
 
 def select_for_emit(rule_set: Optional[str], names: Optional[Path], arch, variant, dtype, ndim,
@@ -26,7 +61,7 @@ def select_for_emit(rule_set: Optional[str], names: Optional[Path], arch, varian
     selection = query.select(arch, variant, dtype, ndim)
     archs = list(selection.archs)
     if rule_set is not None:
-        rs = query.load_rule_set(rule_set, builder_configs)
+        rs = load_rule_set(rule_set, builder_configs)
         return archs, [(r.combo.arch, r.config) for r in query.enumerate_records(rs, selection)]
     if not arch:
         raise CksolveError("emit --names needs --arch")
@@ -43,13 +78,13 @@ def select_for_emit(rule_set: Optional[str], names: Optional[Path], arch, varian
 
 def inputs(rule_set: Optional[str], names: Optional[Path], builder_configs: Optional[str]) -> list[Path]:
     """The files an emit read besides its own package: what a build must watch."""
-    from .emit.cmake import installation_files
+    from ..emit.cmake import installation_files
 
     out = installation_files()
     if names is not None and Path(names).is_file():
         out.append(Path(names))
     if rule_set is not None:  # a rule-set file and every file it extends (a built-in set has none)
-        out += query.load_rule_set(rule_set, builder_configs).files
+        out += load_rule_set(rule_set, builder_configs).files
     if builder_configs and Path(builder_configs).is_dir():
         out.append(Path(builder_configs))
         out += sorted(Path(builder_configs).rglob("*.conf"))
@@ -59,7 +94,7 @@ def inputs(rule_set: Optional[str], names: Optional[Path], builder_configs: Opti
 def run_emit(*, out: Path, rule_set, names, arch, variant, dtype, ndim, jobs, builder_configs,
              arch_dirs: Optional[bool] = None, cmake_list: Optional[Path] = None) -> int:
     """Run the command; returns the exit code (0, or 128 + signal when the writer was interrupted)."""
-    from .emit import EmitInterrupted
+    from ..emit import EmitInterrupted
 
     try:
         return _run(out, rule_set, names, arch, variant, dtype, ndim, jobs, builder_configs, arch_dirs, cmake_list)
@@ -74,12 +109,10 @@ def _say(line: str) -> None:
 
 
 def _run(out, rule_set, names, arch, variant, dtype, ndim, jobs, builder_configs, arch_dirs, cmake_list) -> int:
-    from .emit import emit_trees
+    from ..emit import emit_trees
 
     archs, items = select_for_emit(rule_set, names, arch, variant, dtype, ndim, builder_configs)
     if cmake_list is not None:
-        from .emit.files import check_writable
-
         check_writable(Path(cmake_list))  # before the trees: a list that cannot be written fails the emit
     if cmake_list is not None and arch_dirs is None:
         arch_dirs = True  # CMake gets one tree per arch, however many there are
@@ -94,7 +127,7 @@ def _run(out, rule_set, names, arch, variant, dtype, ndim, jobs, builder_configs
                  f"and were left alone: {shown}")
         sys.stdout.write(summary.line() + "\n")
     if cmake_list is not None:
-        from .emit.cmake import cmake_list_text, write_cmake_list
+        from ..emit.cmake import cmake_list_text, write_cmake_list
 
         by_arch: dict[str, list[str]] = {a: [] for a in archs}
         for a, c in items:

@@ -1,0 +1,80 @@
+"""Running audits: one rule set (with containment checks against others) or ``all`` with CK's hierarchy.
+
+What the ``audit`` command asks for, as functions returning data; the
+report's words and JSON are :mod:`.report`'s.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from ..errors import CksolveError
+from ..formats import check_format
+from ..rulesets import Combo, RuleSet, get_rule_set
+from ..selection import Selection
+from .containment import EXPECTED, Containment, containment, parse_against
+from .findings import Report, categories
+from .report import as_json, as_text, findings
+from .rows import dead_rows, idle
+from .scan import Scan
+
+__all__ = ["audit", "ALL", "run", "AUDIT_FORMATS", "audit_selection", "audit_text"]
+
+def audit(rule_set: RuleSet, combos: Sequence[Combo]) -> Report:
+    """Audit ``rule_set`` over ``combos`` (no containment: see :func:`containment`)."""
+    scan = Scan(rule_set)
+    for combo in combos:
+        scan.add(combo)
+    idle_names, undecided = idle(scan)
+    return Report(rule_set.name, scan.findings, dead_rows(scan), scan.invalid, idle_names, undecided=undecided)
+
+
+#: ``--rule-set all``: every built-in rule set, and CK's expected hierarchy among them.
+ALL = "all"
+
+
+def run(spec: str, combos: Sequence[Combo], against: Sequence[str] = (), builder_configs: str | None = None
+        ) -> tuple[list[Report], list[Containment]]:
+    """The audits a command line asks for: one rule set (with ``against`` checks) or ``all``.
+
+    Returns the reports and the containment checks that belong to no single
+    report (the hierarchy of ``all``).
+    """
+    def load(name: str) -> RuleSet:
+        return get_rule_set(name, builder_configs=builder_configs)
+
+    if spec == ALL:
+        if against:
+            raise CksolveError("--against is not used with --rule-set all (it checks CK's hierarchy)")
+        names = dict.fromkeys(n for a, b, _ in EXPECTED for n in (a, b))
+        rule_sets = {n: load(n) for n in ("default", *names)}  # load all first: a missing input fails fast
+        reports = [audit(rs, combos) for rs in rule_sets.values()]
+        checks = [c for a, b, rel in EXPECTED for c in containment(rule_sets[a], rule_sets[b], rel, combos)]
+        return reports, checks
+    rule_set = load(spec)
+    targets = [parse_against(a) for a in against]
+    others = [(load(name), rel) for name, rel in targets]
+    report = audit(rule_set, combos)
+    for other, rel in others:
+        report.containment.extend(containment(rule_set, other, rel, combos))
+    return [report], []
+
+
+#: ``audit``'s reports
+AUDIT_FORMATS = ("text", "json")
+
+
+def audit_selection(spec: str, selection: Selection, against: Sequence[str] = (), builder_configs: str | None = None,
+                    fail_on: Sequence[str] = ()) -> tuple[list[Report], list[Containment], list[str]]:
+    """(reports, containment checks, the ``fail_on`` categories with findings)."""
+    gates = categories(list(fail_on))
+    reports, checks = run(spec, selection.combos(), against, builder_configs)
+    totals = findings(reports, checks)
+    return reports, checks, [g for g in gates if totals[g]]
+
+
+def audit_text(reports, checks, fmt: str, spec: str) -> str:
+    """The reports as ``fmt`` (one of :data:`AUDIT_FORMATS`)."""
+    if check_format(fmt, AUDIT_FORMATS) == "json":
+        return as_json(reports, checks, ALL if spec == ALL else None)
+    return as_text(reports, checks)

@@ -1,0 +1,32 @@
+"""The typer app: its name and help, the global options (``--strict``, ``--version``).
+
+Every command family registers its commands on :data:`app` (``cksolve.cli``
+imports them all); the exit-code plumbing around it is ``cli.errors``.
+"""
+
+from __future__ import annotations
+
+
+import typer
+
+from .options import STRICT_ENV, set_strict
+
+__all__ = ["app"]
+
+app = typer.Typer(
+    name="cksolve",
+    help="Declarative configuration space for CK Tile grouped-convolution kernels.",
+    add_completion=True,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+
+
+@app.callback()
+def _global_options(
+    strict: bool = typer.Option(False, "--strict", help="Errors instead of warnings for CK Builder .conf entries "
+                                                        f"the Builder would drop (same as {STRICT_ENV}=1)."),
+) -> None:
+    """Declarative configuration space for CK Tile grouped-convolution kernels."""
+    set_strict(strict)

@@ -1,0 +1,60 @@
+"""``check`` and ``explain``: verdicts on kernel names (exit 1 when a name is not valid)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Optional
+
+import typer
+
+from .. import query
+from .app import app
+from .options import BuilderOpt, NameTarget, check_format, format_option, name_target_options
+
+CHECK_FORMATS = ("text", "jsonl")
+
+
+@app.command("check")
+@name_target_options("Also check membership of this rule set:")
+def check_cmd(
+    source: str = typer.Argument(..., help="File of kernel names, one per line, or - for stdin."),
+    target: NameTarget = None,
+    fmt: str = format_option("text", CHECK_FORMATS),
+    builder_configs: Optional[str] = BuilderOpt,
+) -> None:
+    """Say for each kernel name whether it is valid for ARCH, and why not (exit 1 if any is not)."""
+    check_format(fmt, CHECK_FORMATS)
+    arch, rs = target.load(builder_configs)
+    all_ok = True
+    for r in query.check_names(source, arch, rs):  # streamed: one record out per name in
+        all_ok &= r.ok
+        if fmt == "jsonl":
+            sys.stdout.write(json.dumps(r.as_dict()) + "\n")
+            continue
+        state = "valid" if r.valid else "invalid"
+        if rs is not None:
+            state += f", {'in' if r.member else 'not in'} {rs.name}"
+        sys.stdout.write(f"{r.name}: {state}\n")
+        sys.stdout.writelines(f"  - {constraint}: {message}\n" for constraint, message in r.violations)
+    raise typer.Exit(0 if all_ok else 1)
+
+
+@app.command("explain")
+@name_target_options("Rule set to explain membership in:")
+def explain_cmd(
+    name: str = typer.Argument(..., help="A kernel name."),
+    target: NameTarget = None,
+    nearest: int = typer.Option(3, "--nearest", metavar="N", help="How many nearest valid configs to show."),
+    problem: Optional[str] = typer.Option(None, "--problem", "-p", metavar="PROBLEM",
+                                          help="Also explain whether NAME can run this problem (FIELD=VALUE,...)."),
+    builder_configs: Optional[str] = BuilderOpt,
+) -> None:
+    """Explain in words every constraint NAME violates, and show the nearest valid configs.
+
+    Exit 1 when NAME is not valid for ARCH, not in --rule-set, or cannot run --problem (as check).
+    """
+    arch, rs = target.load(builder_configs)
+    ok, text = query.explain_name(name, arch, rs, nearest, problem)
+    sys.stdout.write(text)
+    raise typer.Exit(0 if ok else 1)

@@ -1,0 +1,68 @@
+"""``diff``: two rule sets (or files of names), per combination, and the words for it."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Optional
+
+import typer
+
+from .. import query
+from ..formats import value_text
+from .app import app
+from .options import BuilderOpt, SelectionArgs, check_format, format_option, selection_options, strict, warn_once
+
+DIFF_FORMATS = ("table", "jsonl")
+
+
+@app.command("diff")
+@selection_options()
+def diff_cmd(
+    a: str = typer.Argument(..., help="Rule set name, rule-set file, or file of names."),
+    b: str = typer.Argument(..., help="Rule set name, rule-set file, or file of names."),
+    sel: SelectionArgs = None,
+    fmt: str = format_option("table", DIFF_FORMATS),
+    builder_configs: Optional[str] = BuilderOpt,
+) -> None:
+    """Compare two rule sets (or files of names): only-in-A, only-in-B, common, and why."""
+    check_format(fmt, DIFF_FORMATS)
+    selection = sel.select()
+    sa = _open(a, builder_configs)
+    sb = _open(b, builder_configs)
+    diffs = query.diff_sources(sa, sb, selection)
+    sys.stdout.write(diff_jsonl(diffs, sa, sb) if fmt == "jsonl" else diff_table(diffs, sa, sb))
+
+
+def _open(spec: str, builder_configs: Optional[str]):
+    source = query.open_source(spec, builder_configs, strict())
+    if source.rule_set is not None:
+        warn_once(source.rule_set)
+    return source
+
+
+def diff_jsonl(diffs, sa, sb) -> str:
+    out = []
+    for d in diffs:
+        c = d.combo
+        base = {"arch": c.arch, "variant": c.variant, "dtype": c.dtype, "ndim": c.ndim}
+        out.extend(json.dumps({**base, "side": sa.label, "only_in": "a", "name": n}) + "\n" for n in d.only_a)
+        out.extend(json.dumps({**base, "side": sb.label, "only_in": "b", "name": n}) + "\n" for n in d.only_b)
+    return "".join(out)
+
+
+def diff_table(diffs, sa, sb) -> str:
+    """Per combination: the counts, and up to ten axis values that explain each side's extra configs."""
+    out = []
+    ta = tb = tc = 0
+    for d in diffs:
+        ta, tb, tc = ta + len(d.only_a), tb + len(d.only_b), tc + d.common
+        out.append(f"{d.combo.key}: only in {sa.label}: {len(d.only_a)}, only in {sb.label}: {len(d.only_b)}, "
+                   f"common: {d.common}\n")
+        for label, why in ((sa.label, d.why_a), (sb.label, d.why_b)):
+            other = sb.label if label == sa.label else sa.label
+            for axis, value, n, exclusive in why[:10]:
+                note = f" (never in {other})" if exclusive else ""
+                out.append(f"  only in {label}: {n} configs with {axis}={value_text(value)}{note}\n")
+    out.append(f"total: only in {sa.label}: {ta}, only in {sb.label}: {tb}, common: {tc}\n")
+    return "".join(out)

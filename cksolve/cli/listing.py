@@ -1,0 +1,127 @@
+"""``enumerate``, ``count``, ``rule-sets``, ``archs``: what rule sets hold, and the architectures."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from .. import query
+from ..errors import CksolveError, shorten
+from ..formats import render, table_text
+from .app import app
+from .options import (BuilderOpt, OutputOpt, RuleSetOpt, SelectionArgs, check_format, choices, format_option,
+                      load_rule_set, refuse_unwritable, selection_options, write)
+
+#: formats each listing command offers (names/jsonl/csv/table are the shared writers)
+ENUMERATE_FORMATS = ("names", "jsonl", "csv", "table")
+COUNT_FORMATS = ("table", "json")
+ARCHS_FORMATS = ("table", "json")
+#: the columns a kernel listing shows as a table
+RECORD_COLUMNS = (*query.Combo._fields, "name")
+
+
+def records_text(records, fmt: str) -> str:
+    """Kernel records (``query.Record``) in one of the shared formats."""
+    return render(fmt, list(records), RECORD_COLUMNS)
+
+
+@app.command("enumerate")
+@selection_options()
+def enumerate_cmd(
+    rule_set: str = RuleSetOpt,
+    sel: SelectionArgs = None,
+    fmt: str = format_option("names", ENUMERATE_FORMATS),
+    output: Optional[Path] = OutputOpt,
+    builder_configs: Optional[str] = BuilderOpt,
+    limit: int = typer.Option(query.ENUMERATE_LIMIT, "--limit", metavar="N", help="Refuse to list more configs than this."),
+) -> None:
+    """List every config of a rule set valid for the selected architectures."""
+    check_format(fmt, ENUMERATE_FORMATS)
+    refuse_unwritable(output)
+    selection = sel.select()
+    rs = load_rule_set(rule_set, builder_configs)
+    if fmt == "names":  # the main job: names straight from the solver, no records formed
+        write("".join(f"{n}\n" for n in query.enumerate_names(rs, selection, limit)), output)
+        return
+    write(records_text(query.enumerate_records(rs, selection, limit), fmt), output)
+
+
+@app.command("count")
+@selection_options()
+def count_cmd(
+    rule_set: str = RuleSetOpt,
+    sel: SelectionArgs = None,
+    by: Optional[str] = typer.Option(None, "--by", metavar="FIELDS", help=f"Group by any of {','.join(query.Combo._fields)}."),
+    fmt: str = format_option("table", COUNT_FORMATS),
+    builder_configs: Optional[str] = BuilderOpt,
+) -> None:
+    """Count configs without listing them."""
+    check_format(fmt, COUNT_FORMATS)
+    keys = query.split_values([by], "by") if by is not None else []
+    for k in keys:
+        if k not in query.Combo._fields:
+            raise CksolveError(f"unknown --by field {shorten(k)}; valid: {choices(query.Combo._fields)}")
+    selection = sel.select()
+    rs = load_rule_set(rule_set, builder_configs)
+    sys.stdout.write(count_text(query.count_records(rs, selection), keys, fmt))
+
+
+def count_text(counts: dict, keys: list[str], fmt: str) -> str:
+    """``count``'s report: the total, or a row per group of ``keys`` and the total (table or json)."""
+    groups: dict[tuple, int] = {}
+    for combo, n in counts.items():
+        key = tuple(getattr(combo, k) for k in keys)
+        groups[key] = groups.get(key, 0) + n
+    total = sum(counts.values())
+    if fmt == "json":
+        payload = {"total": total, "groups": [dict(zip(keys, key), count=n) for key, n in groups.items()] if keys else []}
+        return json.dumps(payload) + "\n"
+    if keys:
+        rows = [[str(v) for v in key] + [str(n)] for key, n in groups.items()]
+        return table_text(keys + ["count"], rows + [["total"] + [""] * (len(keys) - 1) + [str(total)]])
+    return f"{total}\n"
+
+
+@app.command("rule-sets")
+@selection_options()
+def rule_sets_cmd(
+    show: Optional[str] = typer.Option(None, "--show", metavar="RULE_SET",
+                                       help="Print this rule set's (or file's) constraints."),
+    sel: SelectionArgs = None,
+    builder_configs: Optional[str] = BuilderOpt,
+) -> None:
+    """List the rule sets with a one-line description (--show R: R's constraints)."""
+    if show is not None:
+        _show_rule_set(show, sel.select(), builder_configs)
+        return
+    described = query.rule_set_descriptions()
+    width = max(len(n) for n in described)
+    sys.stdout.write("".join(f"{n.ljust(width)}  {desc}\n" for n, desc in described.items()))
+
+
+def _show_rule_set(name: str, selection, builder_configs: Optional[str]) -> None:
+    rs = load_rule_set(name, builder_configs)
+    rows = []
+    for c in query.rule_set_constraints(rs, selection):
+        n = "-" if c.rows is None else (str(c.rows[0]) if c.rows[0] == c.rows[1] else f"{c.rows[0]}..{c.rows[1]}")
+        rows.append([c.name, ",".join(c.scope), c.form, c.applies_to, n, str(c.combos), c.source])
+    sys.stdout.write(f"{rs.name}: {rs.description}\n")
+    sys.stdout.write(table_text(["name", "scope", "form", "kind", "rows", "combos", "source"], rows))
+
+
+@app.command("archs")
+def archs_cmd(fmt: str = format_option("table", ARCHS_FORMATS)) -> None:
+    """List the architectures and their facts."""
+    check_format(fmt, ARCHS_FORMATS)
+    if fmt == "json":
+        sys.stdout.write(json.dumps(query.archs_document()) + "\n")
+        return
+    rows = []
+    for f in query.arch_facts_list():
+        tiles = "; ".join(f"{k.split('_')[0]}: " + " ".join("x".join(map(str, t)) for t in v) for k, v in f.warp_tiles.items())
+        rows.append([f.name, f.family, str(f.warp_size), " ".join("x".join(map(str, w)) for w in f.wave_splits), tiles])
+    sys.stdout.write(table_text(["arch", "family", "wave", "wave splits", "warp tiles"], rows))

@@ -1,0 +1,53 @@
+"""``minimize``: the fewest kernels of a rule set that keep a workload covered and fast (CP-SAT)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from .. import query
+from .app import app
+from .options import BuilderOpt, WorkloadArgs, load_rule_set, refuse_unwritable, workload_options, write
+
+
+@app.command("minimize")
+@workload_options()
+def minimize_cmd(
+    wl: WorkloadArgs = None,
+    keep: float = typer.Option(0.9, "--keep", metavar="KEEP",
+                               help="Each problem keeps a kernel scoring at least KEEP x R's best."),
+    per_problem: int = typer.Option(1, "--per-problem", metavar="N", help="Kernels each covered problem keeps (at least)."),
+    max_kernels: Optional[int] = typer.Option(None, "--max-kernels", metavar="N",
+                                              help="Keep at most N kernels; maximise the problems with a good one."),
+    time_limit: Optional[float] = typer.Option(None, "--time-limit", metavar="SECONDS",
+                                               help="Seconds for the whole search (default: 60); then the best set found, FEASIBLE with its gap."),
+    perf: Optional[Path] = typer.Option(None, "--perf", metavar="FILE", help="Measured results (CSV/JSONL: problem fields, kernel, "
+                                                             "tflops or time_ms) instead of the analytic score."),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", metavar="FILE", help="Write the kept names here (else stdout)."),
+    output_rule_set: Optional[Path] = typer.Option(None, "--output-rule-set", metavar="FILE",
+                                                   help="Also write a rule-set file listing exactly the kept kernels."),
+    builder_configs: Optional[str] = BuilderOpt,
+) -> None:
+    """The fewest kernels of a rule set that keep a workload covered and fast (CP-SAT)."""
+    from .. import workload  # deferred: the workload layer loads only for its commands
+
+    request = workload.minimize_request(keep=keep, per_problem=per_problem, max_kernels=max_kernels,
+                                        time_limit=time_limit)  # checked before anything is loaded
+    refuse_unwritable(output, output_rule_set)
+    arch, dtypes = wl.one_arch(), wl.dtypes()
+    rs = load_rule_set(wl.rule_set, builder_configs)
+    result = workload.minimize_kernels(wl.problems, rs, arch, dtypes, request, perf=perf)
+    names = "".join(f"{c.name()}\n" for c in query.canonical_order(result.configs()))
+    if output_rule_set is not None:
+        desc = f"minimize: {len(result.kept)} kernels of {rs.name} for {wl.problems.name} on {arch}, keep {keep}"
+        write(query.rule_set_file(result.configs(), desc), output_rule_set)
+    summary = "".join(f"{line}\n" for line in result.summary())
+    if output is not None:
+        write(names, output)
+        sys.stdout.write(summary)
+    else:
+        sys.stdout.write(names)
+        sys.stderr.write(summary)

@@ -1,0 +1,199 @@
+"""The options commands share, each defined once: selection, rule set, builder configs, output, format.
+
+A command declares the selection with :func:`selection_options` (one
+parameter ``sel`` standing for --arch/--variant/--dtype/--ndim, in that place
+of its help); the rest are option values used as defaults. Help texts and
+choices come from the registries (rule sets, axes, archs, formats).
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import os
+from pathlib import Path
+from typing import List, NamedTuple, Optional
+
+import typer
+
+from .. import query
+from ..errors import CksolveError, shorten
+from ..formats import check_format
+from ..outputs import check_writable, write_text_atomic
+
+__all__ = ["choices", "rule_set_option", "RuleSetOpt", "OneArchOpt", "BuilderOpt", "OutputOpt", "format_option",
+           "selection_options", "SelectionArgs", "NameTarget", "name_target_options", "option_group", "workload_options", "WorkloadArgs", "one_arch", "write", "refuse_unwritable", "load_rule_set",
+           "ProblemsOpt", "ProblemDtypeOpt", "STRICT_ENV"]
+
+
+def choices(values) -> str:
+    return ", ".join(map(str, values))
+
+
+def rule_set_option(required: bool = True, help: Optional[str] = None):
+    """``--rule-set``/``-r``: a built-in rule set or a rule-set file."""
+    return typer.Option(... if required else None, "--rule-set", "-r", metavar="RULE_SET",
+                        help=help or f"{choices(query.RULE_SETS)}, or a rule-set file.")
+
+
+RuleSetOpt = rule_set_option()
+OneArchOpt = typer.Option(..., "--arch", "-a", metavar="ARCH", help=f"Architecture: {choices(query.ARCHS)}.")
+BuilderOpt = typer.Option(None, "--builder-configs", envvar="CKSOLVE_BUILDER_CONFIGS", metavar="DIR",
+                          help="Directory of CK Builder .conf files (for tests, profiler).")
+OutputOpt = typer.Option(None, "--output", "-o", metavar="FILE", help="Write here instead of stdout.")
+ProblemDtypeOpt = typer.Option(None, "--dtype", metavar="DTYPE", help=f"{choices(query.DTYPES)} (default: all).")
+ProblemsOpt = typer.Option(..., "--problems", metavar="FILE", help="CSV with CK's header, or JSONL with the same keys.")
+
+
+def format_option(default: str, offered):
+    """``--format``: one of the shared formats (``cksolve.formats``) or a command's own report."""
+    return typer.Option(default, "--format", "-f", metavar="FORMAT", help=f"{choices(offered)}.")
+
+
+def option_group(param: str, options: list[tuple[str, object, object]], make):
+    """A decorator giving a command the ``options`` ([(name, annotation, typer option)]) where its
+    parameter ``param`` stands (so in that place of its help); the command receives ``make(**values)``
+    there. One definition of a block of options that several commands take together."""
+    added = [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation)
+             for name, annotation, default in options]
+    names = [p.name for p in added]
+
+    def decorate(command):
+        signature = inspect.signature(command)
+        params = [p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in signature.parameters.values()]
+        at = [p.name for p in params].index(param)
+
+        @functools.wraps(command)
+        def wrapper(**kwargs):
+            group = make(**{n: kwargs.pop(n) for n in names})
+            return command(**{param: group}, **kwargs)
+
+        wrapper.__signature__ = signature.replace(parameters=params[:at] + added + params[at + 1:])
+        return wrapper
+
+    return decorate
+
+
+class SelectionArgs(NamedTuple):
+    """The selection options as given (``None``: left out); ``select`` checks them when the command says."""
+
+    arch: Optional[List[str]]
+    variant: Optional[List[str]]
+    dtype: Optional[List[str]]
+    ndim: Optional[List[str]]
+
+    def select(self, default_variants=None) -> query.Selection:
+        return query.select(self.arch, self.variant or default_variants, self.dtype, self.ndim)
+
+
+def selection_options(arch: bool = True, variant_help: Optional[str] = None, variant_first: bool = False):
+    """--arch/--variant/--dtype/--ndim where the command's ``sel`` parameter stands, received as one
+    :class:`SelectionArgs` (``arch=False``: the command takes one ``--arch`` of its own, ``OneArchOpt``)."""
+    many = Optional[List[str]]
+    options = [("variant", many, typer.Option(None, "--variant", metavar="VARIANT",
+                                              help=variant_help or f"{choices(query.VARIANTS)}.")),
+               ("dtype", many, typer.Option(None, "--dtype", metavar="DTYPE", help=f"{choices(query.DTYPES)}.")),
+               ("ndim", many, typer.Option(None, "--ndim", metavar="NDIM", help=f"{choices(query.NDIMS)}."))]
+    if arch:
+        options.insert(1 if variant_first else 0, ("arch", many, typer.Option(
+            None, "--arch", "-a", metavar="ARCH", help=f"Architecture(s), repeatable or comma-separated: "
+                                                       f"{choices(query.ARCHS)}.")))
+    return option_group("sel", options, lambda arch=None, **rest: SelectionArgs(arch, **rest))
+
+
+class WorkloadArgs(NamedTuple):
+    """What a command over a workload file takes: the problems, the rule set, one arch, the dtypes."""
+
+    problems: Path
+    rule_set: str
+    arch: str
+    dtype: Optional[List[str]]
+
+    def one_arch(self) -> str:
+        return one_arch(self.arch)
+
+    def dtypes(self) -> tuple[str, ...]:
+        return query.select(dtypes=self.dtype).dtypes
+
+
+def workload_options():
+    """--problems, --rule-set, --arch (one), --dtype where the command's ``wl`` parameter stands."""
+    return option_group("wl", [("problems", Path, ProblemsOpt), ("rule_set", str, RuleSetOpt),
+                               ("arch", str, OneArchOpt), ("dtype", Optional[List[str]], ProblemDtypeOpt)],
+                        WorkloadArgs)
+
+
+class NameTarget(NamedTuple):
+    """What a verdict on kernel names is about: one arch, and a rule set to check membership in (or None)."""
+
+    arch: str
+    rule_set: Optional[str]
+
+    def load(self, builder_configs: Optional[str]):
+        """(the arch, checked; the rule set loaded, or None)."""
+        arch = one_arch(self.arch)
+        return arch, load_rule_set(self.rule_set, builder_configs) if self.rule_set else None
+
+
+def name_target_options(rule_set_help: str):
+    """--arch (one) and --rule-set (membership) where the command's ``target`` parameter stands."""
+    return option_group("target", [("arch", str, OneArchOpt), ("rule_set", Optional[str], rule_set_option(
+        False, f"{rule_set_help} {choices(query.RULE_SETS)}, or a rule-set file."))], NameTarget)
+
+
+def one_arch(arch: str) -> str:
+    """The one architecture an option names (``--arch`` of the commands that take one)."""
+    if "," in arch:
+        raise CksolveError(f"--arch takes one architecture here, got {shorten(arch)}")
+    return query.select(archs=[arch]).archs[0]
+
+
+def write(text: str, output: Optional[Path]) -> None:
+    """``text`` to stdout, or to ``output`` whole or not at all."""
+    import sys
+
+    if output is None:
+        sys.stdout.write(text)
+        return
+    write_text_atomic(Path(output), text)
+
+
+def refuse_unwritable(*paths: Optional[Path]) -> None:
+    """Refuse an output that cannot be written before the work (and before another output is written)."""
+    for path in paths:
+        if path is not None:
+            check_writable(Path(path))
+
+
+#: what ``--strict`` sets for a whole run, read here at the edge and passed down as a parameter
+STRICT_ENV = "CKSOLVE_STRICT"
+_strict = [False]
+_warned: set[str] = set()
+
+
+def set_strict(flag: bool) -> None:
+    _strict[0] = flag or os.environ.get(STRICT_ENV, "") not in ("", "0")
+
+
+def strict() -> bool:
+    return _strict[0]
+
+
+def warn_once(rule_set) -> None:
+    """A rule set's load warnings on stderr, each once per process."""
+    import sys
+
+    for w in rule_set.warnings:
+        if w not in _warned:
+            _warned.add(w)
+            sys.stderr.write(f"cksolve: warning: {' '.join(w.split())}\n")
+
+
+def load_rule_set(name: str, builder_configs: Optional[str]):
+    """The rule set, loaded as ``--strict`` says, its warnings shown."""
+    rs = query.load_rule_set(name, builder_configs, strict())
+    warn_once(rs)
+    return rs
+
+
+__all__ += ["set_strict", "strict", "warn_once", "check_format"]

@@ -1,0 +1,42 @@
+"""The ``features`` and ``pipeline-variants`` commands as functions over a rule set and a selection."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..errors import CksolveError
+from ..formats import check_format
+from ..rulesets import RuleSet
+from ..selection import VARIANTS, Selection, gemm_variants
+from .render import FORMATS, render
+from .engine import SEMANTICS
+from .table import FeatureTable, features
+from .variants import PipelineVariant, pipeline_variants as derive
+
+__all__ = ["FEATURE_FORMATS", "FEATURE_SEMANTICS", "feature_table", "feature_text", "selection_pipeline_variants"]
+
+#: ``features``' output formats and semantics
+FEATURE_FORMATS: tuple[str, ...] = tuple(FORMATS)
+FEATURE_SEMANTICS: tuple[str, ...] = tuple(SEMANTICS)
+
+
+def feature_table(rule_set: RuleSet, selection: Selection, problems: Path | None, semantics: str) -> FeatureTable:
+    """CK's ML-selector rows, per kernel or, with a problem file, per (problem, applicable kernel) pair."""
+    from ..workload import read_problems
+
+    check_format(semantics, FEATURE_SEMANTICS, "semantics")
+    return features(rule_set, selection.combos(), read_problems(problems) if problems is not None else None, semantics)
+
+
+def feature_text(table: FeatureTable, fmt: str) -> str:
+    return render(table.columns, table.rows, check_format(fmt, FEATURE_FORMATS))
+
+
+def selection_pipeline_variants(selection: Selection) -> list[PipelineVariant]:
+    """The valid (pipeline, scheduler, double LDS buffer, split image) combinations of the selection's
+    variants, GEMM ones only (select them with ``gemm_variants``), derived from the constraints."""
+    variants = gemm_variants(selection.variants)
+    other = [v for v in selection.variants if v not in variants]
+    if other:  # as features does: an explicit depthwise variant is a mistake, not silently dropped
+        raise CksolveError(f"{other[0]} kernels have no GEMM pipeline; choose {', '.join(gemm_variants(VARIANTS))}")
+    return derive(selection.archs, variants, selection.dtypes, selection.ndims)

@@ -1,0 +1,59 @@
+"""Selection and listing, the library's face for them: select, enumerate, count, check, explain, diff,
+the architectures and the rule sets.
+
+Re-export only; everything returns data and nothing prints::
+
+    from cksolve import query
+    rs = query.load_rule_set("default")
+    names = list(query.enumerate_names(rs, query.select(["gfx942"], ["forward"], ["fp16"], [2])))
+
+Workloads, ML features and audits have faces of their own (``cksolve.workload``,
+``cksolve.features``, ``cksolve.audit``); ``tests/test_faces.py`` holds each
+``__all__`` to what the command line and the docs use.
+"""
+
+from ..errors import CksolveError
+from ..rulesets import RULE_SETS, rule_set_names
+from ..rulesets.listed import rule_set_file
+from ..selection import (ARCHS, DTYPES, NDIMS, VARIANTS, Record, Selection, canonical_order, gemm_variants, select,
+                         split_values)
+from ..solver import enumerate_combo
+from ..solver.evaluate import evaluate
+from ..space.combo import Combo
+from .checking import CheckRecord, check_names, explain_name
+from .diff import Source, diff_sources, open_source, read_names
+from .listing import (ENUMERATE_LIMIT, arch_facts_list, archs_document, count_records, enumerate_names,
+                      enumerate_records, load_rule_set, rule_set_constraints, rule_set_descriptions)
+
+__all__ = [
+    "CksolveError",
+    "ARCHS",
+    "VARIANTS",
+    "DTYPES",
+    "NDIMS",
+    "RULE_SETS",
+    "Combo",
+    "Selection",
+    "select",
+    "split_values",
+    "canonical_order",
+    "gemm_variants",
+    "rule_set_names",
+    "load_rule_set",
+    "rule_set_descriptions",
+    "rule_set_constraints",
+    "rule_set_file",
+    "ENUMERATE_LIMIT",
+    "enumerate_records",
+    "enumerate_names",
+    "count_records",
+    "check_names",
+    "evaluate",
+    "explain_name",
+    "open_source",
+    "read_names",
+    "diff_sources",
+    "arch_facts_list",
+    "archs_document",
+]
+#: also importable from here, for the library's own modules and the tests: Record, enumerate_combo, CheckRecord, Source

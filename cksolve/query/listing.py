@@ -1,0 +1,149 @@
+"""Rule sets and what they hold: loading, enumerating, counting, their constraints, the architectures.
+
+Everything returns data; the command line prints it. Load warnings are kept
+on the rule set (``RuleSet.warnings``) for the caller to show: the library
+never writes to stderr.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import partial
+from itertools import repeat
+from typing import Iterator
+
+from ..arch.facts import ARCHS, ArchFacts, arch_facts, common_facts
+from ..errors import CksolveError
+from ..rulesets import RULE_SETS, RuleSet, get_rule_set
+from ..selection import Record, Selection
+from ..solver import enumerate_combo, names_combo, solve_combo
+from ..solver.counting import SpaceTooLarge
+from ..space.combo import Combo
+from ..space.pipelines import PIPELINES
+
+__all__ = ["load_rule_set", "ENUMERATE_LIMIT", "enumerate_records", "enumerate_names", "count_records",
+           "ConstraintSummary", "rule_set_constraints", "rule_set_descriptions", "arch_facts_list", "archs_document"]
+
+
+def load_rule_set(name: str, builder_configs: str | None = None, strict: bool = False) -> RuleSet:
+    """The rule set ``name`` (or a rule-set file); what loading would only warn about is in its
+    ``warnings``, or with ``strict`` an error instead."""
+    return get_rule_set(name, builder_configs=builder_configs, strict=strict)
+
+
+#: ``enumerate`` refuses to list more configs than this unless told (``limit``).
+ENUMERATE_LIMIT = 10_000_000
+
+
+def enumerate_records(rule_set: RuleSet, selection: Selection, limit: int | None = ENUMERATE_LIMIT) -> Iterator[Record]:
+    """Every (arch, config) of the rule set valid for the selection, in canonical order.
+
+    The selection is counted first (cheap: components multiply) and refused above
+    ``limit``, so a rule-set file that leaves axes free fails with its size
+    instead of filling memory.
+    """
+    _check_limit(rule_set, selection, limit)
+    return _records(rule_set, selection)
+
+
+def enumerate_names(rule_set: RuleSet, selection: Selection, limit: int | None = ENUMERATE_LIMIT) -> Iterator[str]:
+    """The kernel names of :func:`enumerate_records`, in the same order, without forming records.
+
+    Listing names is the main job; the solver keeps them with its name order.
+    """
+    _check_limit(rule_set, selection, limit)
+    return _names(rule_set, selection)
+
+
+def _check_limit(rule_set: RuleSet, selection: Selection, limit: int | None) -> None:
+    if limit is None:
+        return
+    if limit < 0:
+        raise CksolveError(f"{{option}} {limit} must not be negative", option="limit")
+    total = 0
+    for combo in selection.combos():  # stops at the first combination past the limit
+        total += _count(rule_set, combo)
+        if total > limit:
+            raise CksolveError(f"{rule_set.name or 'rule set'} has more than {limit:,} configs in this selection "
+                               f"({total:,} up to {combo.key}): narrow it (--arch, --variant, --dtype, --ndim, "
+                               f"pins in the rule-set file) or raise --limit")
+
+
+def _listed(lister, rule_set: RuleSet, combo: Combo):
+    """``lister(rule_set, combo)``, with a space too large to list as one line naming the combination."""
+    try:
+        return lister(rule_set, combo)
+    except SpaceTooLarge as exc:
+        raise CksolveError(f"{rule_set.name or 'rule set'} can be counted but not listed for {combo.key} ({exc}): "
+                           f"pin more of those axes") from None
+
+
+def _records(rule_set: RuleSet, selection: Selection) -> Iterator[Record]:
+    label = rule_set.name
+    make = partial(tuple.__new__, Record)  # Record(...) runs a Python __new__ per kernel; this runs in C
+    for combo in selection.combos():
+        yield from map(make, zip(repeat(label), repeat(combo), _listed(enumerate_combo, rule_set, combo)))
+
+
+def _names(rule_set: RuleSet, selection: Selection) -> Iterator[str]:
+    for combo in selection.combos():
+        yield from _listed(names_combo, rule_set, combo)
+
+
+def count_records(rule_set: RuleSet, selection: Selection) -> dict[Combo, int]:
+    """Configs per combination, from the solve's factors (no config is formed)."""
+    return {combo: _count(rule_set, combo) for combo in selection.combos()}
+
+
+def _count(rule_set: RuleSet, combo: Combo) -> int:
+    try:
+        return solve_combo(rule_set, combo).count()
+    except SpaceTooLarge as exc:
+        raise CksolveError(f"{rule_set.name or 'rule set'} leaves too many axes free to count {combo.key} "
+                           f"({exc}): pin more axes or extend a rule set") from None
+
+
+@dataclass(frozen=True)
+class ConstraintSummary:
+    """One constraint of a rule set as ``rule-sets --show`` lists it, over the combinations it appears in."""
+
+    name: str
+    scope: tuple[str, ...]
+    form: str  # "table", "forbid table" or "check"
+    applies_to: str
+    rows: tuple[int, int] | None  # fewest and most rows over the combinations (tables)
+    combos: int
+    source: str
+
+
+def rule_set_constraints(rule_set: RuleSet, selection: Selection) -> list[ConstraintSummary]:
+    """The rule set's own constraints (not the arch's), merged by name, scope and form across the selection."""
+    seen: dict[tuple, list] = {}
+    for combo in selection.combos():
+        for c in rule_set.constraints(combo):
+            form = "check" if c.form != "table" else ("forbid table" if c.forbid else "table")
+            entry = seen.setdefault((c.name, c.scope, form, c.applies_to), [[], 0, c.source])
+            if form != "check":
+                entry[0].append(len(c.rows))
+            entry[1] += 1
+    return [ConstraintSummary(name, scope, form, kind, (min(rows), max(rows)) if rows else None, combos, source)
+            for (name, scope, form, kind), (rows, combos, source) in seen.items()]
+
+
+def rule_set_descriptions() -> dict[str, str]:
+    """Every built-in rule set's one line, without loading any of them."""
+    return {name: desc for name, (_, _, desc) in RULE_SETS.items()}
+
+
+def arch_facts_list() -> list[ArchFacts]:
+    """Every supported architecture's facts, in the facts file's order."""
+    return [arch_facts(a) for a in ARCHS]
+
+
+def archs_document() -> dict:
+    """``archs --format json``: per-arch facts, and the facts shared by all (LDS capacity per pipeline)."""
+    archs = [{"arch": f.name, "family": f.family, "warp_size": f.warp_size,
+              "wave_splits": [list(w) for w in f.wave_splits],
+              "warp_tiles": {k: [list(t) for t in v] for k, v in f.warp_tiles.items()}} for f in arch_facts_list()]
+    return {"archs": archs, "lds_capacity": {name: p.lds_capacity for name, p in PIPELINES.items()},
+            "element_size": dict(common_facts().element_size)}

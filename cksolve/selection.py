@@ -1,0 +1,116 @@
+"""Which combinations a command works on (``Selection``) and what a listing yields per kernel (``Record``).
+
+Below the workload, features and audit layers, which take a selection and
+return records too, and above ``arch`` and ``space``, whose registries give the
+valid values. Leaving a selection option out selects everything; giving it
+empty must not (``split_values``). Messages name the parameter, not a CLI flag:
+the command line adds the flag (``CksolveError.option``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, NamedTuple, Sequence
+
+from .arch.facts import ARCHS
+from .errors import CksolveError, shorten
+from .space.axes import AXES
+from .space.combo import Combo, kind_of
+
+__all__ = ["Selection", "select", "split_values", "canonical_order", "gemm_variants", "Record",
+           "ARCHS", "VARIANTS", "DTYPES", "NDIMS"]
+
+VARIANTS: tuple[str, ...] = AXES["variant"].domain
+DTYPES: tuple[str, ...] = AXES["dtype"].domain
+NDIMS: tuple[int, ...] = AXES["ndim"].domain
+
+
+def split_values(values: Iterable[str] | None, option: str = "value") -> list[str]:
+    """Comma-separated, repeatable option values; an empty one (``--arch ''``, ``--arch a,``) is an error.
+
+    Leaving an option out selects everything; giving it empty must not.
+    """
+    out: list[str] = []
+    for v in values or ():
+        parts = [p.strip() for p in str(v).split(",")]
+        if not all(parts):
+            raise CksolveError(f"empty {{option}} in {shorten(str(v))}", option=option)
+        out.extend(parts)
+    return out
+
+
+def _choose(option: str, given: Iterable[str] | None, valid: Sequence, convert=str) -> tuple:
+    raw = split_values(given, option)
+    if not raw:
+        return tuple(valid)
+    chosen = []
+    for v in raw:
+        try:
+            value = convert(v)
+        except ValueError:
+            value = None
+        if value not in valid:
+            raise CksolveError(f"unknown {option} {shorten(v)}; valid: {', '.join(str(x) for x in valid)}")
+        if value not in chosen:
+            chosen.append(value)
+    return tuple(x for x in valid if x in chosen)  # canonical order
+
+
+def _ndim(v: str) -> int:
+    digits = v[:-1] if v.lower().endswith("d") else v
+    if not (digits.isascii() and digits.isdigit() and len(digits) < 4):  # '٢' is a digit to int(), not to us
+        raise ValueError(v)
+    return int(digits)
+
+
+@dataclass(frozen=True)
+class Selection:
+    archs: tuple[str, ...]
+    variants: tuple[str, ...]
+    dtypes: tuple[str, ...]
+    ndims: tuple[int, ...]
+
+    def combos(self) -> list[Combo]:
+        """Combinations in canonical order: arch, variant, dtype, ndim."""
+        return [Combo(a, v, d, n) for a in self.archs for v in self.variants for d in self.dtypes for n in self.ndims]
+
+
+def select(archs=None, variants=None, dtypes=None, ndims=None) -> Selection:
+    return Selection(
+        _choose("arch", archs, ARCHS),
+        _choose("variant", variants, VARIANTS),
+        _choose("dtype", dtypes, DTYPES),
+        _choose("ndim", ndims, NDIMS, _ndim),
+    )
+
+
+def canonical_order(configs: Iterable) -> list:
+    """Configs of one arch in ``enumerate``'s order: variant, dtype, ndim (domain order), then name."""
+    return sorted(configs, key=lambda c: (VARIANTS.index(c.variant), DTYPES.index(c.dtype), NDIMS.index(c.ndim),
+                                          c.name()))
+
+
+def gemm_variants(variants: Sequence[str]) -> list[str]:
+    """The variants whose kernels have a GEMM pipeline (depthwise ones do not)."""
+    return [v for v in variants if kind_of(v) == "gemm"]
+
+
+class Record(NamedTuple):
+    """One enumerated kernel (a named tuple: tens of thousands are made per listing)."""
+
+    rule_set: str
+    combo: Combo
+    config: object
+
+    @property
+    def name(self) -> str:
+        return self.config.name()
+
+    def as_dict(self) -> dict:
+        d = {"rule_set": self.rule_set, "arch": self.combo.arch, "variant": self.combo.variant,
+             "dtype": self.combo.dtype, "ndim": self.combo.ndim, "name": self.name, "kind": self.config.kind}
+        for k, v in self.config.as_dict().items():
+            d.setdefault(k, v)
+        if self.config.kind == "gemm":
+            d["block_per_cu"] = self.config.block_per_cu
+        return d

@@ -1,0 +1,65 @@
+"""The workload commands as functions over files and specs: applicable, coverage, minimize.
+
+What ``cksolve.workload`` offers a caller holding a rule set and a problem
+spec or a workload file (the command line among them); the pieces they join
+(``coverage``, ``plan``, ``perf``) stay usable alone.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Sequence
+
+from ..rulesets import RuleSet
+from ..selection import Record
+from .coverage import Workspace, coverage, iter_coverage
+from .minimize import Request
+from .perf import read_perf
+from .plan import known_kernels, plan
+from .problem import parse_problem, read_problems
+
+__all__ = ["applicable_records", "coverage_records", "coverage_stream", "write_coverage", "minimize_request",
+           "minimize_kernels"]
+
+
+def applicable_records(problem: str, rule_set: RuleSet, arch: str, dtypes: Sequence[str]) -> list[Record]:
+    """The kernels of the rule set valid for ``arch`` that can run the problem (a FIELD=VALUE spec)."""
+    p = parse_problem(problem)
+    ws = Workspace(rule_set)
+    return [Record(rule_set.name, combo, c) for d in dtypes for combo, c in ws.decide(p, arch, d)[0]]
+
+
+def coverage_records(problems: Path, rule_set: RuleSet, arch: str, dtypes: Sequence[str]) -> list:
+    """``coverage`` of the workload file's problems (``CoverageRecord`` each)."""
+    return coverage(read_problems(problems), rule_set, arch, dtypes)
+
+
+def coverage_stream(problems: Path, rule_set: RuleSet, arch: str, dtypes: Sequence[str], with_kernels: bool = False,
+                    with_rejected: bool = True):
+    """``coverage`` of the workload file's problems as an iterator of records (``iter_coverage``): every
+    problem is decided before the first record comes out, so errors come before any output."""
+    return iter_coverage(read_problems(problems), rule_set, arch, dtypes, with_kernels, with_rejected=with_rejected)
+
+
+def write_coverage(records, fmt: str, out, with_kernels: bool = False, table=None) -> int:
+    """Write coverage records to the text stream ``out`` record by record (``writers.write_coverage``);
+    ``table(header, rows)`` renders the table format."""
+    from .writers import write_coverage as write
+
+    return write(records, fmt, out, with_kernels, table=table)
+
+
+def minimize_request(keep: float = 0.9, per_problem: int = 1, max_kernels: int | None = None,
+                     time_limit: float | None = None) -> Request:
+    """What ``minimize`` is asked for; a value out of range is a CksolveError."""
+    return Request(keep, per_problem, max_kernels, time_limit)
+
+
+def minimize_kernels(problems: Path, rule_set: RuleSet, arch: str, dtypes: Sequence[str], request: Request | None = None, *,
+             perf: Path | None = None):
+    """``minimize``'s plan (``plan.Plan``) for ``request`` (:func:`minimize_request`; default: its
+    defaults): analytic scores, or the measured ones in ``perf``."""
+    request = minimize_request() if request is None else request
+    workload = read_problems(problems)
+    measured = read_perf(perf, known_kernels(rule_set, workload, arch, dtypes)) if perf is not None else None
+    return plan(workload, rule_set, arch, dtypes, request, measured, str(perf) if perf is not None else "analytic")

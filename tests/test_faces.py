@@ -1,0 +1,77 @@
+"""Each face's ``__all__`` is exactly what the command line and the docs' Python examples use of it.
+
+A face (``cksolve.query``, ``.workload``, ``.features``, ``.audit``) re-exports;
+a name the CLI or a documented example needs and the face does not list fails
+here, and so does a listed name nobody uses (it would be API by accident).
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+FACES = ("query", "workload", "features", "audit")
+
+
+def _cli_uses(face: str) -> set[str]:
+    """``face.NAME`` in the CLI's modules (which import each face as ``from .. import face``)."""
+    used = set()
+    for f in (ROOT / "cksolve" / "cli").glob("*.py"):
+        tree = ast.parse(f.read_text(encoding="utf-8"))
+        imported = any(isinstance(n, ast.ImportFrom) and n.level == 2 and n.module is None
+                       and any(a.name == face for a in n.names) for n in ast.walk(tree))
+        if imported:
+            used |= {n.attr for n in ast.walk(tree)
+                     if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == face}
+    return used
+
+
+def _doc_snippets() -> list[str]:
+    texts = [p.read_text(encoding="utf-8") for p in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]]
+    return [m for t in texts for m in re.findall(r"```python\n(.*?)```", t, re.S)]
+
+
+def _docs_use(face: str) -> set[str]:
+    """``from cksolve.face import NAME`` and ``face.NAME`` (after ``from cksolve import face``) in the docs."""
+    used = set()
+    for code in _doc_snippets():
+        tree = ast.parse(code)
+        for n in ast.walk(tree):
+            if isinstance(n, ast.ImportFrom) and n.module == f"cksolve.{face}":
+                used |= {a.name for a in n.names}
+        if any(isinstance(n, ast.ImportFrom) and n.module == "cksolve" and any(a.name == face for a in n.names)
+               for n in ast.walk(tree)):
+            used |= {n.attr for n in ast.walk(tree)
+                     if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == face}
+    return used
+
+
+@pytest.mark.parametrize("face", FACES)
+def test_all_is_what_the_cli_and_the_docs_use(face):
+    module = importlib.import_module(f"cksolve.{face}")
+    used = _cli_uses(face) | _docs_use(face)
+    listed = set(module.__all__)
+    assert len(module.__all__) == len(listed), f"{face}.__all__ repeats a name"
+    assert not used - listed, f"cksolve.{face} is used for {sorted(used - listed)} but does not list them"
+    assert not listed - used, f"cksolve.{face} lists {sorted(listed - used)}, which neither the CLI nor the docs use"
+    for name in listed:
+        assert hasattr(module, name), f"cksolve.{face}.__all__ names {name}, which it does not have"
+
+
+@pytest.mark.parametrize("face", FACES)
+def test_a_face_defines_nothing(face):
+    """Re-export only: no function or class is defined in a face's module."""
+    path = ROOT / "cksolve" / face / "__init__.py"
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    defined = [n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))]
+    assert defined == [], f"{path.name} of {face} defines {defined}"
+
+
+def test_the_docs_snippets_parse():
+    for code in _doc_snippets():
+        ast.parse(code)
