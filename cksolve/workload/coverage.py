@@ -21,6 +21,7 @@ from ..space.combo import Combo, kind_of
 from ..solver import bounded_configs
 from . import columns
 from .problem import DIRECTIONS, Problem
+from .progress import Progress
 from .rules import applicability_constraints, rule_axes
 
 __all__ = ["CoverageRecord", "Workspace", "applicable", "coverage", "iter_coverage"]
@@ -162,10 +163,12 @@ def iter_coverage(problems: Iterable[Problem], rule_set: RuleSet, arch: str, dty
     """
     problems = problems if isinstance(problems, Sequence) else list(problems)
     table = Decisions(workspace or Workspace(rule_set), problems, arch, dtypes)
-    for row, problem in enumerate(problems):
-        i = table.inverse[row]
-        for dtype in dtypes:
-            yield table.record(row, problem, i, dtype, with_kernels, with_rejected)
+    with Progress("writing records", len(problems)) as bar:
+        for row, problem in enumerate(problems):
+            i = table.inverse[row]
+            for dtype in dtypes:
+                yield table.record(row, problem, i, dtype, with_kernels, with_rejected)
+            bar.advance()
 
 
 class Decisions:

@@ -207,11 +207,15 @@ def _run(solver, model) -> int:
         except BaseException as exc:  # pragma: no cover - handed to the caller below
             box["error"] = exc
 
+    from .progress import Progress
+
     worker = threading.Thread(target=work, name="cp-sat", daemon=True)
     worker.start()
     try:
-        while worker.is_alive():
-            worker.join(0.05)
+        with Progress("solving (CP-SAT)") as bar:
+            while worker.is_alive():
+                worker.join(0.05)
+                bar.tick()
     except BaseException:
         solver.StopSearch()
         worker.join(2.0)
