@@ -19,7 +19,7 @@ from typing import Iterable, Iterator, TextIO
 
 from .errors import CksolveError
 
-__all__ = ["TMP_TAG", "write_all", "remove", "write_text_atomic", "atomic_text_stream", "check_writable",
+__all__ = ["TMP_TAG", "write_all", "remove", "write_text_atomic", "atomic_text_stream", "atomic_path", "check_writable",
            "remove_live_temporaries"]
 
 TMP_TAG = ".cksolve-tmp"
@@ -154,6 +154,31 @@ def atomic_text_stream(path: Path) -> Iterator[TextIO]:
         os.fchmod(fd, 0o666 & ~umask)  # mkstemp's 0600 is for the temporary, not the result
         with os.fdopen(fd, "w", encoding="utf-8", newline="", buffering=1 << 20) as f:
             yield f
+        os.replace(tmp, path)
+        _live.discard(tmp)
+    except BaseException as exc:
+        if tmp is not None:
+            remove([tmp])
+            _live.discard(tmp)
+        if isinstance(exc, OSError):
+            raise CksolveError(f"cannot write {path}: {exc.strerror or exc}") from None
+        raise
+
+
+@contextmanager
+def atomic_path(path: Path) -> Iterator[str]:
+    """A temporary's path, beside ``path``, for a writer that opens files by name (Parquet); it becomes
+    ``path`` when the block ends, or is removed if the block raises."""
+    path = Path(path)
+    tmp = None
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=TMP_TAG, dir=path.parent or ".")
+        _live.add(tmp)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.fchmod(fd, 0o666 & ~umask)
+        os.close(fd)
+        yield tmp
         os.replace(tmp, path)
         _live.discard(tmp)
     except BaseException as exc:

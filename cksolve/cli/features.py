@@ -10,13 +10,15 @@ import typer
 
 from .. import query
 from ..formats import render, table_text, value_text
+from ..errors import CksolveError
+from ..outputs import atomic_path, atomic_text_stream
 from .app import app
 from .options import (BuilderOpt, OneArchOpt, OutputOpt, RuleSetOpt, SelectionArgs, check_format, choices,
                       format_option, load_rule_set, one_arch, refuse_unwritable, selection_options, write)
 
 PIPELINE_VARIANT_FORMATS = ("table", "csv", "jsonl")
 #: ``features.FEATURE_FORMATS``, repeated so that help needs no import of the package (a test holds them equal)
-FEATURE_FORMATS = ("csv", "jsonl")
+FEATURE_FORMATS = ("csv", "jsonl", "parquet")
 _GEMM_VARIANTS = f"{choices(query.VARIANTS)} (default: the GEMM ones)."
 
 
@@ -39,13 +41,24 @@ def features_cmd(
     from .. import features  # deferred: ML features load only for their commands (start-up of every other)
 
     check_format(fmt, FEATURE_FORMATS)
+    if fmt == "parquet":
+        if output is None:
+            raise CksolveError("--format parquet writes a file: give --output FILE")
+        features.check_parquet()  # one line now, not after the work, when pyarrow is missing
     refuse_unwritable(output)
     selection = sel._replace(arch=[one_arch(arch)]).select(query.gemm_variants(query.VARIANTS))
     rs = load_rule_set(rule_set, builder_configs)
-    table = features.feature_table(rs, selection, problems, semantics)
-    write(features.feature_text(table, fmt), output)
-    if table.unread:
-        sys.stderr.write(f"cksolve: note: {len(table.unread)} kernels have dispatcher names CK's parser does not "
+    columns, rows, unread = features.feature_stream(rs, selection, problems, semantics)
+    if fmt == "parquet":
+        with atomic_path(Path(output)) as tmp:
+            features.write_features(columns, rows, fmt, path=tmp)
+    elif output is None:
+        features.write_features(columns, rows, fmt, sys.stdout)
+    else:
+        with atomic_text_stream(Path(output)) as out:
+            features.write_features(columns, rows, fmt, out)
+    if unread():
+        sys.stderr.write(f"cksolve: note: {len(unread())} kernels have dispatcher names CK's parser does not "
                          f"read (groups_to_merge, two_stage, wavelet); their ck kernel columns are CK's defaults\n")
 
 
