@@ -10,7 +10,7 @@ applicable when every rule holds on it, and all its kernels with it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from operator import attrgetter
 from typing import Iterable, Iterator, Sequence
 
@@ -128,6 +128,7 @@ class CoverageRecord:
     candidates: int  # kernels of the rule set for the problem's direction, arch, dtype and ndim
     rejected: tuple[tuple[str, int], ...] = field(default=())  # (rule, kernels it rejects), most first
     count: int = -1  # applicable kernels when ``kernels`` was not listed; -1: len(kernels)
+    labels: tuple[tuple[str, str], ...] = ()  # the workload file's extra columns for this row (name, text)
 
     @property
     def applicable(self) -> int:
@@ -141,6 +142,7 @@ class CoverageRecord:
     def as_dict(self, with_kernels: bool = False) -> dict:
         d = {"row": self.row, **self.problem.as_dict(), "ndim": self.problem.ndim, "dtype": self.dtype,
              "applicable": self.applicable}
+        d.update(self.labels)
         if with_kernels:
             d["kernels"] = sorted(self.kernels)
         return d
@@ -153,13 +155,15 @@ def coverage(problems: Iterable[Problem], rule_set: RuleSet, arch: str, dtypes: 
 
 def iter_coverage(problems: Iterable[Problem], rule_set: RuleSet, arch: str, dtypes: Sequence[str],
                   with_kernels: bool = True, workspace: "Workspace | None" = None,
-                  with_rejected: bool = True) -> Iterator[CoverageRecord]:
+                  with_rejected: bool = True, labels: tuple[tuple[str, ...], Sequence[tuple]] | None = None
+                  ) -> Iterator[CoverageRecord]:
     """``coverage``'s records one at a time, decided by the column engine (``columns.py``).
 
     The distinct problems are decided first, all at once; records are then made
     row by row, so what is held grows with the distinct problems, not with the
     output. Without ``with_kernels`` the records carry the count only; without
     ``with_rejected`` their ``rejected`` is empty (jsonl and csv do not print it).
+    ``labels`` (``read_workload``'s label columns and rows) are carried into each record.
     """
     problems = problems if isinstance(problems, Sequence) else list(problems)
     table = Decisions(workspace or Workspace(rule_set), problems, arch, dtypes)
@@ -167,7 +171,10 @@ def iter_coverage(problems: Iterable[Problem], rule_set: RuleSet, arch: str, dty
         for row, problem in enumerate(problems):
             i = table.inverse[row]
             for dtype in dtypes:
-                yield table.record(row, problem, i, dtype, with_kernels, with_rejected)
+                record = table.record(row, problem, i, dtype, with_kernels, with_rejected)
+                if labels and labels[0]:
+                    record = replace(record, labels=tuple(zip(labels[0], labels[1][row])))
+                yield record
             bar.advance()
 
 

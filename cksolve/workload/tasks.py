@@ -16,7 +16,7 @@ from .coverage import Workspace, coverage, iter_coverage
 from .minimize import Request
 from .perf import read_perf
 from .plan import known_kernels, plan
-from .problem import parse_problem, read_problems
+from .problem import parse_problem, read_problems, read_workload
 
 __all__ = ["applicable_records", "coverage_records", "coverage_stream", "write_coverage", "minimize_request",
            "minimize_kernels"]
@@ -38,7 +38,9 @@ def coverage_stream(problems: Path, rule_set: RuleSet, arch: str, dtypes: Sequen
                     with_rejected: bool = True):
     """``coverage`` of the workload file's problems as an iterator of records (``iter_coverage``): every
     problem is decided before the first record comes out, so errors come before any output."""
-    return iter_coverage(read_problems(problems), rule_set, arch, dtypes, with_kernels, with_rejected=with_rejected)
+    workload, columns, labels = read_workload(problems)
+    return iter_coverage(workload, rule_set, arch, dtypes, with_kernels, with_rejected=with_rejected,
+                         labels=(columns, labels))
 
 
 def write_coverage(records, fmt: str, out, with_kernels: bool = False, table=None) -> int:
