@@ -21,12 +21,13 @@ import stat
 import sys
 import tempfile
 from pathlib import Path
-from typing import Iterable
+from contextlib import contextmanager
+from typing import Iterable, Iterator, TextIO
 
 from .errors import CksolveError
 
-__all__ = ["TMP_TAG", "write_all", "remove", "write_text_atomic", "check_writable", "remove_live_temporaries",
-           "StdoutClosed", "write_stdout", "flush_stdout"]
+__all__ = ["TMP_TAG", "write_all", "remove", "write_text_atomic", "atomic_text_stream", "atomic_path",
+           "check_writable", "remove_live_temporaries", "StdoutClosed", "write_stdout", "flush_stdout"]
 
 TMP_TAG = ".cksolve-tmp"
 #: temporaries of write_text_atomic not yet renamed: what an exit on a signal must remove (cksolve.entry)
@@ -159,3 +160,61 @@ def write_stdout(text: str, flush: bool = False) -> None:
 def flush_stdout() -> None:
     """Flush stdout, checked as :func:`write_stdout` checks (every command ends with it)."""
     write_stdout("", flush=True)
+
+
+@contextmanager
+def atomic_text_stream(path: Path) -> Iterator[TextIO]:
+    """A text stream that becomes ``path`` whole when the block ends, or nothing if it raises: what
+    :func:`write_text_atomic` does for text built in memory, for output written record by record (its
+    memory does not grow with the output). A device or FIFO is written into directly."""
+    path = Path(path)
+    if _is_special(path):
+        try:
+            with open(path, "w", encoding="utf-8", newline="") as f:
+                yield f
+        except OSError as exc:
+            raise CksolveError(f"cannot write {path}: {exc.strerror or exc}") from None
+        return
+    tmp = None
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=TMP_TAG, dir=path.parent or ".")
+        _live.add(tmp)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.fchmod(fd, 0o666 & ~umask)  # mkstemp's 0600 is for the temporary, not the result
+        with os.fdopen(fd, "w", encoding="utf-8", newline="", buffering=1 << 20) as f:
+            yield f
+        os.replace(tmp, path)
+        _live.discard(tmp)
+    except BaseException as exc:
+        if tmp is not None:
+            remove([tmp])
+            _live.discard(tmp)
+        if isinstance(exc, OSError):
+            raise CksolveError(f"cannot write {path}: {exc.strerror or exc}") from None
+        raise
+
+
+@contextmanager
+def atomic_path(path: Path) -> Iterator[str]:
+    """A temporary's path, beside ``path``, for a writer that opens files by name (Parquet); it becomes
+    ``path`` when the block ends, or is removed if the block raises."""
+    path = Path(path)
+    tmp = None
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=TMP_TAG, dir=path.parent or ".")
+        _live.add(tmp)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.fchmod(fd, 0o666 & ~umask)
+        os.close(fd)
+        yield tmp
+        os.replace(tmp, path)
+        _live.discard(tmp)
+    except BaseException as exc:
+        if tmp is not None:
+            remove([tmp])
+            _live.discard(tmp)
+        if isinstance(exc, OSError):
+            raise CksolveError(f"cannot write {path}: {exc.strerror or exc}") from None
+        raise

@@ -181,7 +181,7 @@ def test_output_is_byte_identical_across_hash_seeds(tmp_path):
 
 @pytest.mark.parametrize("argv,start", [
     (["-a", "gfx950", "--semantics", "true"], "unknown semantics 'true'"),
-    (["-a", "gfx950", "-f", "parquet"], "unknown format 'parquet'"),
+    (["-a", "gfx950", "-f", "xlsx"], "unknown format 'xlsx'"),
     (["-a", "gfx950", "--variant", "forward_depthwise"], "variant forward_depthwise: CK's feature engine"),
     (["-a", "gfx1201", "--problems", str(HOLDOUT)], "arch gfx1201 has no CK hardware profile (CK profiles gfx90a, "
                                                     "gfx942, gfx950)"),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Optional
 
@@ -9,16 +10,17 @@ import typer
 
 from .. import query
 from ..formats import render, table_text, value_text
-from ..outputs import write_stdout
+from ..errors import CksolveError
+from ..outputs import atomic_path, atomic_text_stream, write_stdout
 from .app import app
 from .completion import values
 from .errors import say
 from .options import (BuilderOpt, OneArchOpt, OutputOpt, RuleSetOpt, SelectionArgs, check_format, choices,
-                      format_option, load_rule_set, one_arch, refuse_unwritable, selection_options, write)
+                      format_option, load_rule_set, one_arch, refuse_unwritable, selection_options)
 
 PIPELINE_VARIANT_FORMATS = ("table", "csv", "jsonl")
 #: ``features.FEATURE_FORMATS``, repeated so that help needs no import of the package (a test holds them equal)
-FEATURE_FORMATS = ("csv", "jsonl")
+FEATURE_FORMATS = ("csv", "jsonl", "parquet")
 #: ``features.SEMANTICS``, likewise
 SEMANTICS = ("ck", "exact")
 _GEMM_VARIANTS = f"{choices(query.VARIANTS)} (default: the GEMM ones)."
@@ -44,13 +46,24 @@ def features_cmd(
     from .. import features  # deferred: ML features load only for their commands (start-up of every other)
 
     check_format(fmt, FEATURE_FORMATS)
+    if fmt == "parquet":
+        if output is None:
+            raise CksolveError("--format parquet writes a file: give --output FILE")
+        features.check_parquet()  # one line now, not after the work, when pyarrow is missing
     refuse_unwritable(output)
     selection = sel._replace(arch=[one_arch(arch)]).select(query.gemm_variants(query.VARIANTS))
     rs = load_rule_set(rule_set, builder_configs)
-    table = features.feature_table(rs, selection, problems, semantics)
-    write(features.feature_text(table, fmt), output)
-    if table.unread:
-        say(f"note: {len(table.unread)} kernels have dispatcher names CK's parser does not read (groups_to_merge, "
+    columns, rows, unread = features.feature_stream(rs, selection, problems, semantics)
+    if fmt == "parquet":
+        with atomic_path(Path(output)) as tmp:
+            features.write_features(columns, rows, fmt, path=tmp)
+    elif output is None:
+        features.write_features(columns, rows, fmt, sys.stdout)
+    else:
+        with atomic_text_stream(Path(output)) as out:
+            features.write_features(columns, rows, fmt, out)
+    if unread():
+        say(f"note: {len(unread())} kernels have dispatcher names CK's parser does not read (groups_to_merge, "
             f"two_stage, wavelet); their ck kernel columns are CK's defaults")
 
 

@@ -24,7 +24,7 @@ def minimize_cmd(
     max_kernels: Optional[int] = typer.Option(None, "--max-kernels", metavar="N",
                                               help="Keep at most N kernels; maximise the problems with a good one."),
     time_limit: Optional[float] = typer.Option(None, "--time-limit", metavar="SECONDS",
-                                               help="Seconds for the solver (default: none)."),
+                                               help="Seconds for the whole search (default: 60); then the best set found, FEASIBLE with its gap."),
     perf: Optional[Path] = typer.Option(None, "--perf", metavar="FILE", help="Measured results (CSV/JSONL: problem fields, kernel, "
                                                              "tflops or time_ms) instead of the analytic score."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", metavar="FILE", help="Write the kept names here (else stdout)."),

@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import List, Optional
 
 import typer
 
 from .. import query
-from ..formats import render, table_text
-from ..outputs import write_stdout
+from ..formats import table_text
+from ..outputs import atomic_text_stream, write_stdout
 from .app import app
 from .listing import records_text
 from .options import (BuilderOpt, OneArchOpt, OutputOpt, ProblemDtypeOpt, RuleSetOpt, WorkloadArgs, check_format,
-                      format_option, load_rule_set, one_arch, refuse_unwritable, workload_options, write)
+                      format_option, load_rule_set, one_arch, refuse_unwritable, workload_options)
 
 APPLICABLE_FORMATS = ("names", "jsonl", "table")
 COVERAGE_FORMATS = ("table", "jsonl", "csv")
@@ -56,20 +57,9 @@ def coverage_cmd(
     refuse_unwritable(output)
     arch, dtypes = wl.one_arch(), wl.dtypes()
     rs = load_rule_set(wl.rule_set, builder_configs)
-    write(coverage_text(workload.coverage_records(wl.problems, rs, arch, dtypes), fmt, with_kernels), output)
-
-
-def coverage_text(records, fmt: str, with_kernels: bool) -> str:
-    """``coverage``'s report: jsonl, csv (kernels space-separated in one cell) or the table with its summary."""
-    if fmt == "jsonl":
-        return render("jsonl", [r.as_dict(with_kernels) for r in records])
-    if fmt == "csv":
-        rows = [r.as_dict(with_kernels) for r in records]
-        if with_kernels:
-            for row in rows:
-                row["kernels"] = " ".join(row["kernels"])
-        return render("csv", rows)
-    from .. import workload
-
-    header, rows, summary = workload.coverage_table(records, with_kernels)
-    return table_text(header, rows) + "".join(f"{line}\n" for line in summary)
+    records = workload.coverage_stream(wl.problems, rs, arch, dtypes, with_kernels, with_rejected=fmt == "table")
+    if output is None:
+        workload.write_coverage(records, fmt, sys.stdout, with_kernels, table=table_text)
+    else:
+        with atomic_text_stream(Path(output)) as out:
+            workload.write_coverage(records, fmt, out, with_kernels, table=table_text)

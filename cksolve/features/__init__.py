@@ -26,14 +26,16 @@ from .ckname import CkReading, dispatcher_name, read_name
 from .engine import SEMANTICS, NoHardwareProfile
 from .spec import COLUMNS, EXACT_DIFFERS, FEATURE_NAMES, KERNEL_NAMES
 from .table import KERNEL_COLUMNS, PAIR_COLUMNS, FeatureTable, features
-from .tasks import FEATURE_FORMATS, FEATURE_SEMANTICS, feature_table, feature_text, selection_pipeline_variants
+from .tasks import (FEATURE_FORMATS, FEATURE_SEMANTICS, check_parquet, feature_stream, feature_table, feature_text,
+                    selection_pipeline_variants, write_features)
 from .variants import PipelineVariant, pipeline_variants
 
 __all__ = [
     "features",
     "pipeline_variants",
-    "feature_table",
-    "feature_text",
+    "feature_stream",
+    "write_features",
+    "check_parquet",
     "selection_pipeline_variants",
 ]
 #: also importable from here, for the library's own modules and the tests: FeatureTable, SEMANTICS, FEATURE_NAMES, KERNEL_NAMES, PAIR_COLUMNS, KERNEL_COLUMNS, COLUMNS, EXACT_DIFFERS, NoHardwareProfile, dispatcher_name, read_name, CkReading, PipelineVariant, FEATURE_FORMATS, FEATURE_SEMANTICS

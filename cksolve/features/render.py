@@ -1,27 +1,114 @@
-"""Feature tables as CSV or JSON lines (the CLI writes what these return)."""
+"""Feature tables as CSV, JSON lines or Parquet, written row by row (the CLI gives the stream).
+
+CSV and JSON lines go to a text stream one row at a time; Parquet (CK's
+heuristics pipeline reads it: ``convert_csv_to_parquet.py``) is written in
+row groups of ``PARQUET_ROWS`` with the CSV's column order and values, through
+pyarrow, an optional extra (``pip install 'cksolve[parquet]'``).
+"""
 
 from __future__ import annotations
 
 import csv
 import io
 import json
-from typing import Sequence
+from typing import Iterable, Sequence, TextIO
 
 from ..errors import CksolveError
 
-__all__ = ["FORMATS", "render"]
+__all__ = ["FORMATS", "render", "write_rows", "write_parquet"]
 
-FORMATS = ("csv", "jsonl")
+FORMATS = ("csv", "jsonl", "parquet")
+#: Rows per Parquet row group: what is held in memory at once.
+PARQUET_ROWS = 65_536
 
 
 def render(columns: Sequence[str], rows: Sequence[tuple], fmt: str) -> str:
     """Header and rows; floats as Python's shortest round-trip text, so equal values give equal bytes."""
+    if fmt not in ("csv", "jsonl"):
+        raise CksolveError(f"unknown format {fmt!r}; valid: csv, jsonl")
+    buf = io.StringIO()
+    write_rows(columns, rows, fmt, buf)
+    return buf.getvalue()
+
+
+def write_rows(columns: Sequence[str], rows: Iterable[tuple], fmt: str, out: TextIO) -> int:
+    """``render``'s text, written to ``out`` one row at a time; returns the rows written."""
+    n = 0
     if fmt == "csv":
-        buf = io.StringIO()
-        writer = csv.writer(buf, lineterminator="\n")
+        writer = csv.writer(out, lineterminator="\n")
         writer.writerow(columns)
-        writer.writerows(rows)
-        return buf.getvalue()
+        for r in rows:
+            writer.writerow(r)
+            n += 1
+        return n
     if fmt == "jsonl":
-        return "".join(json.dumps(dict(zip(columns, r))) + "\n" for r in rows)
+        for r in rows:
+            out.write(json.dumps(dict(zip(columns, r))) + "\n")
+            n += 1
+        return n
     raise CksolveError(f"unknown format {fmt!r}; valid: {', '.join(FORMATS)}")
+
+
+def _pyarrow():
+    try:
+        import pyarrow
+        import pyarrow.parquet
+    except ImportError:
+        raise CksolveError("--format parquet needs pyarrow: pip install 'cksolve[parquet]'") from None
+    return pyarrow, pyarrow.parquet
+
+
+def check_parquet() -> None:
+    """CksolveError (one line) now, before any work, if Parquet cannot be written."""
+    _pyarrow()
+
+
+def write_parquet(columns: Sequence[str], rows: Iterable[tuple], path: str) -> int:
+    """Rows to a Parquet file at ``path`` (a temporary the caller renames), row group by row group.
+
+    Column types come from the values as CSV would print them: ints int64,
+    floats float64, text string; a column holding both ints and floats is float64.
+    """
+    pa, pq = _pyarrow()
+    writer = None
+    schema = None
+    n = 0
+    batch: list[tuple] = []
+
+    def flush():
+        nonlocal writer, schema
+        cols = list(zip(*batch))
+        if schema is None:
+            schema = pa.schema([(name, _type(pa, col)) for name, col in zip(columns, cols)])
+            writer = pq.ParquetWriter(path, schema)
+        writer.write_table(pa.Table.from_arrays([pa.array(col, type=f.type) for col, f in zip(cols, schema)],
+                                                schema=schema))
+        batch.clear()
+
+    try:
+        for r in rows:
+            batch.append(r)
+            n += 1
+            if len(batch) >= PARQUET_ROWS:
+                flush()
+        if batch or writer is None:
+            if not batch:  # no rows: an empty file with string columns still names them
+                schema = pa.schema([(name, pa.string()) for name in columns])
+                writer = pq.ParquetWriter(path, schema)
+            else:
+                flush()
+    finally:
+        if writer is not None:
+            writer.close()
+    return n
+
+
+def _type(pa, values):
+    kinds = {type(v) for v in values}
+    if kinds <= {int, bool} and bool not in kinds:
+        return pa.int64()
+    if kinds <= {int, float}:
+        return pa.float64()
+    if kinds == {bool}:
+        return pa.bool_()
+    return pa.string()

@@ -23,7 +23,7 @@ from .engine import (SEMANTICS, hardware_block, interactions, kernel_block, kern
                      problem_gemm)
 from .spec import FEATURE_NAMES, KERNEL_NAMES
 
-__all__ = ["FeatureTable", "features", "PAIR_COLUMNS", "KERNEL_COLUMNS"]
+__all__ = ["FeatureTable", "features", "iter_features", "PAIR_COLUMNS", "KERNEL_COLUMNS"]
 
 #: Columns of a (problem, kernel) row: the model's features in its order, then where the row comes from.
 PAIR_COLUMNS: tuple[str, ...] = (*FEATURE_NAMES, "problem_row", "kernel")
@@ -107,10 +107,32 @@ def features(rule_set: RuleSet, combo: Combo | Iterable[Combo], problems: Sequen
 
 
 def _pairs(combos, problems, kernels: _Kernels, ws: Workspace) -> FeatureTable:
+    rows = list(_pair_rows(combos, problems, kernels, ws))
+    return FeatureTable(PAIR_COLUMNS, rows, kernels.semantics, tuple(sorted(kernels.unread)))
+
+
+def iter_features(rule_set: RuleSet, combo: Combo | Iterable[Combo], problems: Sequence[Problem] | None = None,
+                  semantics: str = "ck", workspace: Workspace | None = None):
+    """``features`` as (columns, rows one at a time, unread): the rows are made as they are consumed, so a
+    writer's memory does not grow with them; ``unread()`` is complete once the rows are."""
+    if problems is None:
+        table = features(rule_set, combo, None, semantics, workspace)
+        return table.columns, iter(table.rows), lambda: table.unread
+    if semantics not in SEMANTICS:
+        raise CksolveError(f"unknown semantics {semantics!r}; valid: {', '.join(SEMANTICS)}")
+    combos = _combos(combo)
+    kernels = _Kernels(semantics)
+    for arch in dict.fromkeys(c.arch for c in combos):
+        hardware_block(arch)  # fails before the first row on an arch without a CK profile
+    rows = _pair_rows(combos, problems, kernels, workspace or Workspace(rule_set))
+    return PAIR_COLUMNS, rows, lambda: tuple(sorted(kernels.unread))
+
+
+def _pair_rows(combos, problems, kernels: _Kernels, ws: Workspace):
     wanted = set(combos)
     targets = list(dict.fromkeys((c.arch, c.dtype) for c in combos))
     hw = {arch: hardware_block(arch) for arch, _ in targets}
-    rows = []
+    decided: dict[tuple, list] = {}  # (problem, arch, dtype) -> its pairs: repeated rows are decided once
     for index, problem in enumerate(problems):
         gemm = problem_gemm(problem, kernels.semantics)
         for arch, dtype in targets:
@@ -118,7 +140,13 @@ def _pairs(combos, problems, kernels: _Kernels, ws: Workspace) -> FeatureTable:
             tail = hw[arch]
             num_cus = tail[0]
             inter: dict[tuple, tuple] = {}
-            for c, config in ws.decide(problem, arch, dtype)[0]:
+            key3 = (problem, arch, dtype)
+            found = decided.get(key3)
+            if found is None:
+                found = ws.decide(problem, arch, dtype)[0]
+                if len(decided) < 10_000:
+                    decided[key3] = found
+            for c, config in found:
                 if c not in wanted:
                     continue
                 shape, block, name = kernels.get(c, config)
@@ -126,5 +154,4 @@ def _pairs(combos, problems, kernels: _Kernels, ws: Workspace) -> FeatureTable:
                 mid = inter.get(key)
                 if mid is None:
                     mid = inter[key] = interactions(gemm, shape, num_cus)
-                rows.append((*head, *block, *mid, *tail, index, name))
-    return FeatureTable(PAIR_COLUMNS, rows, kernels.semantics, tuple(sorted(kernels.unread)))
+                yield (*head, *block, *mid, *tail, index, name)

@@ -8,12 +8,13 @@ from ..errors import CksolveError
 from ..formats import check_format
 from ..rulesets import RuleSet
 from ..selection import VARIANTS, Selection, gemm_variants
-from .render import FORMATS, render
+from .render import FORMATS, check_parquet, render, write_parquet, write_rows
 from .engine import SEMANTICS
 from .table import FeatureTable, features
 from .variants import PipelineVariant, pipeline_variants as derive
 
-__all__ = ["FEATURE_FORMATS", "FEATURE_SEMANTICS", "feature_table", "feature_text", "selection_pipeline_variants"]
+__all__ = ["FEATURE_FORMATS", "FEATURE_SEMANTICS", "feature_table", "feature_text", "feature_stream", "write_features",
+           "check_parquet", "selection_pipeline_variants"]
 
 #: ``features``' output formats and semantics
 FEATURE_FORMATS: tuple[str, ...] = tuple(FORMATS)
@@ -26,6 +27,24 @@ def feature_table(rule_set: RuleSet, selection: Selection, problems: Path | None
 
     check_format(semantics, FEATURE_SEMANTICS, "semantics")
     return features(rule_set, selection.combos(), read_problems(problems) if problems is not None else None, semantics)
+
+
+def feature_stream(rule_set: RuleSet, selection: Selection, problems: Path | None, semantics: str):
+    """``feature_table``'s rows one at a time: (columns, rows, unread) -- ``unread()`` once the rows are done."""
+    from ..workload import read_problems
+    from .table import iter_features
+
+    check_format(semantics, FEATURE_SEMANTICS, "semantics")
+    return iter_features(rule_set, selection.combos(), read_problems(problems) if problems is not None else None,
+                         semantics)
+
+
+def write_features(columns, rows, fmt: str, out=None, path: str | None = None) -> int:
+    """Rows to the text stream ``out`` (csv, jsonl) or, for parquet, to the file ``path``; rows written."""
+    check_format(fmt, FEATURE_FORMATS)
+    if fmt == "parquet":
+        return write_parquet(columns, rows, path)
+    return write_rows(columns, rows, fmt, out)
 
 
 def feature_text(table: FeatureTable, fmt: str) -> str:

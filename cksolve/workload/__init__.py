@@ -17,9 +17,9 @@ rules see them per group (``Problem.facts()``). The rules themselves are data
 
 from .coverage import CoverageRecord, Workspace, applicable, coverage
 from .problem import DIRECTIONS, FIELDS, Problem, ProblemError, ProblemFacts, parse_problem, read_problems
-from .report import coverage_table
 from .rules import RULES, applicability_constraints
-from .tasks import applicable_records, coverage_records, minimize_kernels, minimize_request
+from .coverage import iter_coverage
+from .tasks import applicable_records, coverage_stream, minimize_kernels, minimize_request, write_coverage
 
 __all__ = [
     "parse_problem",
@@ -27,8 +27,9 @@ __all__ = [
     "applicable",
     "coverage",
     "applicable_records",
-    "coverage_records",
-    "coverage_table",
+    "iter_coverage",
+    "coverage_stream",
+    "write_coverage",
     "minimize_request",
     "minimize_kernels",
 ]

@@ -11,6 +11,7 @@ from __future__ import annotations
 from math import ceil
 
 from ..arch.facts import archs_with
+from ..space.config import DepthwiseConfig
 from ..space.pipelines import pipelines_with
 from ..space.values import value_facts, values_with
 from .problem import DIRECTIONS
@@ -108,6 +109,17 @@ def depthwise_fits(filt, str_h, str_w, pad_h, pad_w, nbatch, f, arch, dtype) -> 
     return (f.ndim == 2 and f.c_per_group == 1 and f.k_per_group == 1
             and f.filter == (filt, filt) and f.stride == (str_h, str_w)
             and f.dilation == (1, 1) and f.pad == (pad_h, pad_w) and f.N % nbatch == 0)
+
+
+def depthwise_tile_per_wave(tile_h, tile_w, sub_h, sub_w) -> int:
+    """Output tiles one wave processes (CK's ``DepthwiseConvFwdTraits::TilePerWave``; wave = block)."""
+    return DepthwiseConfig.block_size // (-(-tile_h // sub_h) * -(-tile_w // sub_w))
+
+
+def depthwise_output_fits_tile(tile_h, tile_w, sub_h, sub_w, f, arch, dtype) -> bool:
+    if depthwise_tile_per_wave(tile_h, tile_w, sub_h, sub_w) == 1:
+        return True
+    return len(f.output) == 2 and f.output[0] <= tile_h and f.output[1] <= tile_w
 
 
 def bwd_data_split_k(vector_c, f, arch, dtype) -> bool:

@@ -10,17 +10,21 @@ applicable when every rule holds on it, and all its kernels with it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from operator import attrgetter
-from typing import Iterable, Sequence
+from typing import Iterable, Iterator, Sequence
+
+import numpy as np
 
 from ..rulesets import RuleSet
 from ..space.combo import Combo, kind_of
 from ..solver import bounded_configs
+from . import columns
 from .problem import DIRECTIONS, Problem
+from .progress import Progress
 from .rules import applicability_constraints, rule_axes
 
-__all__ = ["CoverageRecord", "Workspace", "applicable", "coverage"]
+__all__ = ["CoverageRecord", "Workspace", "applicable", "coverage", "iter_coverage"]
 
 
 class _Pool:
@@ -38,6 +42,12 @@ class _Pool:
             groups.setdefault(k, []).append(n)
         self.groups = groups
         self.size = len(configs)
+        # Columns for the column engine: group keys and sizes in group-index order, and per config
+        # (name order) its name and group.
+        self.keys = list(groups)
+        self.sizes = np.array([len(groups[k]) for k in self.keys], dtype=np.int64)
+        self.names = np.array([n for n, _, _ in named], dtype=object)
+        self.group_of = np.array([g for _, g in self.order], dtype=np.intp)
 
     def decide(self, constraints) -> tuple[list, dict[str, int]]:
         """(applicable configs in name order, {rule: kernels it rejects}) for one problem's constraints."""
@@ -114,13 +124,15 @@ class CoverageRecord:
     row: int  # 0-based, file order
     problem: Problem
     dtype: str
-    kernels: tuple[str, ...]
+    kernels: tuple[str, ...]  # empty when the records were asked for without kernels (see ``count``)
     candidates: int  # kernels of the rule set for the problem's direction, arch, dtype and ndim
     rejected: tuple[tuple[str, int], ...] = field(default=())  # (rule, kernels it rejects), most first
+    count: int = -1  # applicable kernels when ``kernels`` was not listed; -1: len(kernels)
+    labels: tuple[tuple[str, str], ...] = ()  # the workload file's extra columns for this row (name, text)
 
     @property
     def applicable(self) -> int:
-        return len(self.kernels)
+        return self.count if self.count >= 0 else len(self.kernels)
 
     @property
     def blocking_rule(self) -> str | None:
@@ -130,6 +142,7 @@ class CoverageRecord:
     def as_dict(self, with_kernels: bool = False) -> dict:
         d = {"row": self.row, **self.problem.as_dict(), "ndim": self.problem.ndim, "dtype": self.dtype,
              "applicable": self.applicable}
+        d.update(self.labels)
         if with_kernels:
             d["kernels"] = sorted(self.kernels)
         return d
@@ -137,11 +150,119 @@ class CoverageRecord:
 
 def coverage(problems: Iterable[Problem], rule_set: RuleSet, arch: str, dtypes: Sequence[str]) -> list[CoverageRecord]:
     """One record per (problem, dtype), problems in file order, dtypes in the given order."""
-    ws = Workspace(rule_set)
-    out = []
-    for row, problem in enumerate(problems):
-        for dtype in dtypes:
-            found, rejected, candidates = ws.decide(problem, arch, dtype)
-            ranked = tuple(sorted(rejected.items(), key=lambda kv: (-kv[1], kv[0])))
-            out.append(CoverageRecord(row, problem, dtype, tuple(c.name() for _, c in found), candidates, ranked))
-    return out
+    return list(iter_coverage(problems, rule_set, arch, dtypes))
+
+
+def iter_coverage(problems: Iterable[Problem], rule_set: RuleSet, arch: str, dtypes: Sequence[str],
+                  with_kernels: bool = True, workspace: "Workspace | None" = None,
+                  with_rejected: bool = True, labels: tuple[tuple[str, ...], Sequence[tuple]] | None = None
+                  ) -> Iterator[CoverageRecord]:
+    """``coverage``'s records one at a time, decided by the column engine (``columns.py``).
+
+    The distinct problems are decided first, all at once; records are then made
+    row by row, so what is held grows with the distinct problems, not with the
+    output. Without ``with_kernels`` the records carry the count only; without
+    ``with_rejected`` their ``rejected`` is empty (jsonl and csv do not print it).
+    ``labels`` (``read_workload``'s label columns and rows) are carried into each record.
+    """
+    problems = problems if isinstance(problems, Sequence) else list(problems)
+    table = Decisions(workspace or Workspace(rule_set), problems, arch, dtypes)
+    with Progress("writing records", len(problems)) as bar:
+        for row, problem in enumerate(problems):
+            i = table.inverse[row]
+            for dtype in dtypes:
+                record = table.record(row, problem, i, dtype, with_kernels, with_rejected)
+                if labels and labels[0]:
+                    record = replace(record, labels=tuple(zip(labels[0], labels[1][row])))
+                yield record
+            bar.advance()
+
+
+class Decisions:
+    """The column engine's answer for the distinct problems of a workload, per dtype.
+
+    Identical problems are collapsed (``inverse`` maps a row to its distinct
+    problem); each (direction, ndim) class of distinct problems is decided by
+    ``columns.decide_groups`` per dtype and kernel variant. The verdicts are kept
+    as packed bits per (problem, kernel group), the counts and rejections as
+    integer columns.
+    """
+
+    def __init__(self, ws: "Workspace", problems: Sequence[Problem], arch: str, dtypes: Sequence[str]):
+        index: dict[Problem, int] = {}
+        self.inverse = [index.setdefault(p, len(index)) for p in problems]
+        self.distinct = list(index)
+        self.ws, self.arch = ws, arch
+        classes: dict[tuple[str, int], list[int]] = {}
+        for i, p in enumerate(self.distinct):
+            classes.setdefault((p.direction, p.ndim), []).append(i)
+        #: distinct problem -> (class key, position in its class)
+        self.where: list[tuple[tuple[str, int], int]] = [None] * len(self.distinct)  # type: ignore[list-item]
+        for key, ids in classes.items():
+            for j, i in enumerate(ids):
+                self.where[i] = (key, j)
+        self.parts: dict[tuple, _ClassAnswer] = {}
+        for (direction, ndim), ids in classes.items():
+            members = [self.distinct[i] for i in ids]
+            facts, exact = columns.facts_of(members, direction, ndim)
+            for dtype in dtypes:
+                self.parts[(direction, ndim, dtype)] = _ClassAnswer(ws, members, facts, exact, direction, ndim,
+                                                                    arch, dtype)
+        self._names: dict[int, tuple[str, ...]] = {}
+
+    def record(self, row: int, problem: Problem, i: int, dtype: str, with_kernels: bool,
+               with_rejected: bool = True) -> CoverageRecord:
+        (direction, ndim), j = self.where[i]
+        part = self.parts[(direction, ndim, dtype)]
+        rejected = part.ranked(j) if with_rejected else ()
+        if with_kernels:
+            return CoverageRecord(row, problem, dtype, part.kernels(j), part.candidates, rejected)
+        return CoverageRecord(row, problem, dtype, (), part.candidates, rejected, int(part.counts[j]))
+
+
+class _ClassAnswer:
+    """Verdicts of one (direction, ndim, dtype) class of distinct problems over every variant's pool."""
+
+    def __init__(self, ws: "Workspace", members: Sequence[Problem], facts, exact, direction: str, ndim: int,
+                 arch: str, dtype: str):
+        n = len(members)
+        self.candidates = 0
+        self.pools: list[tuple[_Pool, np.ndarray]] = []  # (pool, packed ok bits per member)
+        self.counts = np.zeros(n, dtype=np.int64)
+        self.rejected: dict[str, np.ndarray] = {}
+        self.slow: dict[int, tuple[list[str], dict[str, int]]] = {}
+        for variant in DIRECTIONS[direction]:
+            pool = ws.pool(Combo(arch, variant, dtype, ndim))
+            if not pool.size:
+                continue
+            self.candidates += pool.size
+            ok, rejected = columns.decide_groups(pool.keys, pool.axes, pool.sizes, facts, direction,
+                                                 kind_of(variant), arch, dtype)
+            self.counts += ok.astype(np.int64) @ pool.sizes.astype(np.int64)
+            self.pools.append((pool, np.packbits(ok, axis=1)))
+            for name, c in rejected.items():
+                self.rejected[name] = self.rejected[name] + c if name in self.rejected else c
+        for j in np.flatnonzero(~exact):  # sizes past exact column arithmetic: the per-pair evaluator
+            found, rejected, _ = ws.decide(members[j], arch, dtype)
+            self.slow[int(j)] = ([c.name() for _, c in found], rejected)
+            self.counts[j] = len(found)
+        self._rule_names = sorted(self.rejected)
+        self._matrix = (np.stack([self.rejected[r] for r in self._rule_names], axis=1)
+                        if self._rule_names else np.zeros((n, 0), dtype=np.int64))
+
+    def ranked(self, j: int) -> tuple[tuple[str, int], ...]:
+        if j in self.slow:
+            items = self.slow[j][1].items()
+        else:
+            row = self._matrix[j]
+            items = [(self._rule_names[k], int(row[k])) for k in np.flatnonzero(row)]
+        return tuple(sorted(items, key=lambda kv: (-kv[1], kv[0])))
+
+    def kernels(self, j: int) -> tuple[str, ...]:
+        if j in self.slow:
+            return tuple(self.slow[j][0])
+        out: list[str] = []
+        for pool, bits in self.pools:
+            ok = np.unpackbits(bits[j], count=len(pool.keys)).view(bool)
+            out.extend(pool.names[ok[pool.group_of]])
+        return tuple(out)

@@ -17,6 +17,8 @@ OR-Tools style; ``check`` re-derives every claim through ``coverage``.
 
 from __future__ import annotations
 
+import math
+import threading
 import time
 from dataclasses import dataclass, field
 from typing import Sequence
@@ -29,6 +31,13 @@ __all__ = ["Instance", "Request", "Result", "build_instance", "solve", "check"]
 EPS = 1e-9
 #: Integer scale of scores in the tie-break objective (CP-SAT coefficients are integers).
 SCORE_SCALE = 1000
+#: Seconds the whole search may take when ``time_limit`` is not given (all stages together); then the best
+#: set found is the answer, FEASIBLE with its gap. docs/minimize.md documents it.
+DEFAULT_TIME_LIMIT = 60.0
+#: The largest --max-kernels: more than any rule set has, and far inside CP-SAT's 64-bit integers.
+MAX_KERNELS = 10 ** 9
+#: Largest tie-break coefficient x kernels: CP-SAT's objective must stay well inside 64 bits.
+_OBJECTIVE_LIMIT = 2 ** 52
 
 
 @dataclass(frozen=True)
@@ -57,8 +66,15 @@ class Request:
             raise CksolveError(f"--per-problem {self.per_problem} must be at least 1")
         if self.max_kernels is not None and self.max_kernels < 0:
             raise CksolveError(f"--max-kernels {self.max_kernels} must not be negative")
+        if self.max_kernels is not None and self.max_kernels > MAX_KERNELS:
+            raise CksolveError(f"--max-kernels {str(self.max_kernels)[:40]} is too large (at most {MAX_KERNELS})")
         if self.time_limit is not None and not self.time_limit > 0:
             raise CksolveError(f"--time-limit {self.time_limit} must be positive")
+
+    @property
+    def seconds(self) -> float:
+        """The time limit in force: the one given, else ``DEFAULT_TIME_LIMIT``."""
+        return DEFAULT_TIME_LIMIT if self.time_limit is None else self.time_limit
 
 
 @dataclass(frozen=True)
@@ -71,6 +87,7 @@ class Result:
     good: int                    # problems that keep a good kernel
     covered: int                 # problems the rule set covers
     extra: dict = field(default_factory=dict)
+    tie_break: str = "OPTIMAL"   # the stage that orders sets of that size by score, then name
 
     @property
     def gap(self) -> float:
@@ -94,6 +111,11 @@ def build_instance(records, scores_of) -> Instance:
         labels.append((r.row, r.dtype))
         applicable.append(tuple(index[n] for n in names))
         scores.append(tuple(float(s.get(n, 0.0)) for n in names))
+    top = max((x for ss in scores for x in ss), default=0.0)
+    if not math.isfinite(top):
+        raise CksolveError("a score is not a finite number")
+    if top > 1e12:  # sums of such scores could overflow: only their ratios matter, so scale them to <= 1
+        scores = [tuple(x / top for x in ss) for ss in scores]
     return Instance(kernels, tuple(labels), tuple(applicable), tuple(scores))
 
 
@@ -129,25 +151,32 @@ def build_model(inst: Instance, req: Request):
     y = [m.NewIntVar(0, len(members), f"class{i}") for i, (_, _, members, _) in enumerate(classes)]
     covering: dict[int, list] = {}
     goods: dict[int, list] = {}
-    for var, (cov, gd, _, _) in zip(y, classes):
+    for i, (cov, gd, _, _) in enumerate(classes):
         for p in cov:
-            covering.setdefault(p, []).append(var)
+            covering.setdefault(p, []).append(i)
         for p in gd:
-            goods.setdefault(p, []).append(var)
-    good_flags = []
+            goods.setdefault(p, []).append(i)
+    # Problems with the same covering classes, good classes and need are one constraint (with a weight:
+    # how many problems it stands for), so ties and repeated shapes do not grow the model.
+    weight: dict[tuple, int] = {}
     for p, ks in enumerate(inst.applicable):
         if not ks:
             continue  # the rule set does not cover it: nothing to keep
-        m.Add(sum(covering[p]) >= min(req.per_problem, len(ks)))
+        key = (tuple(covering[p]), tuple(goods.get(p, ())), min(req.per_problem, len(ks)))
+        weight[key] = weight.get(key, 0) + 1
+    good_flags = []
+    for n, ((cov, gd, need), w) in enumerate(weight.items()):
+        m.Add(sum(y[i] for i in cov) >= need)
         if req.max_kernels is None:
-            m.Add(sum(goods[p]) >= 1)
+            m.Add(sum(y[i] for i in gd) >= 1)
         else:
-            flag = m.NewBoolVar(f"good{p}")
-            m.Add(sum(goods[p]) >= 1).OnlyEnforceIf(flag)
-            good_flags.append(flag)
+            flag = m.NewBoolVar(f"good{n}")
+            m.Add(sum(y[i] for i in gd) >= 1).OnlyEnforceIf(flag)
+            good_flags.append((w, flag))
     count = sum(y)
     if req.max_kernels is not None:
         m.Add(count <= req.max_kernels)
+    m.problem_classes = len(weight)  # for the summary
     return m, y, classes, good_flags, count
 
 
@@ -159,54 +188,112 @@ def _solver(time_limit: float | None):
     return deterministic_solver(None if time_limit is None else float(time_limit))
 
 
+def _run(solver, model) -> int:
+    """``solver.Solve(model)`` where a signal can stop it.
+
+    A Python signal handler runs only between bytecodes of the main thread, never
+    inside CP-SAT's C++ search, so SIGINT/SIGTERM waited until the search ended.
+    The search runs in a worker thread (CP-SAT releases the GIL) while the main
+    thread waits in short joins, where handlers run: cksolve's handler ends the
+    process at once; one that raises (KeyboardInterrupt) stops the search first.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        return solver.Solve(model)
+    box: dict = {}
+
+    def work():
+        try:
+            box["status"] = solver.Solve(model)
+        except BaseException as exc:  # pragma: no cover - handed to the caller below
+            box["error"] = exc
+
+    from .progress import Progress
+
+    worker = threading.Thread(target=work, name="cp-sat", daemon=True)
+    worker.start()
+    try:
+        with Progress("solving (CP-SAT)") as bar:
+            while worker.is_alive():
+                worker.join(0.05)
+                bar.tick()
+    except BaseException:
+        solver.StopSearch()
+        worker.join(2.0)
+        raise
+    if "error" in box:
+        raise box["error"]
+    return box["status"]
+
+
+def _stopped(status: int, req: Request, s) -> CksolveError:
+    """Why no set came out: proven infeasible, or the time limit ran out first."""
+    from ortools.sat.python import cp_model
+
+    if status == cp_model.INFEASIBLE:
+        what = (f"no set of at most {req.max_kernels} kernels covers every covered problem"
+                if req.max_kernels is not None else "no kernel set meets the request")
+        return CksolveError(f"infeasible: {what} ({s.StatusName(status)})")
+    return CksolveError(f"the solver found no kernel set within the time limit of {req.seconds:g} s "
+                        f"({s.StatusName(status)}); raise --time-limit")
+
+
 def solve(inst: Instance, req: Request) -> Result:
     from ortools.sat.python import cp_model  # deferred (see above)
 
     t0 = time.perf_counter()
+    limit = req.seconds
     m, y, classes, good_flags, count = build_model(inst, req)
     covered = sum(1 for ks in inst.applicable if ks)
+    good_total = sum(w * f for w, f in good_flags)
     # Stage 1: the primary objective.
     if req.max_kernels is None:
         m.Minimize(count)
     else:
-        m.Maximize(sum(good_flags))
-    s = _solver(req.time_limit)
-    status = s.Solve(m)
+        m.Maximize(good_total)
+    s = _solver(limit)
+    status = _run(s, m)
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        what = (f"no set of at most {req.max_kernels} kernels covers every covered problem"
-                if req.max_kernels is not None else "no kernel set meets the request")
-        raise CksolveError(f"infeasible: {what} ({s.StatusName(status)})")
+        raise _stopped(status, req, s)
     primary, bound = int(round(s.ObjectiveValue())), s.BestObjectiveBound()
     first = "OPTIMAL" if status == cp_model.OPTIMAL else "FEASIBLE"
     # Stage 2 (with max_kernels): fewest kernels for that many good problems.
     if req.max_kernels is not None:
-        m.Add(sum(good_flags) >= primary)
+        m.Add(good_total >= primary)
         m.Minimize(count)
-        s = _solver(_left(req.time_limit, t0))
-        if s.Solve(m) not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-            raise CksolveError("the solver stopped before it found a kernel set (raise --time-limit)")
+        s = _solver(_left(limit, t0))
+        status = _run(s, m)
+        if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+            raise _stopped(status, req, s)
     hint = [s.Value(v) for v in y]
     n_kept = sum(hint)
-    # Stage 3: among sets of that size, the highest total score, then earlier names.
+    # Stage 3: among sets of that size, the highest total score, then earlier names (bounded by the same limit).
     m.Add(count == n_kept)
     rank = {c: i for i, c in enumerate(sorted(range(len(classes)), key=lambda i: inst.kernels[classes[i][2][0]]))}
     r = len(classes) + 1
-    weights = [int(round(SCORE_SCALE * classes[i][3][classes[i][2][0]])) * r + (r - rank[i]) for i in range(len(classes))]
+    totals = [classes[i][3][classes[i][2][0]] for i in range(len(classes))]
+    scale = SCORE_SCALE
+    biggest = max(totals, default=0.0) * SCORE_SCALE * r * max(1, len(inst.kernels))
+    if biggest > _OBJECTIVE_LIMIT:  # only for extreme scores; everyday ones keep SCORE_SCALE exactly
+        scale = SCORE_SCALE * _OBJECTIVE_LIMIT / biggest
+    weights = [int(round(scale * totals[i])) * r + (r - rank[i]) for i in range(len(classes))]
     m.Maximize(sum(w * v for w, v in zip(weights, y)))
     for v, h in zip(y, hint):
         m.AddHint(v, h)
-    s3 = _solver(_left(req.time_limit, t0))
-    if s3.Solve(m) in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+    s3 = _solver(_left(limit, t0))
+    status3 = _run(s3, m)
+    if status3 in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         counts = [s3.Value(v) for v in y]
     else:
         counts = hint
+    tie_break = {cp_model.OPTIMAL: "OPTIMAL", cp_model.FEASIBLE: "FEASIBLE"}.get(status3, "not run")
     kept = tuple(sorted(inst.kernels[k] for (_, _, members, _), c in zip(classes, counts) for k in members[:c]))
     good = sum(1 for ks, ss in zip(inst.applicable, inst.scores) if ks and _kept_good(inst, ks, ss, kept, req.keep))
-    return Result(kept, first, primary, bound, time.perf_counter() - t0, good, covered)
+    return Result(kept, first, primary, bound, time.perf_counter() - t0, good, covered,
+                  extra={"problem_classes": m.problem_classes, "kernel_classes": len(classes)}, tie_break=tie_break)
 
 
-def _left(limit: float | None, t0: float) -> float | None:
-    return None if limit is None else max(0.1, limit - (time.perf_counter() - t0))
+def _left(limit: float, t0: float) -> float:
+    return max(0.1, limit - (time.perf_counter() - t0))
 
 
 def _kept_good(inst: Instance, ks, ss, kept, keep: float) -> bool:

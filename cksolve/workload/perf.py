@@ -42,6 +42,8 @@ def read_perf(path: str | Path, known_kernels: set[str] | None = None) -> dict[P
             if t <= 0:
                 raise ProblemError(f"{where}: field time_ms: {t} must be positive")
             score = 1.0 / t
+            if score == float("inf"):  # 1 / 1e-320: a score no comparison can use
+                raise ProblemError(f"{where}: field time_ms: {t!r} is too small (1 / time_ms is not a finite number)")
         if score < 0:
             raise ProblemError(f"{where}: field tflops: {score} must not be negative")
         extra = [k for k in row if k not in FIELDS]

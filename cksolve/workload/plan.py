@@ -16,7 +16,7 @@ from ..rulesets.listed import ListedRuleSet
 from .coverage import CoverageRecord, Workspace, coverage
 from .minimize import Instance, Request, Result, build_instance, check, solve
 from .problem import DIRECTIONS, Problem
-from .score import analytic_score
+from .score import analytic_score, score_key
 
 __all__ = ["Plan", "plan"]
 
@@ -51,7 +51,12 @@ class Plan:
             f"problems covered: {r.covered} of {len(self.instance.labels)} (those {self.rule_set} covers), "
             f"{r.good} keep a kernel scoring >= {self.request.keep} x the best",
             f"score ratio against {self.rule_set} ({self.scored_by}): worst {worst:.3f}, mean {mean:.3f}",
-            f"solver: {r.status}, {objective} {r.objective}, bound {r.bound:g}, gap {r.gap:.1%}, {r.seconds:.2f} s",
+            f"model: {r.extra.get('problem_classes', 0)} classes of problems (same kernels, same good ones), "
+            f"{r.extra.get('kernel_classes', 0)} classes of kernels",
+            f"solver: {r.status}, {objective} {r.objective}, bound {r.bound:g}, gap {r.gap:.1%}, {r.seconds:.2f} s; "
+            f"{r.status} is for the {'count of kernels' if self.request.max_kernels is None else objective}; "
+            f"tie-break (total score, then name): {r.tie_break}"
+            f"{'' if r.tie_break == 'OPTIMAL' else ' (best found)'}; time limit {self.request.seconds:g} s",
         ]
 
 
@@ -73,16 +78,27 @@ def plan(problems: Sequence[Problem], rule_set: RuleSet, arch: str, dtypes: Sequ
 
 
 def _analytic(rule_set: RuleSet, arch: str):
-    configs: dict[str, object] = {}
+    configs: dict[str, tuple] = {}
+    done: dict[tuple, dict[str, float]] = {}  # (problem, dtype) -> scores: repeated rows are scored once
 
     def scores_of(record: CoverageRecord) -> dict[str, float]:
+        out = done.get((record.problem, record.dtype))
+        if out is not None:
+            return out
         facts = record.problem.facts()
+        by_key: dict[tuple, float] = {}  # kernels equal on what the score reads score alike
         out = {}
         for n in record.kernels:
-            c = configs.get(n)
-            if c is None:
-                c = configs[n] = parse_name(n)
-            out[n] = analytic_score(facts, c, arch)
+            ck = configs.get(n)
+            if ck is None:
+                c = parse_name(n)
+                ck = configs[n] = (c, score_key(c))
+            s = by_key.get(ck[1])
+            if s is None:
+                s = by_key[ck[1]] = analytic_score(facts, ck[0], arch)
+            out[n] = s
+        if len(done) < 100_000:
+            done[(record.problem, record.dtype)] = out
         return out
 
     return scores_of

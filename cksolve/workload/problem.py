@@ -21,7 +21,8 @@ from ..errors import CksolveError
 from ..space.textfile import read_text
 from ..space.variants import VARIANTS
 
-__all__ = ["Problem", "ProblemFacts", "ProblemError", "DIRECTIONS", "FIELDS", "parse_problem", "read_problems"]
+__all__ = ["Problem", "ProblemFacts", "ProblemError", "DIRECTIONS", "FIELDS", "parse_problem", "read_problems",
+           "read_workload"]
 
 #: The convolution directions, and the kernel variants that can run each (variants.toml ``direction``).
 DIRECTIONS: dict[str, tuple[str, ...]] = {
@@ -29,6 +30,8 @@ DIRECTIONS: dict[str, tuple[str, ...]] = {
     for d in dict.fromkeys(v.direction for v in VARIANTS.values())
 }
 
+#: Distinct rows the reader remembers to skip re-reading repeats (bounds its memory on all-distinct files).
+_SEEN = 100_000
 #: Longest field value echoed in an error line.
 _ECHO = 60
 
@@ -240,20 +243,77 @@ def parse_problem(spec: str) -> Problem:
         raise ProblemError(f"problem spec {_echo(spec)!r}: {exc}") from None
 
 
+#: Keys a per-problem record writes besides the fields: a label column may not take them.
+RECORD_KEYS = ("row", "ndim", "dtype", "applicable", "kernels")
+
+
+def looks_like_a_field(column: str) -> bool:
+    """Whether an extra column is more likely a misspelt field (``Hi_``, ``stirde_h``, ``n``) than a label."""
+    import difflib
+
+    key = "".join(ch for ch in column.lower() if ch.isalnum())
+    if any(key == "".join(ch for ch in f.lower() if ch.isalnum()) for f in FIELDS):
+        return True
+    return bool(difflib.get_close_matches(column, FIELDS, n=1, cutoff=0.75))
+
+
+def read_workload(path: str | Path) -> tuple[list[Problem], tuple[str, ...], list[tuple]]:
+    """(problems, label columns, labels per row) of a workload file.
+
+    A workload may carry extra columns (a model or layer name): they are kept as
+    text, in file order, for every per-problem record. A column that looks like
+    a misspelt field is still an error (``looks_like_a_field``).
+    """
+    rows = read_rows(path, FIELDS, labels=True)
+    names: dict[str, None] = {}
+    for _, values in rows:
+        for k in values:
+            if k not in FIELDS:
+                if looks_like_a_field(k):
+                    raise ProblemError(f"{path}: unknown field {_echo(k)!r}; valid: {', '.join(FIELDS)}")
+                if k in RECORD_KEYS:
+                    raise ProblemError(f"{path}: column {k!r} is a name the records use ({', '.join(RECORD_KEYS)}); "
+                                       f"rename it")
+                names.setdefault(k, None)
+    columns = tuple(names)
+    labels = [tuple("" if values.get(k) is None else str(values.get(k)) for k in columns) for _, values in rows] \
+        if columns else []
+    problems = _problems(path, [(w, {k: v for k, v in values.items() if k in FIELDS}) for w, values in rows]
+                         if columns else rows)
+    return problems, columns, labels
+
+
 def read_problems(path: str | Path) -> list[Problem]:
     """Problems of a CSV file with CK's header, or a JSONL file with the same keys, in file order."""
+    return _problems(path, read_rows(path, FIELDS))
+
+
+def _problems(path, rows) -> list[Problem]:
     problems = []
-    for where, values in read_rows(path, FIELDS):
+    seen: dict[tuple, Problem] = {}  # identical rows are read once (a workload often repeats its shapes)
+    for where, values in rows:
+        key = tuple((k, type(v), v) for k, v in values.items())  # types too: JSON true == 1 in Python
         try:
-            problems.append(_from_mapping(values))
-        except ProblemError as exc:
-            raise ProblemError(f"{where}: {exc}") from None
+            p = seen.get(key)
+        except TypeError:  # a JSON value that is a list or an object: _from_mapping names it
+            p = None
+        if p is None:
+            try:
+                p = _from_mapping(values)
+            except ProblemError as exc:
+                raise ProblemError(f"{where}: {exc}") from None
+            if len(seen) < _SEEN:
+                try:
+                    seen[key] = p
+                except TypeError:
+                    pass
+        problems.append(p)
     if not problems:
         raise ProblemError(f"{path}: no problems")
     return problems
 
 
-def read_rows(path: str | Path, columns: Iterable[str]) -> list[tuple[str, dict]]:
+def read_rows(path: str | Path, columns: Iterable[str], labels: bool = False) -> list[tuple[str, dict]]:
     """``(file:line, {key: raw value})`` of a CSV file whose header names only ``columns``, or of a JSONL file.
 
     Problem files and measured-results files share this reader so that both bound
@@ -265,11 +325,12 @@ def read_rows(path: str | Path, columns: Iterable[str]) -> list[tuple[str, dict]
     except CksolveError as exc:  # the workload face raises ProblemError for every bad file
         raise ProblemError(str(exc)) from None
     first = next((ln for ln in text.splitlines() if ln.strip()), "")
-    rows = _jsonl_rows(path, text) if first.lstrip().startswith("{") else _csv_rows(path, text, tuple(columns))
+    rows = (_jsonl_rows(path, text) if first.lstrip().startswith("{")
+            else _csv_rows(path, text, tuple(columns), labels))
     return [(f"{path}:{line}", values) for line, values in rows]
 
 
-def _csv_rows(path: Path, text: str, columns: tuple[str, ...]) -> Iterable[tuple[int, dict]]:
+def _csv_rows(path: Path, text: str, columns: tuple[str, ...], labels: bool = False) -> Iterable[tuple[int, dict]]:
     reader = csv.reader(io.StringIO(text))
     header = None
     for row in reader:
@@ -278,7 +339,7 @@ def _csv_rows(path: Path, text: str, columns: tuple[str, ...]) -> Iterable[tuple
             continue
         if header is None:
             header = [h.strip() for h in row]
-            unknown = [h for h in header if h not in columns]
+            unknown = [h for h in header if h not in columns and (not labels or looks_like_a_field(h))]
             if unknown:
                 raise ProblemError(f"{path}:{line}: unknown column {_echo(unknown[0])!r}; valid: {', '.join(columns)}")
             continue

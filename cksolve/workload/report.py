@@ -38,12 +38,20 @@ def coverage_table(records: list[CoverageRecord], with_kernels: bool = False):
 
 def summary(records: list[CoverageRecord]) -> list[str]:
     """``covered/total`` per (direction, dtype), in first-seen order, then the total."""
-    groups: dict[tuple[str, str], list[int]] = {}
+    tally: dict[tuple[str, str], list[int]] = {}
     for r in records:
-        g = groups.setdefault((r.problem.direction, r.dtype), [0, 0])
-        g[0] += r.applicable > 0
-        g[1] += 1
-    lines = [f"covered {direction} {dtype}: {c}/{t}" for (direction, dtype), (c, t) in groups.items()]
-    covered = sum(c for c, _ in groups.values())
-    lines.append(f"covered: {covered}/{len(records)}")
+        count(tally, r)
+    return tally_lines(tally)
+
+
+def count(tally: dict[tuple[str, str], list[int]], r: CoverageRecord) -> None:
+    """Add one record to ``tally``: (direction, dtype) -> [covered, total]."""
+    g = tally.setdefault((r.problem.direction, r.dtype), [0, 0])
+    g[0] += r.applicable > 0
+    g[1] += 1
+
+
+def tally_lines(tally: dict[tuple[str, str], list[int]]) -> list[str]:
+    lines = [f"covered {direction} {dtype}: {c}/{t}" for (direction, dtype), (c, t) in tally.items()]
+    lines.append(f"covered: {sum(c for c, _ in tally.values())}/{sum(t for _, t in tally.values())}")
     return lines

@@ -36,7 +36,7 @@ from ..arch.facts import arch_facts, common_facts
 from ..errors import CksolveError
 from .problem import ProblemFacts
 
-__all__ = ["analytic_score", "cu_count", "score_terms"]
+__all__ = ["analytic_score", "cu_count", "score_terms", "score_key"]
 
 #: The widest global load CK Tile issues per thread, in bytes (dwordx4). A vector
 #: wider than this is not faster, so it is the "best" a dimension can ask for.
@@ -96,6 +96,16 @@ def score_terms(f: ProblemFacts, config, arch: str) -> dict[str, float]:
     vector = sum(min(v, b) / b for v, b in zip(vectors, best)) / 3
     reuse = min(1.0, config.tile_m * config.tile_n / (config.tile_m + config.tile_n) / FULL_REUSE)
     return {"tile": tile, "occupancy": _occupancy(blocks, cus), "reuse": reuse, "vector": vector}
+
+
+#: The config fields ``score_terms`` reads, per kind: configs equal on these score alike on any problem.
+SCORE_FIELDS = {"gemm": ("dtype", "tile_m", "tile_n", "tile_k", "groups_to_merge", "vector_a", "vector_b", "vector_c"),
+                "depthwise": ("dtype", "tile_h", "tile_w", "nbatch")}
+
+
+def score_key(config) -> tuple:
+    """What of ``config`` the analytic score depends on (a memo key: a workload's kernels share few)."""
+    return (config.kind, *(getattr(config, a) for a in SCORE_FIELDS[config.kind]))
 
 
 def analytic_score(f: ProblemFacts, config, arch: str) -> float:

@@ -12,13 +12,14 @@ from typing import Sequence
 
 from ..rulesets import RuleSet
 from ..selection import Record
-from .coverage import Workspace, coverage
+from .coverage import Workspace, coverage, iter_coverage
 from .minimize import Request
 from .perf import read_perf
 from .plan import known_kernels, plan
-from .problem import parse_problem, read_problems
+from .problem import parse_problem, read_problems, read_workload
 
-__all__ = ["applicable_records", "coverage_records", "minimize_request", "minimize_kernels"]
+__all__ = ["applicable_records", "coverage_records", "coverage_stream", "write_coverage", "minimize_request",
+           "minimize_kernels"]
 
 
 def applicable_records(problem: str, rule_set: RuleSet, arch: str, dtypes: Sequence[str]) -> list[Record]:
@@ -31,6 +32,23 @@ def applicable_records(problem: str, rule_set: RuleSet, arch: str, dtypes: Seque
 def coverage_records(problems: Path, rule_set: RuleSet, arch: str, dtypes: Sequence[str]) -> list:
     """``coverage`` of the workload file's problems (``CoverageRecord`` each)."""
     return coverage(read_problems(problems), rule_set, arch, dtypes)
+
+
+def coverage_stream(problems: Path, rule_set: RuleSet, arch: str, dtypes: Sequence[str], with_kernels: bool = False,
+                    with_rejected: bool = True):
+    """``coverage`` of the workload file's problems as an iterator of records (``iter_coverage``): every
+    problem is decided before the first record comes out, so errors come before any output."""
+    workload, columns, labels = read_workload(problems)
+    return iter_coverage(workload, rule_set, arch, dtypes, with_kernels, with_rejected=with_rejected,
+                         labels=(columns, labels))
+
+
+def write_coverage(records, fmt: str, out, with_kernels: bool = False, table=None) -> int:
+    """Write coverage records to the text stream ``out`` record by record (``writers.write_coverage``);
+    ``table(header, rows)`` renders the table format."""
+    from .writers import write_coverage as write
+
+    return write(records, fmt, out, with_kernels, table=table)
 
 
 def minimize_request(keep: float = 0.9, per_problem: int = 1, max_kernels: int | None = None,

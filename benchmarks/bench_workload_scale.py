@@ -1,0 +1,106 @@
+"""Workloads at scale: whole-process time and peak memory of coverage and minimize, 10^2 ... 10^6 problems.
+
+    python benchmarks/bench_workload_scale.py [--max 1000000] [--minimize-max 100000] [--runs 1]
+
+Each measurement is one fresh ``cksolve`` process (``full``, gfx942, fp16):
+``coverage --format jsonl`` (no kernels) on N distinct forward problems made
+from CK's hold-out list with perturbed C, K, H, W and N; ``coverage`` on N rows
+that are copies of 1,000 distinct problems; ``coverage --with-kernels`` (memory);
+``minimize`` on the generated workload of ``workload_probe.problems``. Prints
+seconds and peak RSS (the child's ru_maxrss), and ratios to the targets:
+
+  coverage 10^6 distinct <= 15 s, <= 1 GB; 10^5 <= 3 s
+  coverage 10^6 rows, <= 1,000 distinct <= 5 s
+  coverage --with-kernels 10^5 <= 500 MB
+  minimize 10^5 <= 60 s, <= 2 GB; 3x10^4 <= 10 s
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).parent))
+
+from workload_probe import problems, write_csv, write_distinct_csv  # noqa: E402
+
+TARGETS = {("coverage", 10 ** 6): (15.0, 1024), ("coverage", 10 ** 5): (3.0, None),
+           ("copies", 10 ** 6): (5.0, None), ("with-kernels", 10 ** 5): (None, 500),
+           ("minimize", 10 ** 5): (60.0, 2048), ("minimize", 30_000): (10.0, None)}
+
+
+def run(*args: str) -> tuple[float, float]:
+    """(seconds, peak RSS in MB) of one ``cksolve`` process, its output discarded."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    t0 = time.perf_counter()
+    with open(os.devnull, "wb") as null:
+        proc = subprocess.Popen([sys.executable, "-m", "cksolve", *args], stdout=null, stderr=subprocess.PIPE,
+                                env=env, cwd=ROOT)
+        _, status, usage = os.wait4(proc.pid, 0)
+    seconds = time.perf_counter() - t0
+    if status:
+        raise SystemExit(f"cksolve {' '.join(args)} failed: {proc.stderr.read().decode()[-300:]}")
+    return seconds, usage.ru_maxrss / 1024
+
+
+def best(runs: int, *args: str) -> tuple[float, float]:
+    return min((run(*args) for _ in range(runs)), key=lambda r: r[0])
+
+
+def report(what: str, n: int, seconds: float, mb: float, runs: int) -> None:
+    t_target, m_target = TARGETS.get((what, n), (None, None))
+    ratio = ""
+    if t_target:
+        ratio += f"; time/target {seconds / t_target:.2f} (target {t_target:g} s)"
+    if m_target:
+        ratio += f"; memory/target {mb / m_target:.2f} (target {m_target} MB)"
+    print(f"{what:13s} {n:9,d} problems: {seconds:7.2f} s, peak RSS {mb:7.0f} MB{ratio}; best of {runs}", flush=True)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--max", type=int, default=10 ** 6)
+    ap.add_argument("--minimize-max", type=int, default=10 ** 5)
+    ap.add_argument("--runs", type=int, default=1)
+    ap.add_argument("--only", choices=("coverage", "copies", "with-kernels", "minimize"))
+    args = ap.parse_args()
+    common = ("-r", "full", "-a", "gfx942", "--dtype", "fp16")
+    sizes = [n for n in (10 ** 2, 10 ** 3, 10 ** 4, 10 ** 5, 10 ** 6) if n <= args.max]
+    with tempfile.TemporaryDirectory(prefix="cksolve-scale-") as tmp:
+        for n in sizes:
+            path = Path(tmp) / f"distinct-{n}.csv"
+            write_distinct_csv(n, path)
+            if args.only in (None, "coverage"):
+                report("coverage", n, *best(args.runs, "coverage", "--problems", str(path), *common, "--format",
+                                            "jsonl"), args.runs)
+            if args.only in (None, "with-kernels") and n <= 10 ** 5:
+                report("with-kernels", n, *best(args.runs, "coverage", "--problems", str(path), *common, "--format",
+                                                "jsonl", "--with-kernels"), args.runs)
+            path.unlink()
+        if args.only in (None, "copies") and args.max >= 10 ** 6:
+            base = Path(tmp) / "base.csv"
+            write_distinct_csv(1000, base)
+            lines = base.read_text().splitlines(keepends=True)
+            copies = Path(tmp) / "copies.csv"
+            with open(copies, "w") as f:
+                f.write(lines[0])
+                for i in range(10 ** 6):
+                    f.write(lines[1 + i % 1000])
+            report("copies", 10 ** 6, *best(args.runs, "coverage", "--problems", str(copies), *common, "--format",
+                                             "jsonl"), args.runs)
+        if args.only in (None, "minimize"):
+            for n in [n for n in (10 ** 2, 10 ** 3, 3 * 10 ** 3, 10 ** 4, 3 * 10 ** 4, 10 ** 5) if n <= args.minimize_max]:
+                path = Path(tmp) / f"generated-{n}.csv"
+                write_csv(problems(n), path)
+                report("minimize", n, *best(args.runs, "minimize", "--problems", str(path), *common, "-o",
+                                            str(Path(tmp) / "kept.txt")), args.runs)
+
+
+if __name__ == "__main__":
+    main()

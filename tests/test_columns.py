@@ -1,0 +1,176 @@
+"""The column engine and the per-pair evaluator are two implementations of the same rules: they agree.
+
+Two levels, both on random input (hypothesis) with edge values (1, sizes past
+2**31 and 2**53, per-group sizes that vector widths do not divide, 3D, groups > 1,
+depthwise shapes):
+
+* rule by rule: every rule of ``applicability.toml``, its column form
+  (``columns.COLUMN_CHECKS``) against its per-pair test (``checks.py``), on
+  random scope values from the axis domains;
+* whole answers: ``iter_coverage`` (column engine, identical problems collapsed)
+  against ``Workspace.decide`` (per pair) on random workloads with repeated rows
+  and random kernel subsets of real rule sets: the same kernels, in the same
+  order, the same candidates and the same rejections per rule.
+"""
+
+from __future__ import annotations
+
+import random
+from functools import lru_cache
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from cksolve import query
+from cksolve.rulesets.listed import ListedRuleSet
+from cksolve.solver import bounded_configs
+from cksolve.space.axes import AXES
+from cksolve.space.combo import Combo
+from cksolve.workload import DIRECTIONS, RULES, Problem, ProblemError, Workspace
+from cksolve.workload import checks
+from cksolve.workload.columns import COLUMN_CHECKS, facts_of
+from cksolve.workload.coverage import iter_coverage
+
+HUGE = (2 ** 31, 2 ** 53 + 1, 10 ** 18 - 1)
+BIG = (2 ** 20, 2 ** 31 - 1)  # large, yet decided by the columns
+SIZES = st.one_of(st.sampled_from([1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 16, 24, 56, 64, 112, 256]), st.integers(1, 600),
+                  st.sampled_from(BIG))
+SMALL = st.sampled_from([1, 2, 3])
+
+
+@st.composite
+def problems(draw, huge: bool = True) -> Problem:
+    sizes = st.one_of(SIZES, st.sampled_from(HUGE)) if huge and draw(st.booleans()) else SIZES
+    g = draw(st.sampled_from([1, 1, 2, 3, 4, 8, 64, 512]))
+    depthwise = draw(st.booleans())
+    cg = 1 if depthwise else draw(sizes)
+    kg = 1 if depthwise else draw(sizes)
+    three_d = draw(st.booleans())
+    fields = dict(
+        direction=draw(st.sampled_from(sorted(DIRECTIONS))),
+        N=draw(st.one_of(st.sampled_from([1, 2, 4, 8, 16, 24]), sizes)),
+        G=g, C=g * cg, K=g * kg,
+        Hi=draw(sizes), Wi=draw(sizes),
+        Y=draw(st.sampled_from([1, 3, 5, 7])), X=draw(st.sampled_from([1, 3, 5, 7])),
+        stride_h=draw(SMALL), stride_w=draw(SMALL),
+        pad_h=draw(st.sampled_from([0, 1, 2, 3])), pad_w=draw(st.sampled_from([0, 1, 2, 3])),
+        dilation_h=draw(st.sampled_from([1, 1, 2])), dilation_w=draw(st.sampled_from([1, 1, 2])),
+        split_k=draw(st.sampled_from([1, 1, 2, 3, 4, 64, 128, 129, 256, 2 ** 30] + ([2 ** 40] if huge else []))),
+    )
+    if three_d:
+        fields.update(Di=draw(st.sampled_from([1, 2, 8, 2 ** 31 if huge else 2 ** 20])), Z=draw(st.sampled_from([1, 3])),
+                      pad_d=draw(st.sampled_from([0, 1])), stride_d=draw(SMALL))
+    try:
+        return Problem(**fields)
+    except ProblemError:
+        assume(False)
+
+
+def test_every_rule_has_a_column_form():
+    missing = sorted({r.check for r in RULES} - set(COLUMN_CHECKS))
+    assert not missing, f"rules without a column form: {missing}"
+
+
+def _edge_domain(axis: str, facts) -> list:
+    """The axis's domain, and for an integer axis also (a second list) values at the problem's boundaries (its output
+    sizes, per-group sizes, N, G, filter and stride, each -1 and +1), so that ``<`` against ``<=`` shows."""
+    domain = list(AXES[axis].domain)
+    if not all(type(v) is int for v in domain) or axis == "ndim":
+        return [domain]
+    near = {*facts.output, facts.c_per_group, facts.k_per_group, facts.N, facts.G, *facts.filter, *facts.stride,
+            *facts.pad, facts.split_k}
+    return [domain, sorted(v + d for v in near for d in (-1, 0, 1) if 1 <= v + d < 2 ** 20)]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(data=st.data())
+def test_rule_by_rule(data):
+    p = data.draw(problems(huge=False))
+    facts = p.facts()
+    cols, exact = facts_of([p], p.direction, p.ndim)
+    assume(exact[0])  # past exact column arithmetic the engine hands the problem to the per-pair path
+    arch = data.draw(st.sampled_from(["gfx942", "gfx950", "gfx1100", "gfx90a"]))
+    dtype = data.draw(st.sampled_from(["fp16", "bf16", "fp32"]))
+    rng = data.draw(st.randoms(use_true_random=False))
+    for rule in RULES:
+        if p.direction not in rule.directions:
+            continue
+        domains = [_edge_domain(a, facts) for a in rule.scope]
+        combos = [tuple(rng.choice(rng.choice(d)) for d in domains) for _ in range(64)]
+        rows = [list(v) for v in zip(*combos)]
+        n = len(combos)
+        arrays = [np.asarray(v, dtype=object if isinstance(v[0], str) else None).reshape(1, -1) for v in rows]
+        got = np.broadcast_to(COLUMN_CHECKS[rule.check](*arrays, cols, arch, dtype, p.direction), (1, n))[0]
+        want = [bool(getattr(checks, rule.check)(*vals, facts, arch, dtype)) for vals in zip(*rows)]
+        differ = [(vals, bool(g), w) for vals, g, w in zip(combos, got, want) if bool(g) != w]
+        assert not differ, f"{rule.name(p.direction)} on {p.spec()} {arch} {dtype}: (scope {rule.scope}, column, " \
+                           f"per pair): {differ[:3]}"
+
+
+#: (rule set, combination) pools whose kernels the workload test samples from.
+POOLS = [("full", "forward", 2), ("full", "forward_depthwise", 2), ("full", "forward", 3),
+         ("full", "bwd_data", 2), ("full", "bwd_weight", 2), ("full", "bwd_weight", 3), ("tests", "forward", 2)]
+
+
+@lru_cache(maxsize=None)
+def _kernels(rule_set: str, variant: str, ndim: int, dtype: str) -> tuple:
+    from conftest import CK
+
+    rs = query.load_rule_set(rule_set, str(CK / "builder-configs") if rule_set == "tests" else None)
+    return tuple(bounded_configs(rs, Combo("gfx942", variant, dtype, ndim)))
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(workload=st.lists(problems(), min_size=1, max_size=12), repeats=st.lists(st.integers(0, 11), max_size=6),
+       seed=st.integers(0, 2 ** 16), dtype=st.sampled_from(["fp16", "fp32"]), arch=st.sampled_from(["gfx942", "gfx950"]))
+def test_whole_answers_agree(workload, repeats, seed, dtype, arch):
+    workload = workload + [workload[i % len(workload)] for i in repeats]  # identical rows collapse
+    rng = random.Random(seed)
+    configs = []
+    for rs, variant, ndim in POOLS:
+        pool = _kernels(rs, variant, ndim, dtype)
+        configs.extend(rng.sample(pool, min(len(pool), rng.choice([1, 5, 40]))))
+    rule_set = ListedRuleSet("sample", configs)
+    ws = Workspace(rule_set)
+    for rec in iter_coverage(workload, rule_set, arch, [dtype]):
+        found, rejected, candidates = ws.decide(rec.problem, arch, dtype)
+        want_names = tuple(c.name() for _, c in found)
+        want_rejected = tuple(sorted(rejected.items(), key=lambda kv: (-kv[1], kv[0])))
+        where = f"row {rec.row} {rec.problem.spec()} {arch} {dtype}"
+        assert rec.kernels == want_names, f"{where}: column engine lists {len(rec.kernels)} kernels, per pair " \
+                                          f"{len(want_names)}; first differing: " \
+                                          f"{sorted(set(rec.kernels) ^ set(want_names))[:3]}"
+        assert rec.candidates == candidates, where
+        assert rec.rejected == want_rejected, f"{where}: rejections {rec.rejected} vs per pair {want_rejected}"
+
+
+def test_counts_without_kernels_match():
+    rs = query.load_rule_set("full")
+    from conftest import CK
+    from cksolve.workload import read_problems
+
+    workload = read_problems(CK / "workloads" / "validation_holdout.csv")
+    full = list(iter_coverage(workload, rs, "gfx942", ["fp16", "bf16"]))
+    bare = list(iter_coverage(workload, rs, "gfx942", ["fp16", "bf16"], with_kernels=False))
+    assert [r.applicable for r in full] == [r.applicable for r in bare]
+    assert [r.rejected for r in full] == [r.rejected for r in bare]
+    assert all(r.kernels == () for r in bare)
+
+
+@pytest.mark.parametrize("spec", ["N=999999999999999999,C=64,K=64", "N=2,C=64,K=64,Hi=9007199254740993,Wi=3",
+                                  "N=2,G=2147483648,C=2147483648,K=2147483648,Hi=8,Wi=8,pad_h=1,pad_w=1",
+                                  "direction=bwd_weight,N=4294967296,C=64,K=64,Hi=4294967296,Wi=3,split_k=5"])
+def test_huge_values_take_the_per_pair_path(spec):
+    from cksolve.workload import parse_problem
+
+    p = parse_problem(spec)
+    _, exact = facts_of([p], p.direction, p.ndim)
+    assert not exact[0]
+    rs = query.load_rule_set("full")
+    ws = Workspace(rs)
+    for rec in iter_coverage([p, p], rs, "gfx942", ["fp16"]):
+        found, rejected, _ = ws.decide(p, "gfx942", "fp16")
+        assert rec.kernels == tuple(c.name() for _, c in found)
+        assert rec.rejected == tuple(sorted(rejected.items(), key=lambda kv: (-kv[1], kv[0])))

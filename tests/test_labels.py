@@ -1,0 +1,68 @@
+"""Extra columns of a workload file (a model, a layer) pass through to every per-problem record."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run([sys.executable, "-m", "cksolve", *args], capture_output=True, text=True, env=env,
+                          cwd=ROOT, timeout=300)
+
+
+def _coverage(path: Path, fmt: str) -> subprocess.CompletedProcess:
+    return _cli("coverage", "--problems", str(path), "-r", "tiny", "-a", "gfx942", "--dtype", "fp16", "--format", fmt)
+
+
+def test_csv_labels_in_jsonl_and_csv(tmp_path):
+    path = tmp_path / "w.csv"
+    path.write_text('model,N,G,C,K,Hi,Wi,layer\nresnet50,8,1,64,64,56,56,conv1\nvit,8,1,64,128,28,28,"a, b"\n')
+    r = _coverage(path, "jsonl")
+    assert r.returncode == 0, r.stderr
+    records = [json.loads(line) for line in r.stdout.splitlines()]
+    assert [(d["model"], d["layer"]) for d in records] == [("resnet50", "conv1"), ("vit", "a, b")]
+    assert list(records[0])[-2:] == ["model", "layer"]  # after the record's own keys, in file order
+    r = _coverage(path, "csv")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines()[0].endswith(",applicable,model,layer")
+    assert r.stdout.splitlines()[2].endswith(',vit,"a, b"')
+
+
+def test_jsonl_labels(tmp_path):
+    path = tmp_path / "w.jsonl"
+    path.write_text('{"N": 8, "C": 64, "K": 64, "net": "unet"}\n{"N": 4, "C": 64, "K": 64, "net": "sd"}\n')
+    r = _coverage(path, "jsonl")
+    assert r.returncode == 0, r.stderr
+    assert [json.loads(line)["net"] for line in r.stdout.splitlines()] == ["unet", "sd"]
+
+
+def test_no_labels_no_change(tmp_path):
+    path = tmp_path / "w.csv"
+    path.write_text("N,G,C,K,Hi,Wi\n8,1,64,64,56,56\n")
+    r = _coverage(path, "jsonl")
+    assert list(json.loads(r.stdout)) [-1] == "applicable"
+
+
+@pytest.mark.parametrize("column", ["Hi_", "stirde_h", "n", "pad-h", "Dilation_W"])
+def test_typos_of_fields_are_errors(tmp_path, column):
+    path = tmp_path / "w.csv"
+    path.write_text(f"N,C,K,{column}\n1,64,64,2\n")
+    r = _coverage(path, "jsonl")
+    assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
+    assert column in r.stderr and r.stdout == ""
+
+
+def test_a_label_may_not_take_a_record_key(tmp_path):
+    path = tmp_path / "w.csv"
+    path.write_text("N,C,K,dtype\n1,64,64,half\n")
+    r = _coverage(path, "jsonl")
+    assert r.returncode == 2 and "'dtype' is a name the records use" in r.stderr, r.stderr
