@@ -325,3 +325,4 @@ def test_the_cli_names_all_as_the_audit_package_does():
     from cksolve.cli import audit as cli_audit
 
     assert cli_audit.AUDIT_ALL == audit.ALL and cli_audit.AUDIT_FORMATS == audit.AUDIT_FORMATS
+    assert cli_audit.FAIL_ON == audit.CATEGORIES

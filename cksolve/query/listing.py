@@ -66,8 +66,8 @@ def _check_limit(rule_set: RuleSet, selection: Selection, limit: int | None) -> 
         total += _count(rule_set, combo)
         if total > limit:
             raise CksolveError(f"{rule_set.name or 'rule set'} has more than {limit:,} configs in this selection "
-                               f"({total:,} up to {combo.key}): narrow it (--arch, --variant, --dtype, --ndim, "
-                               f"pins in the rule-set file) or raise --limit")
+                               f"({total:,} up to {combo.key}): narrow it ({{opt:arch}}, {{opt:variant}}, {{opt:dtype}}, "
+                               f"{{opt:ndim}}, pins in the rule-set file) or raise {{opt:limit}}")
 
 
 def _listed(lister, rule_set: RuleSet, combo: Combo):

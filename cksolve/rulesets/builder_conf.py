@@ -199,6 +199,19 @@ def _split_args(text: str) -> list[str]:
     return [a.strip().replace("\0", ",") for a in masked.split(",")]
 
 
+_INTEGER = re.compile(r"-?(?:0|[1-9][0-9]*)", re.ASCII)
+
+
+def _balanced(s: str) -> bool:
+    """Whether the ``<`` opening at ``s``'s first ``<`` closes exactly at its last character."""
+    depth = 0
+    for i, ch in enumerate(s[s.index("<"):], s.index("<")):
+        depth += (ch == "<") - (ch == ">")
+        if depth < 0 or (depth == 0 and i != len(s) - 1):
+            return False
+    return depth == 0
+
+
 class _Line:
     """Typed access to one line's arguments, with errors that name file, line and field."""
 
@@ -210,10 +223,11 @@ class _Line:
         raise ConfError(f"{self.where}: {what}")
 
     def int(self, name: str, text: str) -> int:
-        try:
-            return int(text)
-        except ValueError:
-            self.fail(f"{self.kind}: field {name} must be an integer, got {shorten(text)}")
+        # canonical spelling only: Python's int() would also read 1_28, +128, 0128 and Arabic-Indic digits
+        if not _INTEGER.fullmatch(text):
+            self.fail(f"{self.kind}: field {name} must be an integer in plain ASCII digits (no leading zero, "
+                      f"'+' or '_'), got {shorten(text)}")
+        return int(text)
 
     def flag(self, name: str, text: str) -> bool:
         t = text.strip().lower()
@@ -373,8 +387,8 @@ def parse_instance(text: str, variant: str, where: str) -> Instance | None:
         body = s  # the Builder also accepts the 12 bare integers
         name, spec = data["_by_match"]["GroupedConvolutionForwardDepthwise"]
     else:
-        if not lt or not s.endswith(">"):
-            ln.fail(f"expected an instance string Kind<...>, got {shorten(s, 80)}")
+        if not lt or not s.endswith(">") or not _balanced(s):
+            ln.fail(f"expected an instance string Kind<...> (with its '<' and '>' paired), got {shorten(s, 80)}")
         hit = data["_by_match"].get(head)
         if hit is None or hit[1]["variant"] != variant:
             known = sorted(k["match"] for k in data["kinds"].values() if k["variant"] == variant)
