@@ -196,6 +196,7 @@ def test_diff_of_a_rule_set_and_its_subset_breaks_down_by_feature(capsys):
     assert records and all(r["only_in"] == "a" and r["side"] == "full" for r in records)
 
 
+@pytest.mark.slow
 def test_tiny_is_byte_identical_across_hash_seeds():
     # tiny goes through the full rule set, set ordering and the minimum cover: all must be seed-free.
     outs = set()

@@ -5,6 +5,8 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
+import pytest
+
 TOOL = Path(__file__).resolve().parents[1] / "tools" / "import_graph.py"
 
 
@@ -34,6 +36,7 @@ def test_the_check_catches_an_upward_import_and_a_cycle():
     assert g.cycles(edges) == [["cksolve.solver.model", "cksolve.space.axes"]]
 
 
+@pytest.mark.slow
 def test_the_cli_reaches_the_library_only_through_its_faces():
     g = _tool()
     edges = g.module_imports(g.modules())
@@ -46,6 +49,7 @@ def test_the_cli_reaches_the_library_only_through_its_faces():
         assert outside <= faces, (front, sorted(outside - faces))
 
 
+@pytest.mark.slow
 def test_commands_that_do_not_emit_do_not_load_emit():
     """Output writing lives in ``cksolve.outputs``: a listing with ``--output`` never imports ``cksolve.emit``."""
     import subprocess

@@ -2,9 +2,20 @@
 
 from __future__ import annotations
 
+import gc
+import re
+import subprocess
+import sys
+import tracemalloc
+from pathlib import Path
+
+import pytest
+
+from cksolve import query  # noqa: F401  (loads every layer, so every module's memos are registered)
 from cksolve.rulesets import get_rule_set
-from cksolve.solver import CACHE, SolverCache, solve_combo
+from cksolve.solver import CACHE, SolverCache, enumerate_combo, solve_combo
 from cksolve.space.combo import Combo
+from cksolve.space.memos import MEMOS
 
 COMBOS = [Combo(a, "forward", "fp16", 2) for a in ("gfx942", "gfx950", "gfx1201")] + \
          [Combo("gfx942", "bwd_weight", "bf16", 3)]
@@ -47,16 +58,6 @@ def test_a_memo_name_is_registered_once():
 
 # --- every memo of the process, not only the solver's ----------------------------------------
 
-import gc
-import re
-import subprocess
-import sys
-import tracemalloc
-from pathlib import Path
-
-from cksolve import query  # noqa: F401  (loads every layer, so every module's memos are registered)
-from cksolve.solver import enumerate_combo
-from cksolve.space.memos import MEMOS
 
 PACKAGE = Path(__file__).resolve().parents[1] / "cksolve"
 #: process state that is not a memo, with the reason it stays outside MEMOS
@@ -105,6 +106,7 @@ def test_clear_empties_every_registered_memo():
     assert set(MEMOS.sizes().values()) == {0} and len(MEMOS) == 0
 
 
+@pytest.mark.slow
 def test_clear_returns_the_memory():
     _work()  # first: imports and anything loaded once per process
     MEMOS.clear()
