@@ -20,13 +20,15 @@ from __future__ import annotations
 
 import heapq
 from dataclasses import dataclass
+from itertools import product
 from types import SimpleNamespace
 
 from ..errors import CksolveError
 from ..rulesets.base import RuleSet
 from ..rulesets.where import WhereError, where_check
 from ..solver import build_model
-from ..solver.backends import get_backend
+from ..solver.backends import get_backend, pinned
+from ..solver.direct import solve
 from ..solver.model import prune_domains
 from ..space.combo import Combo
 from ..space.variants import VARIANTS
@@ -91,8 +93,6 @@ def search(problem_spec: str, arch: str, dtype: str, rule_set: RuleSet | None = 
     tiles = _factor(f, arch, dtype, domains, _TILE_AXES, ("tile", "occupancy", "reuse"))
     vectors = _factor(f, arch, dtype, domains, _VECTOR_AXES, ("vector",))
     direct = get_backend("direct")
-    from ..solver.direct import solve  # deferred: counting a tuple's configs
-    from ..solver.backends import _pinned
 
     score_axes = set(_TILE_AXES) | set(_VECTOR_AXES)
     local = [c for c in model.constraints if len(c.scope) > 1 and set(c.scope) <= score_axes]
@@ -116,8 +116,7 @@ def search(problem_spec: str, arch: str, dtype: str, rule_set: RuleSet | None = 
         if not all(c.holds(tuple(pins[a] for a in c.scope)) for c in local):
             continue  # a rule over score axes only (merged groups and vector A, say): no solve needed
         probes += 1
-        pinned = _pinned(model, pins)
-        solutions = solve(pinned)
+        solutions = solve(pinned(model, pins))
         n = solutions.count()
         if not n:
             continue
@@ -130,8 +129,6 @@ def search(problem_spec: str, arch: str, dtype: str, rule_set: RuleSet | None = 
 def _factor(f, arch: str, dtype: str, domains: dict, axes: tuple, names: tuple) -> list:
     """(product of the named score terms, values, terms) for every tuple of ``axes``' domains, best first
     (ties in domain order)."""
-    from itertools import product
-
     base = {"kind": "gemm", "dtype": dtype, "tile_m": 16, "tile_n": 16, "tile_k": 16, "groups_to_merge": 1,
             "vector_a": 1, "vector_b": 1, "vector_c": 1}
     out = []

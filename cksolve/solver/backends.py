@@ -29,7 +29,7 @@ from . import cpsat, pyconstraint
 from .direct import solve
 from .model import Model
 
-__all__ = ["Backend", "BACKENDS", "CannotCount", "get_backend", "DEFAULT_BACKEND"]
+__all__ = ["Backend", "BACKENDS", "CannotCount", "get_backend", "pinned", "DEFAULT_BACKEND"]
 
 
 class CannotCount(CksolveError):
@@ -49,7 +49,7 @@ class Backend(Protocol):
     def find_one(self, model: Model, pins: Mapping[str, object] | None = None): ...
 
 
-def _pinned(model: Model, pins: Mapping[str, object] | None) -> Model:
+def pinned(model: Model, pins: Mapping[str, object] | None) -> Model:
     """The model with each pinned axis's domain cut to its value (empty if outside the domain)."""
     if not pins:
         return model
@@ -76,16 +76,16 @@ class Direct:
         return solve(model).count()
 
     def is_feasible(self, model: Model, pins: Mapping[str, object]) -> bool:
-        pinned = _pinned(model, pins)
-        return all(pinned.domains[a] for a in pinned.axes) and solve(pinned).count() > 0
+        narrowed = pinned(model, pins)
+        return all(narrowed.domains[a] for a in narrowed.axes) and solve(narrowed).count() > 0
 
     def find_one(self, model: Model, pins: Mapping[str, object] | None = None):
         from .sampling import decode  # deferred: sampling imports this package's solutions
 
-        pinned = _pinned(model, pins)
-        if not all(pinned.domains[a] for a in pinned.axes):
+        narrowed = pinned(model, pins)
+        if not all(narrowed.domains[a] for a in narrowed.axes):
             return None
-        solutions = solve(pinned)
+        solutions = solve(narrowed)
         return decode(solutions, 0) if solutions.count() else None
 
 
