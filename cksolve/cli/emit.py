@@ -16,8 +16,9 @@ import typer
 
 from .. import query
 from ..errors import CksolveError
-from ..outputs import check_writable
+from ..outputs import check_writable, write_stdout
 from .app import app
+from .errors import say
 from .options import BuilderOpt, SelectionArgs, check_format, format_option, load_rule_set, rule_set_option, \
     selection_options
 
@@ -59,7 +60,7 @@ def cmake_dir_cmd() -> None:
     """Print the directory holding cksolveConfig.cmake (for -Dcksolve_DIR=... or CMAKE_PREFIX_PATH)."""
     from ..emit.cmake import CMAKE_DIR  # deferred, as every emit import here: the writer loads only when emitting
 
-    sys.stdout.write(f"{CMAKE_DIR}\n")
+    write_stdout(f"{CMAKE_DIR}\n")
 
 
 def select_for_emit(rule_set: Optional[str], names: Optional[Path], arch, variant, dtype, ndim,
@@ -150,13 +151,12 @@ def run_emit(*, out: Path, rule_set, names, arch, variant, dtype, ndim, jobs, bu
         return _run(out, rule_set, names, arch, variant, dtype, ndim, jobs, builder_configs, arch_dirs, cmake_list,
                     replace, unity_batch, fmt)
     except EmitInterrupted as exc:
-        sys.stderr.write(f"cksolve: {exc}\n")
+        say(str(exc))
         return exc.exit_code
 
 
 def _say(line: str) -> None:
-    sys.stderr.write(f"cksolve: {line}\n")
-    sys.stderr.flush()
+    say(line)
 
 
 def _run(out, rule_set, names, arch, variant, dtype, ndim, jobs, builder_configs, arch_dirs, cmake_list,
@@ -172,8 +172,8 @@ def _run(out, rule_set, names, arch, variant, dtype, ndim, jobs, builder_configs
     if cmake_list is not None and arch_dirs is None:
         arch_dirs = True  # CMake gets one tree per arch, however many there are
     trees = emit_trees(items, Path(out), archs=archs, arch_dirs=arch_dirs, jobs=jobs,
-                       progress=sys.stderr.isatty(), on_wait=_say, selection=label, replace=replace,
-                       unity_batch=unity_batch)
+                       progress=sys.stderr is not None and sys.stderr.isatty(), on_wait=_say, selection=label,
+                       replace=replace, unity_batch=unity_batch)
     for _, summary in trees:
         for note in summary.notes:
             _say(f"warning: {note}")
@@ -182,9 +182,9 @@ def _run(out, rule_set, names, arch, variant, dtype, ndim, jobs, builder_configs
             _say(f"note: {len(summary.foreign)} files in {summary.out_dir} were not written by emit "
                  f"and were left alone: {shown}")
         if fmt == "text":
-            sys.stdout.write(summary.line() + "\n")
+            write_stdout(summary.line() + "\n")
     if fmt == "json":
-        sys.stdout.write(summary_json(trees, label))
+        write_stdout(summary_json(trees, label))
     if cmake_list is not None:
         from ..emit.cmake import cmake_list_text, write_cmake_list
 

@@ -64,11 +64,13 @@ def cmake_list_text(trees: Sequence[tuple], depends: Iterable[Path]) -> str:
 
 
 def write_cmake_list(path: Path, text: str) -> None:
-    """Write the list file unless it already holds ``text`` (CksolveError, one line, if it cannot)."""
+    """Write the list file unless it already holds ``text`` (CksolveError, one line, if it cannot).
+
+    The old list is read only if it is a regular file of exactly the new text's size: a device or FIFO
+    standing there (``/dev/zero``, a pipe) is written into, never read without end.
+    """
     path = Path(path)
-    try:
-        if path.read_text(encoding="utf-8") == text:
-            return
-    except (OSError, UnicodeDecodeError):
-        pass
+    data = text.encode("utf-8")
+    if files.read_regular(path, len(data)) == data:
+        return
     files.write_text_atomic(path, text)
