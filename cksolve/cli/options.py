@@ -110,7 +110,7 @@ def selection_options(arch: bool = True, variant_help: Optional[str] = None, var
     if arch:
         options.insert(1 if variant_first else 0, ("arch", many, typer.Option(
             None, "--arch", "-a", metavar="ARCH", help=f"Architecture(s), repeatable or comma-separated: "
-                                                       f"{choices(query.ARCHS)}.",
+                                                       f"{choices(query.ARCHS)} (or a ROCm target ID: gfx942:xnack-).",
             autocompletion=values(query.ARCHS, comma=True))))
     return option_group("sel", options, lambda arch=None, **rest: SelectionArgs(arch, **rest))
 
