@@ -28,9 +28,9 @@ import stat
 import sys
 import threading
 import time
-from functools import lru_cache
 from typing import Sequence
 
+from ..space.memos import MEMOS
 from . import files, render
 
 __all__ = ["Job", "Result", "run"]
@@ -138,7 +138,7 @@ def run(job: Job, chunks: list[tuple[int, int]], workers: int, progress) -> list
     return _forked(job, chunks, min(workers, len(chunks)), progress)
 
 
-@lru_cache(maxsize=1)
+@MEMOS.cached("emit.jobs._prctl", maxsize=1)
 def _prctl():
     """libc's ``prctl`` (Linux), looked up once in the parent so that a child need not import ctypes."""
     if not sys.platform.startswith("linux"):

@@ -69,7 +69,7 @@ def read_name(name: str) -> CkReading | None:
     return CkReading(int(a), int(b), int(c), pipeline, wave or "intrawave", int(dsb is not None), int(si is not None))
 
 
-@lru_cache(maxsize=1)
+@MEMOS.cached("features.ckname._fallback", maxsize=1)
 def _fallback() -> re.Pattern:
     return re.compile(ENGINE["fallback_pipeline"])
 
