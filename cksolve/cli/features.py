@@ -64,7 +64,8 @@ def features_cmd(
             features.write_features(columns, rows, fmt, out)
     if unread():
         say(f"note: {len(unread())} kernels have dispatcher names CK's parser does not read (groups_to_merge, "
-            f"two_stage, wavelet); their ck kernel columns are CK's defaults")
+            f"two_stage, wavelet); their ck kernel columns are CK's defaults but for the pipeline its fallback "
+            f"finds in the name")
 
 
 @app.command("pipeline-variants")
