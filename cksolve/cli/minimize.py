@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Optional
 
 import typer
 
 from .. import query
+from ..outputs import write_stdout
 from .app import app
+from .errors import to_stderr
 from .options import BuilderOpt, WorkloadArgs, load_rule_set, refuse_unwritable, workload_options, write
 
 
@@ -47,7 +48,7 @@ def minimize_cmd(
     summary = "".join(f"{line}\n" for line in result.summary())
     if output is not None:
         write(names, output)
-        sys.stdout.write(summary)
+        write_stdout(summary)
     else:
-        sys.stdout.write(names)
-        sys.stderr.write(summary)
+        write_stdout(names)
+        to_stderr(summary)

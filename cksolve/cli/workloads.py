@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import List, Optional
 
@@ -10,7 +9,7 @@ import typer
 
 from .. import query
 from ..formats import table_text
-from ..outputs import atomic_text_stream
+from ..outputs import StdoutStream, atomic_text_stream, write_stdout
 from .app import app
 from .listing import records_text
 from .options import (BuilderOpt, OneArchOpt, OutputOpt, ProblemDtypeOpt, RuleSetOpt, WorkloadArgs, check_format,
@@ -38,7 +37,7 @@ def applicable_cmd(
     dtypes = query.select(dtypes=dtype).dtypes
     workload.parse_problem(problem)  # a bad spec is reported before the rule set is loaded
     rs = load_rule_set(rule_set, builder_configs)
-    sys.stdout.write(records_text(workload.applicable_records(problem, rs, arch, dtypes), fmt))
+    write_stdout(records_text(workload.applicable_records(problem, rs, arch, dtypes), fmt))
 
 
 @app.command("coverage")
@@ -59,7 +58,7 @@ def coverage_cmd(
     rs = load_rule_set(wl.rule_set, builder_configs)
     records = workload.coverage_stream(wl.problems, rs, arch, dtypes, with_kernels, with_rejected=fmt == "table")
     if output is None:
-        workload.write_coverage(records, fmt, sys.stdout, with_kernels, table=table_text)
+        workload.write_coverage(records, fmt, StdoutStream(), with_kernels, table=table_text)
     else:
         with atomic_text_stream(Path(output)) as out:
             workload.write_coverage(records, fmt, out, with_kernels, table=table_text)

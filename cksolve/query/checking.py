@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Iterator, NamedTuple
 
-from ..errors import CksolveError
+from ..errors import CksolveError, shorten
 from ..rulesets import RuleSet, candidate_rule_sets
 from ..solver.evaluate import evaluate
 from ..solver.explain import explanation
-from ..space.naming import NameError_, name_entries, parse_name
+from ..space.naming import NameError_, line_reason, name_entries, parse_name
 from ..space.textfile import numbered_lines
 
 __all__ = ["CheckRecord", "check_names", "explain_name"]
@@ -40,17 +40,27 @@ def check_names(source: Path | str, arch: str, rule_set: RuleSet | None = None) 
     """One record per name of a names file (``-``: stdin), in order.
 
     A generator over a line-at-a-time reader: memory does not grow with the
-    number of names. A line that is not a name is a ``parse`` violation, not an error.
+    number of names. A line that is not a kernel name gets a ``parse`` record, and once every line
+    is reported the generator raises ``NameError_`` naming the first such line: bad input (exit 2),
+    as for ``explain``, where an invalid kernel is exit 1.
     """
-    for _, name in name_entries(numbered_lines(source, "names file")):
+    first, more = None, 0
+    for no, name in name_entries(numbered_lines(source, "names file")):
         try:
             verdict = evaluate(parse_name(name), arch, rule_set)
         except NameError_ as exc:
             yield CheckRecord(name, arch, False, (("parse", str(exc)),), None if rule_set is None else False)
+            if first is None:
+                where = "stdin" if str(source) == "-" else shorten(str(source), quote=False)
+                first = f"{where}:{no}: {line_reason(name, exc)}"
+            else:
+                more += 1
             continue
         yield CheckRecord(name, arch, verdict.valid,
                           tuple((v.constraint, v.message) for v in verdict.violations + verdict.rule_violations),
                           verdict.member)
+    if first is not None:
+        raise NameError_(first + (f" (and {more} more such line{'s' * (more > 1)})" if more else ""))
 
 
 def explain_name(name: str, arch: str, rule_set: RuleSet | None = None, nearest: int = 3,

@@ -14,6 +14,7 @@ from typing import Iterator
 
 from ..arch.facts import ARCHS, ArchFacts, arch_facts, common_facts
 from ..errors import CksolveError
+from .. import derived  # noqa: F401  (registers the derived rule sets, full-tests and tiny)
 from ..rulesets import RULE_SETS, RuleSet, get_rule_set
 from ..selection import Record, Selection
 from ..solver import enumerate_combo, names_combo, solve_combo
@@ -65,8 +66,8 @@ def _check_limit(rule_set: RuleSet, selection: Selection, limit: int | None) -> 
         total += _count(rule_set, combo)
         if total > limit:
             raise CksolveError(f"{rule_set.name or 'rule set'} has more than {limit:,} configs in this selection "
-                               f"({total:,} up to {combo.key}): narrow it (--arch, --variant, --dtype, --ndim, "
-                               f"pins in the rule-set file) or raise --limit")
+                               f"({total:,} up to {combo.key}): narrow it ({{opt:arch}}, {{opt:variant}}, {{opt:dtype}}, "
+                               f"{{opt:ndim}}, pins in the rule-set file) or raise {{opt:limit}}")
 
 
 def _listed(lister, rule_set: RuleSet, combo: Combo):
