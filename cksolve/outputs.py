@@ -27,7 +27,7 @@ from typing import Iterable, Iterator, TextIO
 from .errors import CksolveError
 
 __all__ = ["TMP_TAG", "write_all", "remove", "write_text_atomic", "atomic_text_stream", "atomic_path",
-           "check_writable", "remove_live_temporaries", "StdoutClosed", "write_stdout", "flush_stdout"]
+           "check_writable", "remove_live_temporaries", "StdoutClosed", "write_stdout", "flush_stdout", "StdoutStream"]
 
 TMP_TAG = ".cksolve-tmp"
 #: temporaries of write_text_atomic not yet renamed: what an exit on a signal must remove (cksolve.entry)
@@ -139,29 +139,6 @@ def write_text_atomic(path: Path, text: str) -> None:
         raise
 
 
-class StdoutClosed(Exception):
-    """stdout's reader went away (a closed pipe): nothing more can be said, and nothing is wrong."""
-
-
-def write_stdout(text: str, flush: bool = False) -> None:
-    """``text`` to stdout (then flushed, with ``flush``); :class:`StdoutClosed` for a closed pipe, the
-    ``OSError`` of a full disk, CksolveError for a closed stdout."""
-    stream = sys.stdout
-    if stream is None:
-        raise CksolveError("cannot write output: stdout is closed")
-    try:
-        stream.write(text)
-        if flush:
-            stream.flush()
-    except BrokenPipeError:
-        raise StdoutClosed() from None
-
-
-def flush_stdout() -> None:
-    """Flush stdout, checked as :func:`write_stdout` checks (every command ends with it)."""
-    write_stdout("", flush=True)
-
-
 @contextmanager
 def atomic_text_stream(path: Path) -> Iterator[TextIO]:
     """A text stream that becomes ``path`` whole when the block ends, or nothing if it raises: what
@@ -218,3 +195,35 @@ def atomic_path(path: Path) -> Iterator[str]:
         if isinstance(exc, OSError):
             raise CksolveError(f"cannot write {path}: {exc.strerror or exc}") from None
         raise
+
+
+class StdoutClosed(Exception):
+    """stdout's reader went away (a closed pipe): nothing more can be said, and nothing is wrong."""
+
+
+def write_stdout(text: str, flush: bool = False) -> None:
+    """``text`` to stdout (then flushed, with ``flush``); :class:`StdoutClosed` for a closed pipe, the
+    ``OSError`` of a full disk, CksolveError for a closed stdout."""
+    stream = sys.stdout
+    if stream is None:
+        raise CksolveError("cannot write output: stdout is closed")
+    try:
+        stream.write(text)
+        if flush:
+            stream.flush()
+    except BrokenPipeError:
+        raise StdoutClosed() from None
+
+
+def flush_stdout() -> None:
+    """Flush stdout, checked as :func:`write_stdout` checks (every command ends with it)."""
+    write_stdout("", flush=True)
+
+
+class StdoutStream:
+    """A text stream over :func:`write_stdout`, for writers that take a stream and write record by record:
+    each write is checked as every other stdout write is (closed pipe, full disk)."""
+
+    def write(self, text: str) -> int:
+        write_stdout(text)
+        return len(text)

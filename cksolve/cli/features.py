@@ -11,7 +11,7 @@ import typer
 from .. import query
 from ..formats import render, table_text, value_text
 from ..errors import CksolveError
-from ..outputs import atomic_path, atomic_text_stream, write_stdout
+from ..outputs import StdoutStream, atomic_path, atomic_text_stream, write_stdout
 from .app import app
 from .completion import values
 from .errors import say
@@ -58,7 +58,7 @@ def features_cmd(
         with atomic_path(Path(output)) as tmp:
             features.write_features(columns, rows, fmt, path=tmp)
     elif output is None:
-        features.write_features(columns, rows, fmt, sys.stdout)
+        features.write_features(columns, rows, fmt, StdoutStream())
     else:
         with atomic_text_stream(Path(output)) as out:
             features.write_features(columns, rows, fmt, out)

@@ -10,7 +10,7 @@ import typer
 
 from .. import query
 from ..formats import table_text
-from ..outputs import atomic_text_stream, write_stdout
+from ..outputs import StdoutStream, atomic_text_stream, write_stdout
 from .app import app
 from .listing import records_text
 from .options import (BuilderOpt, OneArchOpt, OutputOpt, ProblemDtypeOpt, RuleSetOpt, WorkloadArgs, check_format,
@@ -59,7 +59,7 @@ def coverage_cmd(
     rs = load_rule_set(wl.rule_set, builder_configs)
     records = workload.coverage_stream(wl.problems, rs, arch, dtypes, with_kernels, with_rejected=fmt == "table")
     if output is None:
-        workload.write_coverage(records, fmt, sys.stdout, with_kernels, table=table_text)
+        workload.write_coverage(records, fmt, StdoutStream(), with_kernels, table=table_text)
     else:
         with atomic_text_stream(Path(output)) as out:
             workload.write_coverage(records, fmt, out, with_kernels, table=table_text)

@@ -138,8 +138,8 @@ def _ndim_matches(ndim, f, arch, dtype, direction):
     return ndim == f.ndim
 
 
-def _async_needs_gfx950(pipeline, f, arch, dtype, direction):
-    return np.array([p not in checks.ASYNC_PIPELINES or arch == "gfx950" for p in pipeline[0]]).reshape(1, -1)
+def _async_copy_arch(pipeline, f, arch, dtype, direction):
+    return np.array([p not in checks.ASYNC_PIPELINES or arch in checks.ASYNC_ARCHS for p in pipeline[0]]).reshape(1, -1)
 
 
 def _specialization_fits(spec, f, arch, dtype, direction):
