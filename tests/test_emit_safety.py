@@ -397,6 +397,13 @@ def _alive(pid: int) -> bool:
     return state != "Z"
 
 
+def _kill_group(pgid: int) -> None:
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except ProcessLookupError:  # every member is gone already
+        pass
+
+
 def _survivors(pids: list[int], deadline: float) -> list[int]:
     """The processes of ``pids`` still alive at ``deadline`` (a killed one takes a moment to exit)."""
     while (alive := [p for p in pids if _alive(p)]) and time.monotonic() < deadline:
@@ -437,7 +444,7 @@ def test_renderers_die_with_a_killed_parent(tmp_path):
         took = time.monotonic() - t
         survivors = _survivors(kids, t + 1.0)
     finally:
-        os.killpg(proc.pid, signal.SIGKILL)
+        _kill_group(proc.pid)
     assert not survivors and took < 1.0, f"renderers {survivors} alive; stderr closed after {took:.2f} s"
 
 
@@ -457,7 +464,7 @@ def test_a_killed_emit_leaves_no_renderer_holding_stderr(tmp_path):
         took = time.monotonic() - t
         survivors = _survivors(kids, t + 1.0)
     finally:
-        os.killpg(proc.pid, signal.SIGKILL)
+        _kill_group(proc.pid)
     assert not survivors and took < 1.0, f"renderers {survivors} alive; stderr closed after {took:.2f} s"
 
 
