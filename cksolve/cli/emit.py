@@ -55,7 +55,8 @@ def cmake_dir_cmd() -> None:
 
 def select_for_emit(rule_set: Optional[str], names: Optional[Path], arch, variant, dtype, ndim,
                     builder_configs: Optional[str]) -> tuple[list[str], list[tuple[str, object]]]:
-    """(selected archs, [(arch, config)]). A names file is emitted for every selected arch, each name checked."""
+    """(selected archs, [(arch, config)]). A names file's names are emitted for the arch of their
+    ``# arch: A`` section, the others for every selected arch; each name checked for its arch."""
     if (rule_set is None) == (names is None):
         raise CksolveError("emit needs exactly one of --rule-set or --names")
     selection = query.select(arch, variant, dtype, ndim)
@@ -63,17 +64,26 @@ def select_for_emit(rule_set: Optional[str], names: Optional[Path], arch, varian
     if rule_set is not None:
         rs = load_rule_set(rule_set, builder_configs)
         return archs, [(r.combo.arch, r.config) for r in query.enumerate_records(rs, selection)]
-    if not arch:
-        raise CksolveError("emit --names needs --arch")
-    configs = [c for _, c in query.read_names(Path(names))]
-    for target in archs:
-        for config in configs:
-            verdict = query.evaluate(config, target)
-            if not verdict.valid:
-                first = verdict.violations[0]
-                raise CksolveError(f"{names}: {config.name()} is not valid for {target}: "
-                                   f"{first.message} [{first.constraint}]")
-    return archs, [(target, c) for target in archs for c in configs]
+    entries = query.read_sectioned_names(Path(names))  # [(section arch or None, config)]
+    sections = list(dict.fromkeys(a for a, _ in entries if a is not None))
+    if not arch:  # the file's sections say the archs
+        loose = next((c for a, c in entries if a is None), None)
+        if loose is not None or not sections:
+            raise CksolveError("emit --names needs --arch" + (f" ({loose.name()} is in no '# arch: ARCH' section)"
+                                                              if loose is not None and sections else ""))
+        archs = [a for a in query.ARCHS if a in sections]
+    else:
+        for a in sections:
+            if a not in archs:
+                raise CksolveError(f"{names} has a section for {a}, not among --arch {','.join(archs)}")
+    items = [(target, c) for target in archs for a, c in entries if a is None or a == target]
+    for target, config in items:
+        verdict = query.evaluate(config, target)
+        if not verdict.valid:
+            first = verdict.violations[0]
+            raise CksolveError(f"{names}: {config.name()} is not valid for {target}: "
+                               f"{first.message} [{first.constraint}]")
+    return archs, items
 
 
 def inputs(rule_set: Optional[str], names: Optional[Path], builder_configs: Optional[str]) -> list[Path]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 from typing import Optional
@@ -10,7 +11,10 @@ import typer
 
 from .. import query
 from .app import app
-from .options import BuilderOpt, WorkloadArgs, load_rule_set, refuse_unwritable, workload_options, write
+from .options import (BuilderOpt, WorkloadArgs, check_format, format_option, load_rule_set, refuse_unwritable,
+                      workload_options, write)
+
+SUMMARY_FORMATS = ("text", "json")
 
 
 @app.command("minimize")
@@ -29,11 +33,14 @@ def minimize_cmd(
     output: Optional[Path] = typer.Option(None, "--output", "-o", metavar="FILE", help="Write the kept names here (else stdout)."),
     output_rule_set: Optional[Path] = typer.Option(None, "--output-rule-set", metavar="FILE",
                                                    help="Also write a rule-set file listing exactly the kept kernels."),
+    summary_format: str = typer.Option("text", "--summary-format", metavar="FORMAT",
+                                       help=f"The summary (stderr, or stdout with --output): {', '.join(SUMMARY_FORMATS)}."),
     builder_configs: Optional[str] = BuilderOpt,
 ) -> None:
     """The fewest kernels of a rule set that keep a workload covered and fast (CP-SAT)."""
     from .. import workload  # deferred: the workload layer loads only for its commands
 
+    check_format(summary_format, SUMMARY_FORMATS, "summary format")
     request = workload.minimize_request(keep=keep, per_problem=per_problem, max_kernels=max_kernels,
                                         time_limit=time_limit)  # checked before anything is loaded
     refuse_unwritable(output, output_rule_set)
@@ -44,10 +51,30 @@ def minimize_cmd(
     if output_rule_set is not None:
         desc = f"minimize: {len(result.kept)} kernels of {rs.name} for {wl.problems.name} on {arch}, keep {keep}"
         write(query.rule_set_file(result.configs(), desc), output_rule_set)
-    summary = "".join(f"{line}\n" for line in result.summary())
+    if summary_format == "json":
+        summary = json.dumps(summary_document(result, wl.problems)) + "\n"
+    else:
+        summary = "".join(f"{line}\n" for line in result.summary())
     if output is not None:
         write(names, output)
         sys.stdout.write(summary)
     else:
         sys.stdout.write(names)
         sys.stderr.write(summary)
+
+
+def summary_document(plan, problems: Path) -> dict:
+    """``--summary-format json``: the plan's numbers, from its fields (what the text summary says, as data)."""
+    r, request = plan.result, plan.request
+    ratios = plan.ratios
+    return {
+        "rule_set": plan.rule_set, "arch": plan.arch, "dtypes": list(plan.dtypes), "problems_file": str(problems),
+        "request": {"keep": request.keep, "per_problem": request.per_problem, "max_kernels": request.max_kernels,
+                    "time_limit": request.time_limit},
+        "candidates": plan.candidates, "kept": len(plan.kept),
+        "problems": len(plan.instance.labels), "covered": r.covered, "good": r.good,
+        "scored_by": plan.scored_by,
+        "ratio": {"worst": min(ratios, default=1.0), "mean": sum(ratios) / len(ratios) if ratios else 1.0},
+        "solver": {"status": r.status, "objective": "kernels" if request.max_kernels is None else "good_problems",
+                   "value": r.objective, "bound": r.bound, "gap": r.gap, "seconds": r.seconds},
+    }

@@ -7,7 +7,7 @@ never writes to stderr.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from itertools import repeat
 from typing import Iterator
@@ -19,9 +19,10 @@ from ..selection import Record, Selection
 from ..solver import enumerate_combo, names_combo, solve_combo
 from ..solver.counting import SpaceTooLarge
 from ..space.combo import Combo
+from ..space.namesfile import section_line
 from ..space.pipelines import PIPELINES
 
-__all__ = ["load_rule_set", "ENUMERATE_LIMIT", "enumerate_records", "enumerate_names", "count_records",
+__all__ = ["load_rule_set", "ENUMERATE_LIMIT", "enumerate_records", "enumerate_names", "enumerate_lines", "count_records",
            "ConstraintSummary", "rule_set_constraints", "rule_set_descriptions", "arch_facts_list", "archs_document"]
 
 
@@ -53,6 +54,23 @@ def enumerate_names(rule_set: RuleSet, selection: Selection, limit: int | None =
     """
     _check_limit(rule_set, selection, limit)
     return _names(rule_set, selection)
+
+
+def enumerate_lines(rule_set: RuleSet, selection: Selection, limit: int | None = ENUMERATE_LIMIT) -> Iterator[str]:
+    """The names file ``enumerate`` writes (lines with their ends): one name a line and, over several archs,
+    each arch's names after its section line (``# arch: A``, a comment to every names-file reader;
+    ``check`` and ``emit --names`` read it as the arch of the names after it). One arch: names only.
+    """
+    _check_limit(rule_set, selection, limit)
+    if len(selection.archs) == 1:
+        return (f"{n}\n" for n in _names(rule_set, selection))
+    return _sectioned(rule_set, selection)
+
+
+def _sectioned(rule_set: RuleSet, selection: Selection) -> Iterator[str]:
+    for arch in selection.archs:
+        yield section_line(arch) + "\n"
+        yield from (f"{n}\n" for n in _names(rule_set, replace(selection, archs=(arch,))))
 
 
 def _check_limit(rule_set: RuleSet, selection: Selection, limit: int | None) -> None:
