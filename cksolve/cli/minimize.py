@@ -11,7 +11,7 @@ import typer
 
 from .. import query
 from .app import app
-from .options import (BuilderOpt, WorkloadArgs, check_format, format_option, load_rule_set, refuse_unwritable,
+from .options import (BuilderOpt, WorkloadArgs, check_format, load_rule_set, refuse_unwritable,
                       workload_options, write)
 
 SUMMARY_FORMATS = ("text", "json")
@@ -52,7 +52,7 @@ def minimize_cmd(
         desc = f"minimize: {len(result.kept)} kernels of {rs.name} for {wl.problems.name} on {arch}, keep {keep}"
         write(query.rule_set_file(result.configs(), desc), output_rule_set)
     if summary_format == "json":
-        summary = json.dumps(summary_document(result, wl.problems)) + "\n"
+        summary = json.dumps(workload.minimize_summary(result, wl.problems)) + "\n"
     else:
         summary = "".join(f"{line}\n" for line in result.summary())
     if output is not None:
@@ -62,19 +62,3 @@ def minimize_cmd(
         sys.stdout.write(names)
         sys.stderr.write(summary)
 
-
-def summary_document(plan, problems: Path) -> dict:
-    """``--summary-format json``: the plan's numbers, from its fields (what the text summary says, as data)."""
-    r, request = plan.result, plan.request
-    ratios = plan.ratios
-    return {
-        "rule_set": plan.rule_set, "arch": plan.arch, "dtypes": list(plan.dtypes), "problems_file": str(problems),
-        "request": {"keep": request.keep, "per_problem": request.per_problem, "max_kernels": request.max_kernels,
-                    "time_limit": request.time_limit},
-        "candidates": plan.candidates, "kept": len(plan.kept),
-        "problems": len(plan.instance.labels), "covered": r.covered, "good": r.good,
-        "scored_by": plan.scored_by,
-        "ratio": {"worst": min(ratios, default=1.0), "mean": sum(ratios) / len(ratios) if ratios else 1.0},
-        "solver": {"status": r.status, "objective": "kernels" if request.max_kernels is None else "good_problems",
-                   "value": r.objective, "bound": r.bound, "gap": r.gap, "seconds": r.seconds},
-    }

@@ -19,7 +19,7 @@ from .coverage import CoverageRecord, Workspace, applicable, coverage
 from .problem import DIRECTIONS, FIELDS, Problem, ProblemError, ProblemFacts, parse_problem, read_problems
 from .report import coverage_table
 from .rules import RULES, applicability_constraints
-from .tasks import applicable_records, coverage_records, minimize_kernels, minimize_request
+from .tasks import applicable_records, coverage_records, minimize_kernels, minimize_request, minimize_summary
 
 __all__ = [
     "parse_problem",
@@ -31,5 +31,6 @@ __all__ = [
     "coverage_table",
     "minimize_request",
     "minimize_kernels",
+    "minimize_summary",
 ]
 #: also importable from here, for the library's own modules and the tests: Problem, ProblemFacts, ProblemError, DIRECTIONS, FIELDS, CoverageRecord, Workspace, RULES, applicability_constraints
