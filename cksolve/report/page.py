@@ -31,7 +31,7 @@ dt { color: #555; } dd { margin: 0; }
 
 def _table(header, rows, numeric=()) -> str:
     head = "".join(f"<th>{escape(h)}</th>" for h in header)
-    body = "".join("<tr>" + "".join(f'<td class="n">{escape(str(v))}</td>' if i in numeric
+    body = "".join("<tr>" + "".join(f'<td class="n">{v:,}</td>' if i in numeric
                                     else f"<td>{escape(str(v))}</td>" for i, v in enumerate(row)) + "</tr>"
                    for row in rows)
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
@@ -65,14 +65,34 @@ def _kernels(d: ReportData) -> str:
 
 def _audit(d: ReportData) -> str:
     if not d.lossy:
-        body = "<p>No combination loses its kernels to the arch rules.</p>"
-    else:
-        rows = [(f.combo.arch, f.combo.variant, f.combo.dtype, f"{f.combo.ndim}d", f.proposed, f.accepted,
-                 ", ".join(f.blocking) or "-") for f in d.lossy]
-        body = (f'<p class="muted">Combinations where the arch rules reject every config the rule set proposes '
-                f"(or 90% or more), and a minimal set of arch rules whose removal brings configs back.</p>"
-                + _table(["arch", "variant", "dtype", "ndim", "proposed", "accepted", "blocking rules"], rows, (4, 5)))
-    return f'<section id="audit"><h2>Audit: empty combinations ({len(d.lossy)})</h2>{body}</section>'
+        return ('<section id="audit"><h2>Audit: empty combinations (0)</h2>'
+                "<p>No combination loses its kernels to the arch rules.</p></section>")
+    sel = d.selection
+    groups: dict[tuple[str, str, str], list] = {}  # (arch, variant, blocking rules) -> findings
+    for f in d.lossy:
+        groups.setdefault((f.combo.arch, f.combo.variant, ", ".join(f.blocking) or "-"), []).append(f)
+    per_cell: dict[tuple[str, str], list] = {}
+    for f in d.lossy:
+        per_cell.setdefault((f.combo.arch, f.combo.variant), []).append(f)
+    of = len(sel.dtypes) * len(sel.ndims)
+
+    def cell(arch, variant):
+        found = per_cell.get((arch, variant), [])
+        rules = sorted({r for f in found for r in f.blocking})
+        tip = f"{arch} {variant}: {len(found)} of {of} combinations lose their kernels" + (
+            f"; blocking: {', '.join(rules)}" if rules else "")
+        return (1 - len(found) / of), (f"{len(found)}/{of}" if found else "-"), tip
+
+    grid = heat_map(list(sel.archs), list(sel.variants), cell)
+    rows = [(arch, variant, " ".join(f"{f.combo.dtype}/{f.combo.ndim}d" for f in found),
+             sum(f.proposed for f in found), sum(f.accepted for f in found), rules)
+            for (arch, variant, rules), found in groups.items()]
+    return (f'<section id="audit"><h2>Audit: empty combinations ({len(d.lossy)})</h2>'
+            f'<p class="muted">Combinations (dtype, ndim) where the arch rules reject every config the rule set '
+            f"proposes (or 90% or more), per arch and variant, and a minimal set of arch rules whose removal "
+            f"brings configs back.</p>{grid}"
+            + _table(["arch", "variant", "combinations", "proposed", "accepted", "blocking rules"], rows, (3, 4))
+            + "</section>")
 
 
 def _coverage(d: ReportData) -> str:

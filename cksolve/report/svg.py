@@ -66,7 +66,7 @@ def heat_map(rows: Sequence[str], columns: Sequence[str], cell: Callable[[str, s
     """A grid: ``cell(row, column)`` gives (fraction for the colour or None, the text shown, the tooltip);
     ``scale`` as :func:`heat_colour`."""
     label_w = max((7 * len(r) for r in rows), default=60) + 14
-    cell_w, cell_h, top = 78, 24, 24
+    cell_w, cell_h, top = max(78, max((7 * len(c) + 12 for c in columns), default=0)), 24, 24
     width = label_w + cell_w * len(columns) + 4
     height = top + cell_h * len(rows) + 4
     out = [f'<svg viewBox="0 0 {width} {height}" width="{width}" '
