@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import sys
 
+from . import derived  # noqa: F401  (registers the derived rule sets, full-tests and tiny)
 from .arch.constraints import gemm_constraints, wmma_k_constraint
-from .arch.facts import ARCHS
+from .arch.facts import ARCHS, arch_facts
 from .space.axes import AXES
 from .space.canonical import SPACE_CONSTRAINTS
 from .space.constraints import Check, Table
 from .space.pipelines import PIPELINES
+from .space.values import VALUES
 from .space.variants import VARIANTS
 from .rulesets import RULE_SETS, RuleSetError, get_rule_set
 from .space.combo import Combo
@@ -71,6 +73,36 @@ def _variants_section() -> list[str]:
     return lines
 
 
+def _archs_section() -> list[str]:
+    lines = ["", "## Architectures", "",
+             "One table per architecture in `cksolve/arch/facts.toml`; the arch constraints, the run-time",
+             "checks (stream-K backward weight, async copy), `minimize`'s score (CUs) and `features` (CK's",
+             "hardware profile) read them.", "",
+             "| arch | family | warp size | wave splits | CUs | hardware profile | stream-K bwd_weight | async copy |",
+             "|---|---|---|---|---|---|---|---|"]
+    for arch in ARCHS:
+        a = arch_facts(arch)
+        splits = " ".join("x".join(map(str, w)) for w in a.wave_splits)
+        lines.append(f"| {arch} | {a.family} | {a.warp_size} | {splits} | {a.cu_count or ''} | "
+                     f"{_yes(a.hw_profile is not None)} | {_yes(a.streamk_bwd_weight)} | {_yes(a.async_copy)} |")
+    return lines
+
+
+def _values_section() -> list[str]:
+    lines = ["", "## Values", "",
+             "One table per value in `cksolve/space/values.toml`: how CK spells it in names, kernel code",
+             "and the dispatcher's key, and its facts. The names, the emitted C++ and the run-time checks",
+             "read them."]
+    for kind, values in VALUES.items():
+        facts = list(next(iter(values.values())))
+        lines += ["", f"| `{kind}` | {' | '.join(facts)} |", "|---" * (len(facts) + 1) + "|"]
+        for v, f in values.items():
+            cells = (", ".join(map(str, x)) if isinstance(x, list) else _yes(x) if isinstance(x, bool) else str(x)
+                     for x in f.values())
+            lines.append(f"| `{v}` | {' | '.join(cells)} |")
+    return lines
+
+
 def constraints_page() -> str:
     lines = [
         "# Constraint reference",
@@ -87,8 +119,10 @@ def constraints_page() -> str:
     ]
     for a in AXES.values():
         lines.append(f"| `{a.name}` | {a.kind} | {', '.join(map(str, a.domain))} | {a.doc} |")
+    lines += _values_section()
     lines += _variants_section()
     lines += _pipelines_section()
+    lines += _archs_section()
     header = ["", "| name | scope | form | what it checks | CK rule |", "|---|---|---|---|---|"]
     lines += ["", "## Space constraints", "", "They make a point of the raw domains a well-formed config.", *header]
     lines += [_row(c) for c in SPACE_CONSTRAINTS]

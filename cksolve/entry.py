@@ -26,7 +26,10 @@ def _stop(signum, frame):
         sys.stdout.flush()
     except (OSError, ValueError):
         pass
-    os.write(2, f"cksolve: interrupted by {signal.Signals(signum).name}\n".encode())
+    try:
+        os.write(2, f"cksolve: interrupted by {signal.Signals(signum).name}\n".encode())
+    except OSError:  # stderr closed (2>&-): the exit code still tells
+        pass
     os._exit(128 + signum)
 
 

@@ -4,16 +4,18 @@ The library's own errors (``RuleSetError``, ``NameError_``, ``EmitError``) deriv
 from it, so no caller has to translate them.
 """
 
-__all__ = ["CksolveError", "shorten"]
+import re
+
+__all__ = ["CksolveError", "shorten", "did_you_mean"]
 
 
 class CksolveError(Exception):
     """Bad input: an unknown value, an unreadable or malformed file, an unwritable output.
 
-    A message about one parameter's value says ``{option}`` where the parameter
-    goes and passes ``option=`` its name: the library's text names the parameter
-    (``limit -1 must not be negative``), the command line's the flag
-    (``--limit -1 ...``, :meth:`for_flag`); the library never knows the flags.
+    The library never knows the command line's flags: a message about a
+    parameter says ``{option}`` (the error's own ``option=``) or ``{opt:NAME}``
+    where it goes. ``str()`` gives the parameter's name (``limit -1 must not be
+    negative``), :meth:`for_flag` the flag (``--limit -1 ...``).
     """
 
     option: str | None = None  # a subclass that does not call this __init__ has none
@@ -23,15 +25,23 @@ class CksolveError(Exception):
         self.option = option
 
     def __str__(self) -> str:
-        text = super().__str__()
-        return text.format(option=self.option) if self.option is not None else text
+        return self._render(False)
 
-    def for_flag(self, flag: str | None = None) -> str:
-        """The message naming the command-line flag (default ``--`` + the parameter, ``_`` as ``-``)."""
-        text = super().__str__()
-        if self.option is None:
-            return text
-        return text.format(option=flag or "--" + self.option.replace("_", "-"))
+    def for_flag(self) -> str:
+        """The message naming command-line flags (``--`` + the parameter, ``_`` as ``-``)."""
+        return self._render(True)
+
+    def _render(self, flags: bool) -> str:
+        def name(m: re.Match) -> str:
+            param = m.group(1) or self.option
+            if param is None:
+                return m.group(0)
+            return "--" + param.replace("_", "-") if flags else param
+
+        return _PLACEHOLDER.sub(name, super().__str__())  # not format(): the message holds the user's text
+
+
+_PLACEHOLDER = re.compile(r"\{(?:opt:([a-z_]+)|option)\}")
 
 
 def shorten(value: object, limit: int = 200, quote: bool = True) -> str:
@@ -47,3 +57,18 @@ def shorten(value: object, limit: int = 200, quote: bool = True) -> str:
     if len(text) <= limit:
         return show(text)
     return f"{show(text[:limit])}... ({len(text):,} characters)"
+
+
+def did_you_mean(value: object, valid) -> str:
+    """``"; did you mean 'x'?"`` when one of ``valid`` is close to ``value`` (a typo, a missing letter), else ``""``:
+    the tail of an "unknown ..." message, after the list of valid values."""
+    from difflib import get_close_matches  # deferred: only an error line needs it
+
+    text = str(value)
+    if not text or len(text) > 100:
+        return ""
+    close = get_close_matches(text.lower(), [str(v).lower() for v in valid], n=1, cutoff=0.6)
+    if not close:
+        return ""
+    match = next(str(v) for v in valid if str(v).lower() == close[0])
+    return f"; did you mean {match!r}?"

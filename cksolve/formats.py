@@ -19,7 +19,7 @@ import io
 import json
 from typing import Callable, Iterable, Mapping, Sequence
 
-from .errors import CksolveError, shorten
+from .errors import CksolveError, did_you_mean, shorten
 from .space.axes import value_text
 
 __all__ = ["FORMATS", "render", "table_text", "csv_text", "check_format", "value_text"]
@@ -83,7 +83,7 @@ FORMATS: dict[str, Callable[[Sequence, Sequence[str]], str]] = {
 def check_format(fmt: str, offered: Sequence[str], what: str = "format") -> str:
     """``fmt`` if the command offers it, else the one-line error naming the valid ones."""
     if fmt not in offered:
-        raise CksolveError(f"unknown {what} {shorten(fmt)}; valid: {', '.join(offered)}")
+        raise CksolveError(f"unknown {what} {shorten(fmt)}; valid: {', '.join(offered)}{did_you_mean(fmt, offered)}")
     return fmt
 
 

@@ -1,5 +1,11 @@
 """Writing a command's outputs: a file whole or not at all, a device written into, stdout checked.
 
+stdout goes through :func:`write_stdout` and :func:`flush_stdout`: a reader
+that went away (``| head``) is :class:`StdoutClosed`, which is not an
+``OSError`` -- a command line parser that turns a broken pipe into its own exit
+code never sees it -- and a full disk is the ``OSError`` itself, which the
+caller words as one line.
+
 Low (beside ``formats``) so that a command that does not emit never imports
 ``cksolve.emit``; ``emit.files`` builds its trees on the same primitives. Every
 file reaches its final name by a rename of a temporary created in the same
@@ -12,13 +18,15 @@ from __future__ import annotations
 import errno
 import os
 import stat
+import sys
 import tempfile
 from pathlib import Path
 from typing import Iterable
 
 from .errors import CksolveError
 
-__all__ = ["TMP_TAG", "write_all", "remove", "write_text_atomic", "check_writable", "remove_live_temporaries"]
+__all__ = ["TMP_TAG", "write_all", "remove", "write_text_atomic", "check_writable", "remove_live_temporaries",
+           "StdoutClosed", "write_stdout", "flush_stdout"]
 
 TMP_TAG = ".cksolve-tmp"
 #: temporaries of write_text_atomic not yet renamed: what an exit on a signal must remove (cksolve.entry)
@@ -128,3 +136,26 @@ def write_text_atomic(path: Path, text: str) -> None:
         if isinstance(exc, OSError):
             raise CksolveError(f"cannot write {path}: {exc.strerror or exc}") from None
         raise
+
+
+class StdoutClosed(Exception):
+    """stdout's reader went away (a closed pipe): nothing more can be said, and nothing is wrong."""
+
+
+def write_stdout(text: str, flush: bool = False) -> None:
+    """``text`` to stdout (then flushed, with ``flush``); :class:`StdoutClosed` for a closed pipe, the
+    ``OSError`` of a full disk, CksolveError for a closed stdout."""
+    stream = sys.stdout
+    if stream is None:
+        raise CksolveError("cannot write output: stdout is closed")
+    try:
+        stream.write(text)
+        if flush:
+            stream.flush()
+    except BrokenPipeError:
+        raise StdoutClosed() from None
+
+
+def flush_stdout() -> None:
+    """Flush stdout, checked as :func:`write_stdout` checks (every command ends with it)."""
+    write_stdout("", flush=True)

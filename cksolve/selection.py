@@ -13,12 +13,14 @@ from dataclasses import dataclass
 from typing import Iterable, NamedTuple, Sequence
 
 from .arch.facts import ARCHS
-from .errors import CksolveError, shorten
+from .arch.target_id import base_arch
+from .errors import CksolveError, did_you_mean, shorten
 from .space.axes import AXES
 from .space.combo import Combo, kind_of
+from .space.variants import VARIANTS as VARIANT_TABLES
 
 __all__ = ["Selection", "select", "split_values", "canonical_order", "gemm_variants", "Record",
-           "ARCHS", "VARIANTS", "DTYPES", "NDIMS"]
+           "ARCHS", "VARIANTS", "DTYPES", "NDIMS", "VARIANT_ALIASES"]
 
 VARIANTS: tuple[str, ...] = AXES["variant"].domain
 DTYPES: tuple[str, ...] = AXES["dtype"].domain
@@ -39,6 +41,21 @@ def split_values(values: Iterable[str] | None, option: str = "value") -> list[st
     return out
 
 
+def _variant_aliases() -> dict[str, str]:
+    """The spellings CK uses for a variant besides its name: its name tag (``fwd``, ``bwd_data``), and
+    both with ``-`` for ``_`` (``bwd-data``, ``bwd-weight``, ``forward-depthwise``) -- from the variants table."""
+    out = {}
+    for name, v in VARIANT_TABLES.items():
+        for spelling in (v.tag, v.tag.replace("_", "-"), name.replace("_", "-")):
+            out.setdefault(spelling, name)
+    out.update((name, name) for name in VARIANT_TABLES)
+    return out
+
+
+#: variant spellings accepted besides the canonical names (``--variant fwd``)
+VARIANT_ALIASES: dict[str, str] = _variant_aliases()
+
+
 def _choose(option: str, given: Iterable[str] | None, valid: Sequence, convert=str) -> tuple:
     raw = split_values(given, option)
     if not raw:
@@ -50,7 +67,8 @@ def _choose(option: str, given: Iterable[str] | None, valid: Sequence, convert=s
         except ValueError:
             value = None
         if value not in valid:
-            raise CksolveError(f"unknown {option} {shorten(v)}; valid: {', '.join(str(x) for x in valid)}")
+            raise CksolveError(f"unknown {option} {shorten(v)}; valid: {', '.join(str(x) for x in valid)}"
+                               f"{did_you_mean(v, valid)}")
         if value not in chosen:
             chosen.append(value)
     return tuple(x for x in valid if x in chosen)  # canonical order
@@ -77,8 +95,8 @@ class Selection:
 
 def select(archs=None, variants=None, dtypes=None, ndims=None) -> Selection:
     return Selection(
-        _choose("arch", archs, ARCHS),
-        _choose("variant", variants, VARIANTS),
+        _choose("arch", archs, ARCHS, base_arch),  # a ROCm target ID (gfx942:xnack-) selects by its base arch
+        _choose("variant", variants, VARIANTS, lambda v: VARIANT_ALIASES.get(v, v)),
         _choose("dtype", dtypes, DTYPES),
         _choose("ndim", ndims, NDIMS, _ndim),
     )

@@ -1,4 +1,11 @@
-"""Shared fixtures: where CK's reference material lives, and loaders for it."""
+"""Shared fixtures: where CK's reference material lives, and loaders for it.
+
+CK's reference data (``shared/ck``: oracle outputs, builder configs, workloads, instance facts)
+sits beside the checkout (``../shared``) or where ``CKSOLVE_SHARED`` points. A test that reads it
+says so with ``@pytest.mark.ck_data`` (or calls :func:`require_ck`, or takes the ``ck`` fixture);
+without the data such tests skip with the reason, so the suite passes on any checkout and runs
+everything beside ``shared/``.
+"""
 
 from __future__ import annotations
 
@@ -10,13 +17,39 @@ from pathlib import Path
 
 import pytest
 
+import cksolve.derived  # noqa: F401  (registers full-tests and tiny, as the faces do: tests use the registry too)
+
 SHARED = Path(os.environ.get("CKSOLVE_SHARED", Path(__file__).resolve().parents[1].parent / "shared"))
 CK = SHARED / "ck"
+#: Why a test that needs the reference data did not run.
+CK_MISSING = (f"CK reference data not found at {CK} (put shared/ beside the checkout or set CKSOLVE_SHARED)")
+
+
+def ck_available() -> bool:
+    return CK.is_dir()
+
+
+def require_ck() -> Path:
+    """CK's reference directory; skips the calling test (with the reason) when it is not there."""
+    if not ck_available():
+        pytest.skip(CK_MISSING)
+    return CK
+
+
+def pytest_runtest_setup(item):
+    if item.get_closest_marker("ck_data") is not None:
+        require_ck()
+
+
+@pytest.fixture
+def ck() -> Path:
+    """CK's reference directory (``shared/ck``), or a skip."""
+    return require_ck()
 
 
 @lru_cache(maxsize=None)
 def oracle(rule_set: str) -> dict:
-    path = CK / "oracle" / f"{rule_set}.json.gz"
+    path = require_ck() / "oracle" / f"{rule_set}.json.gz"
     if not path.exists():
         pytest.skip(f"reference data {path} is not available")
     with gzip.open(path, "rt", encoding="utf-8") as fh:

@@ -21,7 +21,7 @@ from cksolve.audit import LOSS, audit, containment, run
 from cksolve.audit.model import Parts, count, pinned
 from cksolve.query import select
 from cksolve.rulesets import Combo, get_rule_set
-from conftest import CK, oracle, split_key
+from conftest import CK, oracle, require_ck, split_key
 from test_cli import _cksolve, run as run_cli
 
 BUILDER = str(CK / "builder-configs")
@@ -41,6 +41,7 @@ def builder(name: str):
 # --- full: CK's known defects ---------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_full_backward_data_is_proposed_and_blocked_by_the_backward_pipeline_rule():
     bwd = [c for c in full_report().combos if c.combo.variant == "bwd_data"]
     assert len(bwd) == 8 * 9
@@ -59,6 +60,7 @@ def test_full_backward_data_is_proposed_and_blocked_by_the_backward_pipeline_rul
             assert not want["accepted"] and got.proposed >= len(want["rejected"]), key
 
 
+@pytest.mark.slow
 def test_full_forward_gemm_on_wave32_is_blocked_by_the_warp_tile_rule():
     # the RDNA parts CK's data covers: wave32 with 16x16x16 warp tiles only (gfx1250 has K=32 tiles and builds)
     wave32 = [a for a in ARCHS if arch_facts(a).warp_size == 32
@@ -106,6 +108,7 @@ def test_blocking_sets_are_minimal(data):
         assert count(p, _everything_but(p, set(finding.blocking) - {kept})) <= line, (finding, kept)
 
 
+@pytest.mark.slow
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(select(archs=["gfx942", "gfx1100", "gfx1201"]).combos()))
 def test_killers_of_dead_rows_are_minimal(combo):
@@ -160,6 +163,7 @@ def test_file_with_a_dead_row_and_an_idle_constraint(tmp_path):
 
 
 @pytest.mark.parametrize("name", ["tests", "profiler"])
+@pytest.mark.ck_data
 def test_builder_invalid_entries_are_the_ones_ck_rejects(name):
     report = audit(builder(name), select(archs=list(ORACLE_ARCHS)).combos())
     got: dict[str, set] = {}
@@ -192,6 +196,7 @@ def test_containment_finds_a_broken_subset_file_and_is_silent_on_a_real_one(tmp_
 
 
 @pytest.mark.parametrize("name", ["tests", "profiler"])
+@pytest.mark.ck_data
 def test_builder_sets_within_full_break_exactly_where_ck_says(name):
     combos = select(archs=list(ORACLE_ARCHS)).combos()
     got = {c.combo.key: c.violations for c in containment(builder(name), get_rule_set("full"), "subset", combos)}
@@ -201,6 +206,7 @@ def test_builder_sets_within_full_break_exactly_where_ck_says(name):
         assert got.get(key, 0) == expected, (key, got.get(key, 0), expected)
 
 
+@pytest.mark.slow
 def test_the_builtin_hierarchy_holds_where_ck_says_it_does():
     # CK's data: tiny within full-tests within full in every combination (tests/profiler: the test above)
     for key, want in oracle("tiny").items():
@@ -277,6 +283,7 @@ def test_malformed_file_and_unwritable_output(capsys, tmp_path):
     assert code == 2 and err.count("\n") == 1 and not target.parent.exists()
 
 
+@pytest.mark.slow
 def test_output_is_byte_identical_across_hash_seeds():
     args = ("audit", "-r", "full", "--arch", "gfx942,gfx1201", "--variant", "forward,bwd_data", "--dtype", "bf16",
             "--against", "default", "--format", "json")
@@ -295,6 +302,8 @@ def _doc_examples():
 
 @pytest.mark.parametrize("line", _doc_examples())
 def test_docs_examples_run(capsys, line):
+    if "../shared" in line:
+        require_ck()
     import shlex
 
     argv = [a.replace("../shared", str(CK.parent)) for a in shlex.split(line)]
@@ -316,3 +325,4 @@ def test_the_cli_names_all_as_the_audit_package_does():
     from cksolve.cli import audit as cli_audit
 
     assert cli_audit.AUDIT_ALL == audit.ALL and cli_audit.AUDIT_FORMATS == audit.AUDIT_FORMATS
+    assert cli_audit.FAIL_ON == audit.CATEGORIES

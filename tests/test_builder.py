@@ -21,7 +21,7 @@ ENV_VAR = builder.ENV_VAR
 CONFIGS = CK / "builder-configs"
 RULE_SETS = ("tests", "profiler")
 
-pytestmark = pytest.mark.skipif(not CONFIGS.is_dir(), reason="shared CK reference data not present")
+pytestmark = pytest.mark.ck_data
 
 
 def rule_set(name: str):

@@ -76,7 +76,7 @@ def test_check_exit_codes_and_jsonl(capsys, tmp_path, monkeypatch):
     names.write_text(f"{GOOD}\n{LDS}\nnot_a_kernel\n")
     code, out, _ = run(capsys, "check", "--arch", "gfx942", "--format", "jsonl", str(names))
     records = [json.loads(line) for line in out.splitlines()]
-    assert code == 1
+    assert code == 2  # a line that is not a kernel name is bad input, after every line is reported
     assert [r["valid"] for r in records] == [True, False, False]
     assert records[1]["violations"][0]["constraint"] == "arch.lds_capacity"
     assert records[2]["violations"][0]["constraint"] == "parse"
@@ -177,6 +177,7 @@ def test_console_script_reports_errors_without_traceback():
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
 
 
+@pytest.mark.slow
 def test_output_is_byte_identical_across_hash_seeds():
     outs = set()
     for seed in ("0", "1", "4242"):
@@ -249,3 +250,174 @@ def test_shell_completion_is_on():
     assert proc.stdout.split() == ["enumerate"], proc.stdout + proc.stderr
     code = subprocess.run([sys.executable, "-m", "cksolve", "--help"], capture_output=True, text=True).stdout
     assert "--install-completion" in code
+
+
+# --- stdout and stderr that cannot take the output -------------------------------------------
+
+ROOT = Path(__file__).resolve().parents[1]
+HOLDOUT = ROOT.parent / "shared" / "ck" / "workloads" / "validation_holdout.csv"
+#: every command that writes a listing to stdout, in each of its writers
+WRITERS = [
+    *(["enumerate", "-r", "tiny", "-a", "gfx942", "--format", f] for f in ("names", "jsonl", "csv", "table")),
+    ["count", "-r", "tiny", "--by", "arch"], ["archs", "--format", "json"], ["rule-sets"],
+    ["diff", "default", "tiny", "-a", "gfx942", "--format", "jsonl"], ["pipeline-variants", "--format", "csv"],
+    ["features", "-r", "tiny", "-a", "gfx950", "--variant", "forward"], ["cmake-dir"],
+]
+WORKLOAD_WRITERS = [["coverage", "--problems", str(HOLDOUT), "-r", "tiny", "-a", "gfx942", "--format", "jsonl",
+                     "--with-kernels"]]
+
+
+def _process(argv, **kwargs):
+    return subprocess.run([sys.executable, "-m", "cksolve", *argv], cwd=ROOT, **kwargs)
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+@pytest.mark.parametrize("argv", WRITERS + (WORKLOAD_WRITERS if HOLDOUT.is_file() else []), ids=" ".join)
+def test_every_stdout_writer_reports_a_full_disk(argv):
+    with open("/dev/full", "wb") as full:
+        proc = _process(argv, stdout=full, stderr=subprocess.PIPE)
+    assert (proc.returncode, proc.stderr) == (2, b"cksolve: error: cannot write output: No space left on device\n"), argv
+
+
+def _closed_after_one_line(argv, stdin=None):
+    """Run with stdout a pipe that the reader closes after the first line (``| head -1``)."""
+    proc = subprocess.Popen([sys.executable, "-m", "cksolve", *argv], cwd=ROOT, stdin=stdin, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    first = proc.stdout.readline()
+    proc.stdout.close()
+    err = proc.stderr.read()
+    return proc.wait(timeout=120), first, err
+
+
+@pytest.mark.parametrize("valid", [True, False])
+def test_check_into_a_closed_pipe_ends_quietly_with_exit_0(tmp_path, valid):
+    """``check -a gfx942 many.txt | head -1``: exit 0 and nothing on stderr, as enumerate; the verdict is
+    what the reader stopped reading (an invalid name among the rest does not make it 1)."""
+    names = tmp_path / "many.txt"
+    names.write_text(f"{GOOD}\n" * 3000 + ("" if valid else "not_a_kernel\n"))
+    code, first, err = _closed_after_one_line(["check", "-a", "gfx942", str(names)])
+    assert (code, err) == (0, b"") and first == f"{GOOD}: valid\n".encode()
+    code, first, err = _closed_after_one_line(["check", "-a", "gfx942", "--format", "jsonl", str(names)])
+    assert (code, err) == (0, b"") and json.loads(first)["name"] == GOOD
+
+
+def test_enumerate_into_a_closed_pipe_ends_quietly_with_exit_0():
+    code, first, err = _closed_after_one_line(["enumerate", "-r", "full", "-a", "gfx942"])
+    assert (code, err) == (0, b"") and first.startswith(b"grouped_conv_")
+
+
+@pytest.mark.parametrize("argv, code", [(["enumerate", "-r", "foo"], 2), (["count", "-r", "tiny", "--arch", ""], 2),
+                                        (["enumerate", "--nope"], 2), (["count", "-r", "tiny"], 0),
+                                        (["check", "-a", "gfx942", "-"], 1)])
+def test_a_closed_stderr_changes_no_exit_code(argv, code):
+    """``cksolve enumerate -r foo 2>&-`` exits 2 as with stderr open; the error line just has nowhere to go."""
+    proc = _process(argv, input=b"not_a_kernel\n", stdout=subprocess.DEVNULL, preexec_fn=lambda: os.close(2))
+    assert proc.returncode == code, argv
+
+
+# --- --strict: a parameter from the command line's edge down, never an environment write ------------
+
+
+@pytest.fixture
+def damaged_builder_configs(tmp_path):
+    """CK's builder configs with one ``.conf`` a dangling link: the Builder would skip it, cksolve warns."""
+    import shutil
+
+    source = ROOT.parent / "shared" / "ck" / "builder-configs"
+    if not source.is_dir():
+        pytest.skip("needs ../shared/ck/builder-configs")
+    root = tmp_path / "configs"
+    shutil.copytree(source, root)
+    conf = root / "forward" / "tests" / "nhwgc_fp16.conf"
+    conf.unlink()
+    conf.symlink_to(tmp_path / "gone.conf")
+    return root
+
+
+def test_strict_is_passed_down_and_leaves_the_environment_alone(capsys, monkeypatch, damaged_builder_configs):
+    monkeypatch.delenv("CKSOLVE_STRICT", raising=False)
+    argv = ["count", "-r", "tests", "--builder-configs", str(damaged_builder_configs), "-a", "gfx942"]
+    code, out, err = run(capsys, *argv)
+    assert code == 0 and "cksolve: warning: " in err and "dangling symbolic link" in err
+    code, out, err = run(capsys, "--strict", *argv)
+    assert code == 2 and err.startswith("cksolve: error: ") and "dangling symbolic link" in err
+    assert "CKSOLVE_STRICT" not in os.environ
+    code, out, err = run(capsys, "--strict", "audit", *argv[1:])  # every command that loads a rule set
+    assert code == 2 and "dangling symbolic link" in err
+    code, out, err = run(capsys, *argv)  # the next run in the same process is not strict
+    assert code == 0
+    monkeypatch.setenv("CKSOLVE_STRICT", "1")  # still read at the command line's edge
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and "dangling symbolic link" in err
+
+
+# --- completion, suggestions, aliases, --version ---------------------------------------------------
+
+COMPLETIONS = [
+    ("cksolve enumerate --rule-set f", ["full", "full-tests"]),
+    ("cksolve enumerate -r t", ["tests", "tiny"]),
+    ("cksolve enumerate --rule-set sets/", ["sets/a.toml", "sets/deeper/"]),
+    ("cksolve count -r tiny --arch gfx9", ["gfx908", "gfx90a", "gfx942", "gfx950"]),
+    ("cksolve count -r tiny --arch gfx942,gfx9", ["gfx942,gfx908", "gfx942,gfx90a", "gfx942,gfx950"]),
+    ("cksolve check -a gfx12", ["gfx1200", "gfx1201", "gfx1250"]),
+    ("cksolve enumerate --variant f", ["forward", "forward_depthwise"]),
+    ("cksolve enumerate --dtype ", ["fp16", "bf16", "fp32"]),
+    ("cksolve enumerate --ndim ", ["1", "2", "3"]),
+    ("cksolve enumerate --format j", ["jsonl"]),
+    ("cksolve count --format ", ["table", "json"]),
+    ("cksolve count --by arch,", ["arch,variant", "arch,dtype", "arch,ndim"]),
+    ("cksolve audit --fail-on empty,d", ["empty,dead"]),
+    ("cksolve features --semantics ", ["ck", "exact"]),
+    ("cksolve applicable --dtype b", ["bf16"]),
+    ("cksolve rule-sets --show d", ["default"]),
+]
+
+
+@pytest.mark.parametrize("words, expected", COMPLETIONS, ids=[w for w, _ in COMPLETIONS])
+def test_completion_offers_the_closed_value_sets(tmp_path, words, expected):
+    """As bash asks: the completion entry point with COMP_WORDS/COMP_CWORD, candidates one a line."""
+    (tmp_path / "sets" / "deeper").mkdir(parents=True)
+    (tmp_path / "sets" / "a.toml").write_text("")
+    (tmp_path / "sets" / "notes.txt").write_text("")
+    cword = len(words.split()) - (0 if words.endswith(" ") else 1)
+    env = dict(os.environ, _CKSOLVE_COMPLETE="complete_bash", COMP_WORDS=words, COMP_CWORD=str(cword),
+               PYTHONPATH=str(ROOT))
+    proc = subprocess.run([sys.executable, "-m", "cksolve"], capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert proc.returncode == 0 and proc.stdout.split() == expected, (proc.stdout, proc.stderr)
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["count", "-r", "ful"], "did you mean 'full'?"),
+    (["count", "-r", "tiny", "-a", "gfx94"], "did you mean 'gfx942'?"),
+    (["count", "-r", "tiny", "--variant", "bwd_dat"], "did you mean 'bwd_data'?"),
+    (["count", "-r", "tiny", "--dtype", "bf61"], "did you mean 'bf16'?"),
+    (["count", "-r", "tiny", "--by", "dtpye"], "did you mean 'dtype'?"),
+    (["count", "-r", "tiny", "--format", "jsno"], "did you mean 'json'?"),
+    (["audit", "-r", "tiny", "--fail-on", "idel"], "did you mean 'idle'?"),
+    (["features", "-r", "tiny", "-a", "gfx950", "--semantics", "exakt"], "did you mean 'exact'?"),
+])
+def test_a_close_miss_says_did_you_mean(capsys, argv, message):
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and err.startswith("cksolve: error: unknown ") and err.rstrip().endswith(message), err
+    assert err.count("\n") == 1
+
+
+def test_a_far_miss_suggests_nothing(capsys):
+    code, _, err = run(capsys, "count", "-r", "tiny", "-a", "sparc")
+    assert code == 2 and "did you mean" not in err
+
+
+@pytest.mark.parametrize("alias, variant", [("fwd", "forward"), ("bwd-data", "bwd_data"), ("bwd_data", "bwd_data"),
+                                            ("bwd-weight", "bwd_weight"), ("fwd_depthwise", "forward_depthwise"),
+                                            ("forward-depthwise", "forward_depthwise")])
+def test_variant_aliases_as_ck_spells_them(capsys, alias, variant):
+    code, out, _ = run(capsys, "count", "-r", "default", "--variant", alias, "--by", "variant", "--format", "json")
+    expected = run(capsys, "count", "-r", "default", "--variant", variant, "--by", "variant", "--format", "json")[1]
+    assert code == 0 and out == expected and json.loads(out)["groups"][0]["variant"] == variant
+
+
+def test_version(capsys):
+    import cksolve
+
+    code, out, _ = run(capsys, "--version")
+    assert (code, out) == (0, f"cksolve {cksolve.__version__}\n")

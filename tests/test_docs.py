@@ -19,3 +19,18 @@ def test_every_arch_constraint_is_documented():
     text = DOC.read_text(encoding="utf-8")
     missing = [c.name for c in gemm_constraints("gfx1201") if f"`{c.name}`" not in text]
     assert not missing, missing
+
+
+def test_value_lists_in_the_cli_doc_are_the_facts():
+    """docs/cli.md's lists of archs, variants, dtypes and rule sets are the data's (constraints.md is generated)."""
+    import re
+
+    from cksolve.arch.facts import ARCHS
+    from cksolve.rulesets import RULE_SETS
+
+    cli = (DOC.parent / "cli.md").read_text(encoding="utf-8")
+    row = re.search(r"^\| `--arch`, `-a` \| ([^|]+) \|", cli, re.M)
+    assert row and row[1].strip() == ", ".join(ARCHS), (row and row[1], ARCHS)
+    text = DOC.read_text(encoding="utf-8")
+    assert f"Architectures: {', '.join(ARCHS)}." in text
+    assert all(f"### `{name}`" in text for name in RULE_SETS), list(RULE_SETS)

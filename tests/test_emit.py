@@ -68,6 +68,7 @@ def _sample(configs) -> list:
     return out
 
 
+@pytest.mark.slow
 @needs_shared
 @pytest.mark.parametrize("set_name", SETS)
 def test_facts_equal_ck(set_name, tmp_path):

@@ -80,6 +80,7 @@ def _diff(got: dict, want: dict) -> str:
     return f"missing {missing[:3]} ({len(missing)}), extra {extra[:3]} ({len(extra)}), changed {changed[:3]} ({len(changed)})"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sig, code, seeds", [(signal.SIGINT, 130, range(4)), (signal.SIGTERM, 143, range(2))])
 def test_interrupt_leaves_whole_files_and_no_temporaries(tmp_path, tmp_path_factory, sig, code, seeds):
     old, new = _clean(tmp_path_factory, SEL_A), _clean(tmp_path_factory, SEL_B)
@@ -113,6 +114,7 @@ def test_interrupt_leaves_whole_files_and_no_temporaries(tmp_path, tmp_path_fact
         assert _tree(out) == new, f"{where}, re-run: {_diff(_tree(out), new)}"
 
 
+@pytest.mark.slow
 def test_sigkill_then_rerun_completes_the_tree(tmp_path, tmp_path_factory):
     new = _clean(tmp_path_factory, SEL_B)
     for seed in range(4):
@@ -152,6 +154,7 @@ def test_a_new_selection_replaces_the_old_one_and_foreign_files_stay(tmp_path, t
     assert proc.returncode == 0 and err.count("\n") == 1 and "README.user" in err and "left alone" in err, err
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("content", [
     b"garbage\x00\xff",
     b'{"format": 4, "digest": "%s", "kernels": 99999999999, "names_bytes": 5, "archs": ["gfx942"]}\n../..',
@@ -191,6 +194,7 @@ def test_symlinks_inside_out_are_replaced_not_followed(tmp_path, tmp_path_factor
     assert _tree(out) == _clean(tmp_path_factory, SEL_A)
 
 
+@pytest.mark.slow
 def test_enumerate_output_replaces_a_symlink(tmp_path):
     target = tmp_path / "target.txt"
     target.write_text("untouched")
@@ -204,6 +208,7 @@ def test_enumerate_output_replaces_a_symlink(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["names.txt", "target.txt"]
 
 
+@pytest.mark.slow
 def test_second_emit_waits_for_the_lock(tmp_path, tmp_path_factory):
     out = tmp_path / "out"
     out.mkdir()
@@ -230,6 +235,7 @@ def test_second_emit_waits_for_the_lock(tmp_path, tmp_path_factory):
     assert _tree(out) == _clean(tmp_path_factory, SEL_A)
 
 
+@pytest.mark.slow
 def test_several_archs_get_one_tree_each(tmp_path, tmp_path_factory):
     (tmp_path / "d").mkdir()
     (tmp_path / "elsewhere").mkdir()
@@ -244,6 +250,7 @@ def test_several_archs_get_one_tree_each(tmp_path, tmp_path_factory):
     assert list((tmp_path / "elsewhere").iterdir()) == []  # the symlinked tree was replaced, not followed
 
 
+@pytest.mark.slow
 def test_output_directory_that_is_a_mount_point(tmp_path, tmp_path_factory):
     unshare = shutil.which("unshare")
     mnt = tmp_path / "mnt"
@@ -263,6 +270,7 @@ def test_output_directory_that_is_a_mount_point(tmp_path, tmp_path_factory):
     assert _tree(tmp_path / "unpacked") == _clean(tmp_path_factory, SEL_A)
 
 
+@pytest.mark.slow
 def test_bad_emit_inputs_one_line_exit_2(tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("x")
@@ -279,6 +287,7 @@ def test_bad_emit_inputs_one_line_exit_2(tmp_path):
     assert not (tmp_path / "o2").exists() and not (tmp_path / "o3").exists()
 
 
+@pytest.mark.slow
 def test_two_emits_at_once_never_merge(tmp_path, tmp_path_factory):
     out = tmp_path / "out"
     a = _cli(*SEL_A, "--out", str(out), "-j", "1")
@@ -289,3 +298,192 @@ def test_two_emits_at_once_never_merge(tmp_path, tmp_path_factory):
     clean_a, clean_b = _clean(tmp_path_factory, SEL_A), _clean(tmp_path_factory, SEL_B)
     assert tree in (clean_a, clean_b), f"a merged tree: vs A {_diff(tree, clean_a)}; vs B {_diff(tree, clean_b)}"
     assert _leftovers(tmp_path) == []
+
+
+# --- outputs that are devices or FIFOs; renderers outliving a killed emit; a manifest that is a directory ---
+
+SEL_SMALL = ["--rule-set", "tiny", "--arch", "gfx942", "--variant", "forward", "--dtype", "fp16"]
+
+
+def _limit_memory():  # pragma: no cover - runs in the child before exec
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))  # an emit of tiny needs ~60 MB
+
+
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="needs /dev/zero")
+def test_cmake_list_on_a_device_is_written_into_not_read(tmp_path):
+    """``--cmake-list /dev/zero``: the old list is read only when it is a regular file (bounded by the new
+    text's size); a device is written into. Reading it took gigabytes and ignored SIGINT/SIGTERM."""
+    for device, code, want in (("/dev/zero", 0, ""),
+                               ("/dev/full", 2, "cksolve: error: cannot write /dev/full: No space left on device\n")):
+        if not Path(device).exists():
+            continue
+        proc = _cli(*SEL_SMALL, "--out", str(tmp_path / "o"), "--cmake-list", device, preexec_fn=_limit_memory)
+        try:
+            _, err = proc.communicate(timeout=60)
+        finally:
+            proc.kill()
+        assert (proc.returncode, err) == (code, want), (device, proc.returncode, err[-500:])
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_cmake_list_on_a_fifo_is_written_into(tmp_path):
+    import threading
+
+    fifo = tmp_path / "list.cmake"
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()), daemon=True)
+    reader.start()
+    proc = _cli(*SEL_SMALL, "--out", str(tmp_path / "o"), "--cmake-list", str(fifo))
+    try:
+        _, err = proc.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        os.close(os.open(fifo, os.O_RDWR))  # release the reader thread
+        pytest.fail("emit hung on a FIFO at --cmake-list (it read it before writing)")
+    reader.join(10)
+    assert proc.returncode == 0 and err == "", err
+    assert got and got[0].startswith(b"# Written by `cksolve emit --cmake-list`"), got[:1]
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+@pytest.mark.parametrize("sig, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_a_signal_while_waiting_on_a_fifo_output_ends_the_emit(tmp_path, sig, code):
+    """Nobody reads the FIFO at --cmake-list: the emit waits to write into it, and a signal ends it in 2 s."""
+    fifo = tmp_path / "list.cmake"
+    os.mkfifo(fifo)
+    proc = _cli(*SEL_SMALL, "--out", str(tmp_path / "o"), "--cmake-list", str(fifo), start_new_session=True)
+    try:
+        summary = proc.stdout.readline()  # the trees are written; the list is next
+        assert "kernels" in summary, summary
+        time.sleep(0.3)
+        os.kill(proc.pid, sig)
+        t = time.monotonic()
+        _, err = proc.communicate(timeout=10)
+        took = time.monotonic() - t
+    finally:
+        proc.kill()
+    assert proc.returncode == code and err == f"cksolve: interrupted by {sig.name}\n", (proc.returncode, err)
+    assert took < 2.0, f"took {took:.2f} s to stop"
+    assert stat_is_fifo(fifo) and _leftovers(tmp_path) == []
+
+
+def stat_is_fifo(path: Path) -> bool:
+    import stat
+
+    return stat.S_ISFIFO(os.lstat(path).st_mode)
+
+
+def _children(pid: int) -> list[int]:
+    out = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                out.append(int(entry))
+    return out
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def _survivors(pids: list[int], deadline: float) -> list[int]:
+    """The processes of ``pids`` still alive at ``deadline`` (a killed one takes a moment to exit)."""
+    while (alive := [p for p in pids if _alive(p)]) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return alive
+
+
+_SLOW_RENDERERS = """
+import contextlib, sys, time
+from cksolve.emit import jobs
+
+class Slow(jobs.Job):
+    def run(self, lo, hi):
+        time.sleep(60)  # a chunk that takes long: the parent is killed in the middle of it
+        return super().run(lo, hi)
+
+print("start", flush=True)
+jobs.run(Slow([], sys.argv[1], {}, "tok"), [(0, 0)] * 4, 2, contextlib.nullcontext(lambda n: None))
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
+def test_renderers_die_with_a_killed_parent(tmp_path):
+    """SIGKILL the parent in the middle of a chunk: no renderer survives it by 1 s, and its stderr closes."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    proc = subprocess.Popen([sys.executable, "-c", _SLOW_RENDERERS, str(tmp_path)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=env, start_new_session=True)
+    try:
+        assert proc.stdout.readline() == b"start\n"
+        deadline = time.monotonic() + 30
+        while len(kids := _children(proc.pid)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert len(kids) == 2, f"renderers not started: {kids}"
+        time.sleep(0.3)
+        os.kill(proc.pid, signal.SIGKILL)
+        t = time.monotonic()
+        proc.communicate(timeout=5)  # EOF on stdout and stderr: every holder of them is gone
+        took = time.monotonic() - t
+        survivors = _survivors(kids, t + 1.0)
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+    assert not survivors and took < 1.0, f"renderers {survivors} alive; stderr closed after {took:.2f} s"
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
+def test_a_killed_emit_leaves_no_renderer_holding_stderr(tmp_path):
+    """The command itself: ``$(cksolve emit ...)`` returns within 1 s of the emit's SIGKILL."""
+    proc = _cli("--rule-set", "full", "--arch", "gfx942", "--out", str(tmp_path / "o"), "-j", "2",
+                start_new_session=True)
+    try:
+        deadline = time.monotonic() + 60
+        while len(kids := _children(proc.pid)) < 2 and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.02)
+        assert len(kids) == 2, f"renderers not started: {kids}"
+        os.kill(proc.pid, signal.SIGKILL)
+        t = time.monotonic()
+        proc.communicate(timeout=30)
+        took = time.monotonic() - t
+        survivors = _survivors(kids, t + 1.0)
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+    assert not survivors and took < 1.0, f"renderers {survivors} alive; stderr closed after {took:.2f} s"
+
+
+@pytest.mark.parametrize("kind", ["empty directory", "directory with a file", "fifo"])
+def test_a_manifest_that_is_not_a_file_is_ignored_and_every_file_checked(tmp_path, tmp_path_factory, kind):
+    out = tmp_path / "out"
+    emit(_pairs(SEL_A), out, jobs=1, progress=False)
+    victim = next(out.glob("grouped_conv_*.cpp"))
+    victim.write_text("damaged")  # a full check must repair it
+    (out / MANIFEST).unlink()
+    if kind == "fifo":
+        os.mkfifo(out / MANIFEST)
+    else:
+        (out / MANIFEST).mkdir()
+        if kind == "directory with a file":
+            (out / MANIFEST / "user.txt").write_text("keep me")
+    proc = _cli(*SEL_A, "--out", str(out), "-j", "1")
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("cksolve: warning: ignoring the damaged manifest"), err
+    assert _tree(out) == _clean(tmp_path_factory, SEL_A) | ({f"{MANIFEST}/user.txt": b"keep me"} if "with" in kind
+                                                            else {}), _diff(_tree(out), _clean(tmp_path_factory, SEL_A))
+    proc = _cli(*SEL_A, "--out", str(out), "-j", "1")
+    _, err = proc.communicate(timeout=120)
+    if "with" in kind:  # nobody's to delete: the tree goes without a manifest, and each emit says so
+        assert proc.returncode == 0 and "ignoring the damaged manifest" in err, err
+    else:  # replaced by a manifest: the next emit is quiet
+        assert proc.returncode == 0 and err == "" and (out / MANIFEST).is_file(), err

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-FACES = ("query", "workload", "features", "audit")
+FACES = ("query", "workload", "features", "audit", "explore")
 
 
 def _cli_uses(face: str) -> set[str]:
@@ -75,3 +75,34 @@ def test_a_face_defines_nothing(face):
 def test_the_docs_snippets_parse():
     for code in _doc_snippets():
         ast.parse(code)
+
+
+def test_the_library_names_parameters_and_the_cli_names_flags(capsys):
+    from cksolve import query
+    from cksolve.cli import main
+
+    rs = query.load_rule_set("default")
+    with pytest.raises(query.CksolveError) as exc:
+        query.enumerate_names(rs, query.select(), -1)
+    assert str(exc.value) == "limit -1 must not be negative"
+    with pytest.raises(query.CksolveError) as exc:
+        query.select(["gfx942,"])
+    assert str(exc.value) == "empty arch in 'gfx942,'"
+    for argv, line in ((["enumerate", "-r", "default", "--limit", "-1"], "--limit -1 must not be negative"),
+                       (["count", "-r", "default", "-a", "gfx942,"], "empty --arch in 'gfx942,'")):
+        with pytest.raises(SystemExit):
+            main(argv)
+        assert capsys.readouterr().err == f"cksolve: error: {line}\n"
+
+
+def test_the_library_writes_nothing_to_stderr():
+    """Warnings travel as data (``RuleSet.warnings``); only the command line (and emit's progress bar, which
+    it asks for) writes to stderr."""
+    allowed = {ROOT / "cksolve" / "entry.py", ROOT / "cksolve" / "emit" / "writer.py"}
+    for f in sorted((ROOT / "cksolve").rglob("*.py")):
+        if f in allowed or (ROOT / "cksolve" / "cli") in f.parents:
+            continue
+        tree = ast.parse(f.read_text(encoding="utf-8"))
+        uses = [n.lineno for n in ast.walk(tree) if isinstance(n, ast.Attribute) and n.attr == "stderr"
+                and isinstance(n.value, ast.Name) and n.value.id == "sys"]
+        assert not uses, f"{f.relative_to(ROOT)}:{uses[0]} writes to stderr"

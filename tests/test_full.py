@@ -46,6 +46,7 @@ def test_enumeration_equals_ck_accepted_for_every_combination():
     assert not mismatches, f"{len(mismatches)} combinations differ:\n" + "\n".join(mismatches[:10])
 
 
+@pytest.mark.slow
 def test_rejected_names_are_produced_by_the_rules_and_refused_by_the_arch():
     problems = []
     for key, ref in oracle("full").items():

@@ -101,13 +101,15 @@ def test_minimize_summary_json(capsys, tmp_path):
 # -- check_names over any names --------------------------------------------------------------------------------
 
 def test_check_names_takes_any_iterable(tmp_path):
-    names = [GOOD, LDS, "not_a_kernel"]
+    names = [GOOD, LDS]
     path = tmp_path / "names.txt"
     path.write_text("\n".join(names) + "\n")
     from_list = list(query.check_names(names, "gfx942"))
     assert from_list == list(query.check_names(path, "gfx942")) == list(query.check_names(str(path), "gfx942"))
     assert list(query.check_names(iter(names), "gfx942")) == from_list
-    assert [r.valid for r in from_list] == [True, False, False]
+    assert [r.valid for r in from_list] == [True, False]
+    with pytest.raises(query.CksolveError, match="names:2:"):
+        list(query.check_names([GOOD, "not_a_kernel"], "gfx942"))
 
 
 # -- booleans --------------------------------------------------------------------------------------------------

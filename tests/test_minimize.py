@@ -99,6 +99,7 @@ def holdout_plan():
     return rs, problems, plan(problems, rs, "gfx950", ["fp16"], Request(keep=1.0))
 
 
+@pytest.mark.ck_data
 def test_result_covers_what_full_covers_and_keeps_each_best(holdout_plan):
     rs, problems, p = holdout_plan
     kept = set(p.kept)
@@ -113,6 +114,8 @@ def test_result_covers_what_full_covers_and_keeps_each_best(holdout_plan):
     assert p.result.status == "OPTIMAL" and len(kept) < len({n for r in full for n in r.kernels})
 
 
+@pytest.mark.slow
+@pytest.mark.ck_data
 def test_cli_outputs_round_trip_and_are_deterministic(capsys, tmp_path):
     names, ruleset = tmp_path / "kept.txt", tmp_path / "kept.toml"
     code, out, _ = run(capsys, "minimize", "--problems", HOLDOUT, "-r", "full", "-a", "gfx942", "--dtype", "fp16",

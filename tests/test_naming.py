@@ -25,6 +25,7 @@ def _all_reference_names():
     return sorted(names)
 
 
+@pytest.mark.slow
 def test_every_reference_name_round_trips():
     names = _all_reference_names()
     assert len(names) > 30000
@@ -45,12 +46,14 @@ def _depthwise_configs():
     return st.builds(DepthwiseConfig, **fields, layout=st.just("ngchw"), variant=st.just("forward_depthwise"))
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(st.one_of(_gemm_configs(), _depthwise_configs()))
 def test_parse_inverts_name(config):
     assert parse_name(config.name()) == config
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(_gemm_configs(), _gemm_configs())
 def test_different_configs_have_different_names(a, b):

@@ -87,6 +87,7 @@ def test_enumerate_lists_it_and_applies_its_arch_rules(package, tmp_path):
     assert '"block_per_cu": 1' in proc.stdout  # lds_buffering = "double"
 
 
+@pytest.mark.slow
 def test_explain_and_check_give_its_rules_in_words(package, tmp_path):
     proc = cksolve(package, "explain", GOOD, "--arch", "gfx942", "--nearest", "0")
     assert proc.returncode == 0 and f"{GOOD} is valid for gfx942" in proc.stdout, proc.stdout + proc.stderr
@@ -110,6 +111,7 @@ def test_the_constraint_reference_lists_it(package):
     assert "basic_async_v1, wavelet, compv9 |" in proc.stdout  # the pipeline axis domain
 
 
+@pytest.mark.slow
 def test_emit_writes_its_cpp(package, tmp_path):
     names = tmp_path / "names.txt"
     names.write_text(f"{GOOD}\n", encoding="utf-8")

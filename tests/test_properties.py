@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -53,6 +54,7 @@ def _raw_points():
     return st.builds(KernelConfig, **fields)
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(ARCHS), _raw_points())
 def test_cpsat_membership_equals_direct_evaluation(arch, config):
@@ -87,6 +89,7 @@ def _narrowed(model, configs: list, pick: int):
     return replace(model, domains=domains), configs
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(COMBOS, st.sampled_from(BUILT_IN), st.integers(min_value=0, max_value=10**6))
 def test_three_backends_return_identical_sets(combo, rule_set_name, pick):

@@ -43,3 +43,94 @@ def test_a_memo_name_is_registered_once():
             assert "registered twice" in str(exc)
         else:
             raise AssertionError("a second registration under the same name was accepted")
+
+
+# --- every memo of the process, not only the solver's ----------------------------------------
+
+import gc
+import re
+import subprocess
+import sys
+import tracemalloc
+from pathlib import Path
+
+from cksolve import query  # noqa: F401  (loads every layer, so every module's memos are registered)
+from cksolve.solver import enumerate_combo
+from cksolve.space.memos import MEMOS
+
+PACKAGE = Path(__file__).resolve().parents[1] / "cksolve"
+#: process state that is not a memo, with the reason it stays outside MEMOS
+NOT_MEMOS = {
+    "outputs.py": "_live",  # live temporary files: the signal handlers remove them
+    "cli/options.py": "_warned",  # the command's warnings, once each: one command per process
+}
+
+
+def _work():
+    """Solve, name, render and check a little of everything: fills memos of every layer."""
+    from cksolve.emit.render import render_kernel
+    from cksolve.workload import applicable, parse_problem
+
+    combos = [Combo(a, v, "fp16", 2) for a in ("gfx1201", "gfx942") for v in ("bwd_weight", "forward")]
+    for name in ("default", "full", "tiny"):
+        rs = get_rule_set(name)
+        for c in combos:
+            configs = list(enumerate_combo(rs, c))
+            [x.name() for x in configs]
+    render_kernel("gfx942", configs[0])
+    applicable(parse_problem("N=4,G=1,C=64,K=64,Hi=28,Wi=28,Y=3,X=3,pad_h=1,pad_w=1"), get_rule_set("default"),
+               "gfx942", "fp16")
+
+
+def test_no_memo_outside_the_owner():
+    """No bare lru_cache or module-level dict/set memo: each is registered with MEMOS (or listed above)."""
+    bare = []
+    for f in sorted(PACKAGE.rglob("*.py")):
+        rel = f.relative_to(PACKAGE).as_posix()
+        if rel == "space/memos.py":
+            continue
+        for n, line in enumerate(f.read_text(encoding="utf-8").splitlines(), 1):
+            state = re.match(r"(\w+)\s*(?::[^=]+)?=\s*(\{\}|set\(\)|dict\(\))\s*$", line)
+            if "lru_cache" in line or "functools.cache" in line or (state and NOT_MEMOS.get(rel) != state[1]):
+                bare.append(f"{rel}:{n}: {line.strip()}")
+    assert not bare, "\n".join(bare)
+
+
+def test_clear_empties_every_registered_memo():
+    _work()
+    full = {name: n for name, n in MEMOS.sizes().items() if n}
+    for layer in ("space.", "arch.", "rulesets.", "direct.", "relations.", "subsets.", "workload.", "emit."):
+        assert any(name.startswith(layer) for name in full), (layer, sorted(full))
+    MEMOS.clear()
+    assert set(MEMOS.sizes().values()) == {0} and len(MEMOS) == 0
+
+
+def test_clear_returns_the_memory():
+    _work()  # first: imports and anything loaded once per process
+    MEMOS.clear()
+    gc.collect()
+    tracemalloc.start()
+    try:
+        base = tracemalloc.get_traced_memory()[0]
+        _work()
+        gc.collect()
+        grown = tracemalloc.get_traced_memory()[0] - base
+        MEMOS.clear()
+        gc.collect()
+        kept = tracemalloc.get_traced_memory()[0] - base
+    finally:
+        tracemalloc.stop()
+    assert grown > 1_000_000, grown  # the work did memoise
+    assert kept < 0.1 * grown, f"{kept:,} of {grown:,} bytes stay after clear()"
+
+
+def test_rule_sets_register_from_above():
+    """The registry lists the rule sets of its own package; the derived layer adds full-tests and tiny."""
+    code = ("import cksolve.rulesets as r; a = list(r.RULE_SETS); import cksolve.derived; "
+            "print(a); print(list(r.RULE_SETS))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.splitlines()
+    assert out == ["['default', 'tests', 'profiler', 'full']",
+                   "['default', 'tests', 'profiler', 'full', 'full-tests', 'tiny']"], out
+    below = [f for f in (PACKAGE / "rulesets").rglob("*.py")
+             if re.search(r"[\"']cksolve\.derived", f.read_text(encoding="utf-8"))]  # a module named by string
+    assert not below, below

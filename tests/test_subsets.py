@@ -271,6 +271,7 @@ def test_cpsat_one_by_one_lexicographic_phase_agrees(monkeypatch):
     assert minimum_cover_cpsat(dup, {"a", "b"}) == ((1,), "OPTIMAL")
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None, derandomize=True)
 @given(st.lists(st.frozensets(st.sampled_from("abcdefgh"), max_size=4), min_size=1, max_size=14))
 def test_search_equals_cpsat_on_random_families(items):

@@ -118,6 +118,7 @@ def test_bad_problem_file_names_file_line_and_field(tmp_path):
         read_problems(j)
 
 
+@pytest.mark.ck_data
 def test_ck_workload_files_parse():
     rows = {f.name: read_problems(f) for f in sorted((CK / "workloads").glob("*.csv"))}
     assert {k: len(v) for k, v in rows.items()} == {
@@ -142,6 +143,7 @@ def test_applicable_equals_evaluator_on_every_kernel():
         assert got == want, f"{p.spec()}: only grouped {sorted(got - want)[:3]}, only evaluator {sorted(want - got)[:3]}"
 
 
+@pytest.mark.ck_data
 def test_coverage_counts_equal_applicable():
     rs = query.load_rule_set("tiny")
     problems = read_problems(CK / "workloads" / "validation_holdout.csv")[:40]

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import CK
+from conftest import CK, require_ck
 from test_cli import _cksolve, run
 
 HOLDOUT = str(CK / "workloads" / "validation_holdout.csv")
@@ -30,6 +30,8 @@ def test_applicable_lists_kernels_that_run_the_problem(capsys):
     assert all(json.loads(ln)["vector_b"] == 1 for ln in out.splitlines())
 
 
+@pytest.mark.slow
+@pytest.mark.ck_data
 def test_coverage_formats_agree(capsys):
     args = ["coverage", "--problems", HOLDOUT, "-r", "tiny", "-a", "gfx942", "--dtype", "fp16,bf16"]
     code, out, _ = run(capsys, *args, "--format", "jsonl", "--with-kernels")
@@ -90,6 +92,8 @@ def test_bad_problem_file_names_file_line_and_field(capsys, tmp_path):
     assert code == 2 and err == f"cksolve: error: {f}:3: field Hi: 'abc' is not an integer\n"
 
 
+@pytest.mark.slow
+@pytest.mark.ck_data
 def test_coverage_is_byte_identical_across_hash_seeds():
     outs = {_cksolve(seed, "coverage", "--problems", HOLDOUT, "-r", "default", "-a", "gfx950", "--format", "jsonl",
                      "--with-kernels", check=True).stdout for seed in ("0", "31337")}
@@ -108,8 +112,11 @@ def _doc_examples():
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("line,error", _doc_examples())
 def test_docs_examples_run(capsys, line, error):
+    if "../shared" in line:
+        require_ck()
     argv = [a.replace("../shared", str(CK.parent)) for a in shlex.split(line)]
     code, out, err = run(capsys, *argv)
     if error is None:

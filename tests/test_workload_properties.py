@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
@@ -74,6 +75,7 @@ def _kernels(rule_set: str, arch: str, variant: str, dtype: str, ndim: int) -> t
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(problem=problems(), rule_set=st.sampled_from(RULE_SETS), arch=st.sampled_from(ARCHS),
        dtype=st.sampled_from(DTYPES), data=st.data())
+@pytest.mark.ck_data
 def test_applicable_evaluator_and_cpsat_agree(problem, rule_set, arch, dtype, data):
     variant = data.draw(st.sampled_from(DIRECTIONS[problem.direction]), label="variant")
     kernels = _kernels(rule_set, arch, variant, dtype, problem.ndim)
@@ -98,6 +100,7 @@ def test_applicable_evaluator_and_cpsat_agree(problem, rule_set, arch, dtype, da
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(batch=st.lists(problems(), min_size=1, max_size=6), rule_set=st.sampled_from(RULE_SETS),
        arch=st.sampled_from(ARCHS), dtypes=st.lists(st.sampled_from(DTYPES), min_size=1, max_size=2, unique=True))
+@pytest.mark.ck_data
 def test_coverage_counts_what_applicable_lists(batch, rule_set, arch, dtypes):
     rs = _rule_set(rule_set)
     records = coverage(batch, rs, arch, dtypes)
@@ -108,6 +111,8 @@ def test_coverage_counts_what_applicable_lists(batch, rule_set, arch, dtypes):
         assert r.applicable == len(want)
 
 
+@pytest.mark.slow
+@pytest.mark.ck_data
 def test_ck_workload_files_through_coverage_for_every_rule_set():
     """CK's three workload files, every built-in rule set: kernels listed exist in the set, and coverage is
     monotone along CK's containments (a problem a subset covers, its superset covers too)."""

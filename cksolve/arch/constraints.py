@@ -18,10 +18,10 @@ violation cksolve reports is the one CK would report first.
 
 from __future__ import annotations
 
-from functools import lru_cache
 
 from ..space.axes import AXES
 from ..space.constraints import Check, Constraint, Table, interned
+from ..space.memos import MEMOS
 from ..space.pipelines import PIPELINES, pipelines_with
 from ..space.variants import VARIANTS, variants_with
 from .facts import arch_facts, common_facts
@@ -132,7 +132,7 @@ def _warp_tile_ok(dtype, warp_tile_m, warp_tile_n, warp_tile_k, tiles_by_key):
 # --- the constraints -----------------------------------------------------------------
 
 
-@lru_cache(maxsize=None)
+@MEMOS.cached("arch.constraints.gemm_constraints")
 def gemm_constraints(arch: str) -> tuple[Constraint, ...]:
     """Every arch rule for implicit-GEMM kernels on ``arch``, in CK's order."""
     facts = arch_facts(arch)
@@ -287,7 +287,7 @@ def _divides_k(warp_tile_k, tile_k):
     return tile_k % warp_tile_k == 0
 
 
-@lru_cache(maxsize=None)
+@MEMOS.cached("arch.constraints.wmma_k_constraint")
 def wmma_k_constraint(arch: str) -> Constraint:
     """CK's WMMA K rule, which only bites when a config carries a dtype tag.
 

@@ -6,14 +6,15 @@ from them. Adding a gfx target is a new table in the TOML file.
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass
-from functools import lru_cache
-from importlib import resources
 from types import MappingProxyType
 from typing import Mapping
 
-__all__ = ["ArchFacts", "CommonFacts", "ARCHS", "arch_facts", "common_facts", "UnknownArch"]
+from ..space.datafile import load
+from ..space.memos import MEMOS
+from ..space.values import value_facts
+
+__all__ = ["ArchFacts", "CommonFacts", "ARCHS", "arch_facts", "archs_with", "common_facts", "UnknownArch"]
 
 
 class UnknownArch(ValueError):
@@ -39,32 +40,39 @@ class ArchFacts:
     warp_tiles: Mapping[str, tuple[tuple[int, int, int], ...]]
     cu_count: int | None = None  # compute units of the arch's reference part; None where no source gives one
     hw_profile: Mapping[str, int] | None = None  # CK's ML-selector hardware profile; None where CK has none
+    streamk_bwd_weight: bool = False  # CK Tile's stream-K backward-weight path runs here
+    async_copy: bool = False  # Async (async-copy) pipelines run here
 
     @property
     def is_wave32(self) -> bool:
         return self.warp_size == 32
 
 
-@lru_cache(maxsize=1)
+_TRIPLES = [[int]]
+_SCHEMA = {"*": {"family": str, "warp_size": int, "wave_splits": _TRIPLES, "warp_tiles": {"*": _TRIPLES},
+                 "cu_count?": int, "hw_profile?": {"*": (int, float)}, "streamk_bwd_weight?": bool,
+                 "async_copy?": bool}}
+
+
+@MEMOS.cached("arch.facts._raw", maxsize=1)
 def _raw() -> dict:
-    text = resources.files(__package__).joinpath("facts.toml").read_text(encoding="utf-8")
-    return tomllib.loads(text)
+    return load(__package__, "facts.toml", _SCHEMA)
 
 
-@lru_cache(maxsize=1)
+@MEMOS.cached("arch.facts.common_facts", maxsize=1)
 def common_facts() -> CommonFacts:
-    c = _raw()["common"]
+    """Facts of the dtypes every arch shares (their tables are in ``space/values.toml``)."""
     return CommonFacts(
-        element_size=MappingProxyType(dict(c["element_size"])),
-        accumulator=MappingProxyType(dict(c["accumulator"])),
+        element_size=MappingProxyType(value_facts("dtype", "element_size")),
+        accumulator=MappingProxyType(value_facts("dtype", "accumulator")),
     )
 
 
 #: Supported architectures, in the order of the facts file.
-ARCHS: tuple[str, ...] = tuple(k for k in _raw() if k != "common")
+ARCHS: tuple[str, ...] = tuple(_raw())
 
 
-@lru_cache(maxsize=None)
+@MEMOS.cached("arch.facts.arch_facts")
 def arch_facts(arch: str) -> ArchFacts:
     raw = _raw()
     if arch not in ARCHS:
@@ -78,4 +86,11 @@ def arch_facts(arch: str) -> ArchFacts:
         warp_tiles=MappingProxyType({k: tuple(tuple(t) for t in v) for k, v in a["warp_tiles"].items()}),
         cu_count=a.get("cu_count"),
         hw_profile=MappingProxyType(dict(a["hw_profile"])) if "hw_profile" in a else None,
+        streamk_bwd_weight=a.get("streamk_bwd_weight", False),
+        async_copy=a.get("async_copy", False),
     )
+
+
+def archs_with(flag: str) -> tuple[str, ...]:
+    """The archs whose boolean fact ``flag`` is true, in facts-file order."""
+    return tuple(a for a in ARCHS if getattr(arch_facts(a), flag))

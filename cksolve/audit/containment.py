@@ -30,9 +30,10 @@ def parse_against(spec: str) -> tuple[str, str]:
     if not sep:
         return spec, "subset"
     if relation not in RELATIONS:
-        raise CksolveError(f"unknown relation {relation!r} in --against {spec!r}; valid: {', '.join(RELATIONS)}")
+        raise CksolveError(f"unknown relation {relation!r} in {{option}} {spec!r}; valid: {', '.join(RELATIONS)}",
+                           option="against")
     if not name:
-        raise CksolveError(f"--against {spec!r} names no rule set")
+        raise CksolveError(f"{{option}} {spec!r} names no rule set", option="against")
     return name, relation
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from ..errors import CksolveError
+from ..errors import CksolveError, did_you_mean
 from ..rulesets import Combo
 
 __all__ = ["LOSS", "ComboFinding", "DeadRow", "Unreachable", "InvalidEntry", "Containment", "Report", "CATEGORIES", "categories"]
@@ -21,7 +21,8 @@ def categories(names: list[str]) -> list[str]:
     """``--fail-on`` values, checked."""
     for n in names:
         if n not in CATEGORIES:
-            raise CksolveError(f"unknown --fail-on category {n!r}; valid: {', '.join(CATEGORIES)}")
+            raise CksolveError(f"unknown {{option}} category {n!r}; valid: {', '.join(CATEGORIES)}"
+                               f"{did_you_mean(n, CATEGORIES)}", option="fail_on")
     return names
 
 

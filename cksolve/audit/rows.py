@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections import Counter
 
 from ..space.constraints import Table
+from ..space.memos import MEMOS
 from .blocking import minimal_removal
 from .findings import DeadRow, Unreachable
 from .model import Parts, count, pinned
@@ -32,7 +33,7 @@ def _put_back_order(constraints) -> list:
     return tables + [c for c in constraints if not (isinstance(c, Table) and not c.forbid)]
 
 
-_KILLERS: dict = {}
+_KILLERS: dict = MEMOS.memo("audit.rows.killers")
 
 
 def unreachable_killers(p: Parts, table: Table, row: tuple) -> tuple[str, ...]:

@@ -10,6 +10,7 @@ from typing import Sequence
 
 from ..errors import CksolveError
 from ..formats import check_format
+from .. import derived  # noqa: F401  (registers full-tests and tiny, which the containment checks name)
 from ..rulesets import Combo, RuleSet, get_rule_set
 from ..selection import Selection
 from .containment import EXPECTED, Containment, containment, parse_against
@@ -33,19 +34,19 @@ def audit(rule_set: RuleSet, combos: Sequence[Combo]) -> Report:
 ALL = "all"
 
 
-def run(spec: str, combos: Sequence[Combo], against: Sequence[str] = (), builder_configs: str | None = None
-        ) -> tuple[list[Report], list[Containment]]:
+def run(spec: str, combos: Sequence[Combo], against: Sequence[str] = (), builder_configs: str | None = None,
+        strict: bool = False) -> tuple[list[Report], list[Containment]]:
     """The audits a command line asks for: one rule set (with ``against`` checks) or ``all``.
 
     Returns the reports and the containment checks that belong to no single
     report (the hierarchy of ``all``).
     """
     def load(name: str) -> RuleSet:
-        return get_rule_set(name, builder_configs=builder_configs)
+        return get_rule_set(name, builder_configs=builder_configs, strict=strict)
 
     if spec == ALL:
         if against:
-            raise CksolveError("--against is not used with --rule-set all (it checks CK's hierarchy)")
+            raise CksolveError(f"{{opt:against}} is not used with {{opt:rule_set}} {ALL} (it checks CK's hierarchy)")
         names = dict.fromkeys(n for a, b, _ in EXPECTED for n in (a, b))
         rule_sets = {n: load(n) for n in ("default", *names)}  # load all first: a missing input fails fast
         reports = [audit(rs, combos) for rs in rule_sets.values()]
@@ -65,10 +66,12 @@ AUDIT_FORMATS = ("text", "json")
 
 
 def audit_selection(spec: str, selection: Selection, against: Sequence[str] = (), builder_configs: str | None = None,
-                    fail_on: Sequence[str] = ()) -> tuple[list[Report], list[Containment], list[str]]:
-    """(reports, containment checks, the ``fail_on`` categories with findings)."""
+                    fail_on: Sequence[str] = (), strict: bool = False
+                    ) -> tuple[list[Report], list[Containment], list[str]]:
+    """(reports, containment checks, the ``fail_on`` categories with findings); ``strict``: what loading a rule
+    set would only warn about is an error."""
     gates = categories(list(fail_on))
-    reports, checks = run(spec, selection.combos(), against, builder_configs)
+    reports, checks = run(spec, selection.combos(), against, builder_configs, strict)
     totals = findings(reports, checks)
     return reports, checks, [g for g in gates if totals[g]]
 

@@ -1,6 +1,6 @@
 """The ``cksolve`` command: the typer app (``app``), the shared options (``options``), the exit-code
 plumbing (``errors``) and one module per command family, each parsing options, calling a face
-(``cksolve.query``, ``.workload``, ``.features``, ``.audit``; ``cksolve.emit`` for emit) and printing.
+(``cksolve.query``, ``.workload``, ``.features``, ``.audit``, ``.explore``; ``cksolve.emit`` for emit) and printing.
 
 Bad input never produces a traceback: every user error becomes one line on
 stderr and exit code 2. Output files are written whole or not at all
@@ -15,7 +15,7 @@ from typing import Optional
 
 import typer
 
-from . import audit, checking, diff, emit, features, listing, minimize, report, workloads  # noqa: F401  (they register)
+from . import audit, checking, diff, emit, features, listing, minimize, report, space, workloads  # noqa: F401  (they register)
 from .app import app
 from .errors import run_command
 
@@ -23,7 +23,7 @@ __all__ = ["app", "main", "run"]
 
 #: the order ``cksolve --help`` lists the commands in (the families register in import order)
 ORDER = ("enumerate", "count", "check", "explain", "diff", "emit", "cmake-dir", "rule-sets", "archs", "applicable",
-         "coverage", "minimize", "features", "pipeline-variants", "audit", "report")
+         "coverage", "minimize", "features", "pipeline-variants", "audit", "sample", "search", "report")
 app.registered_commands.sort(key=lambda c: ORDER.index(c.name) if c.name in ORDER else len(ORDER))
 
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import typer
 
+from .. import __version__
+from ..outputs import write_stdout
 from .options import STRICT_ENV, set_strict
 
 __all__ = ["app"]
@@ -23,10 +25,18 @@ app = typer.Typer(
 )
 
 
+def _version(shown: bool) -> None:
+    if shown:
+        write_stdout(f"cksolve {__version__}\n")
+        raise typer.Exit(0)
+
+
 @app.callback()
 def _global_options(
     strict: bool = typer.Option(False, "--strict", help="Errors instead of warnings for CK Builder .conf entries "
                                                         f"the Builder would drop (same as {STRICT_ENV}=1)."),
+    version: bool = typer.Option(False, "--version", is_eager=True, callback=_version,
+                                 help="Print the version and exit."),
 ) -> None:
     """Declarative configuration space for CK Tile grouped-convolution kernels."""
     set_strict(strict)

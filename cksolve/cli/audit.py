@@ -9,14 +9,17 @@ import typer
 
 from .. import query
 from .app import app
-from .options import (BuilderOpt, OutputOpt, SelectionArgs, check_format, choices, format_option, refuse_unwritable,
-                      rule_set_option, selection_options, write)
+from .completion import values
+from .options import (BuilderOpt, complete_rule_set, OutputOpt, SelectionArgs, check_format, choices, format_option, refuse_unwritable,
+                      rule_set_option, selection_options, strict, write)
 
 
 #: ``audit.ALL`` and ``audit.AUDIT_FORMATS``, repeated so that help needs no import of the package (a test
 #: holds them equal)
 AUDIT_ALL = "all"
 AUDIT_FORMATS = ("text", "json")
+#: ``audit.CATEGORIES``, likewise
+FAIL_ON = ("empty", "invalid", "containment", "dead", "idle")
 
 
 @app.command("audit")
@@ -26,10 +29,12 @@ def audit_cmd(
                                          "(every built-in set and CK's hierarchy)."),
     sel: SelectionArgs = None,
     against: Optional[List[str]] = typer.Option(None, "--against", metavar="R2[:RELATION]",
-                                                help="R2, R2:subset or R2:superset; repeatable. Default relation: subset."),
+                                                help="R2, R2:subset or R2:superset; repeatable. Default relation: subset.",
+                                                autocompletion=complete_rule_set),
     fmt: str = format_option("text", AUDIT_FORMATS),
     fail_on: Optional[str] = typer.Option(None, "--fail-on", metavar="CATEGORIES",
-                                          help="Exit 1 if any of these has findings: empty,invalid,containment,dead,idle."),
+                                          help=f"Exit 1 if any of these has findings: {','.join(FAIL_ON)}.",
+                                          autocompletion=values(FAIL_ON, comma=True)),
     output: Optional[Path] = OutputOpt,
     builder_configs: Optional[str] = BuilderOpt,
 ) -> None:
@@ -39,6 +44,7 @@ def audit_cmd(
     check_format(fmt, AUDIT_FORMATS)
     refuse_unwritable(output)
     gates = query.split_values([fail_on] if fail_on is not None else [], "fail-on")
-    reports, checks, failed = audit.audit_selection(rule_set, sel.select(), against or (), builder_configs, gates)
+    reports, checks, failed = audit.audit_selection(rule_set, sel.select(), against or (), builder_configs, gates,
+                                                    strict())
     write(audit.audit_text(reports, checks, fmt, rule_set), output)
     raise typer.Exit(1 if failed else 0)

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-import sys
 from typing import Optional
 
 import typer
 
-from .. import query
+from .. import explore, query
+from ..outputs import write_stdout
 from .app import app
 from .options import BuilderOpt, NameTarget, check_format, format_option, name_target_options
 
@@ -24,21 +24,28 @@ def check_cmd(
     target: NameTarget = None,
     fmt: str = format_option("text", CHECK_FORMATS),
     builder_configs: Optional[str] = BuilderOpt,
+    backend: Optional[str] = typer.Option(None, "--backend", metavar="BACKEND",
+                                          help="Solver deciding validity and membership: direct (default), cpsat "
+                                               "or python-constraint."),
 ) -> None:
     """Say for each kernel name whether it is valid for ARCH, and why not (exit 1 if any is not)."""
     check_format(fmt, CHECK_FORMATS)
     arch, rs = target.load(builder_configs)
+    records = query.check_names(source, arch, rs)
+    if backend not in (None, "direct"):
+        list(explore.check_with(backend, (), None))  # an unknown backend is refused before any output
+        records = explore.check_with(backend, records, rs)
     all_ok = True
-    for r in query.check_names(source, arch, rs):  # streamed: one record out per name in
+    for r in records:  # streamed: one record out per name in
         all_ok &= r.ok
         if fmt == "jsonl":
-            sys.stdout.write(json.dumps(r.as_dict()) + "\n")
+            write_stdout(json.dumps(r.as_dict()) + "\n")
             continue
         state = "valid" if r.valid else "invalid"
         if rs is not None:
             state += f", {'in' if r.member else 'not in'} {rs.name}"
-        sys.stdout.write(f"{r.name}: {state}\n")
-        sys.stdout.writelines(f"  - {constraint}: {message}\n" for constraint, message in r.violations)
+        write_stdout(f"{r.name}: {state}\n")
+        write_stdout("".join(f"  - {constraint}: {message}\n" for constraint, message in r.violations))
     raise typer.Exit(0 if all_ok else 1)
 
 
@@ -60,5 +67,5 @@ def explain_cmd(
     check_format(fmt, EXPLAIN_FORMATS)
     arch, rs = target.load(builder_configs)
     record = query.explain_name(name, arch, rs, nearest, problem)
-    sys.stdout.write(json.dumps(record.as_dict()) + "\n" if fmt == "json" else record.text)
+    write_stdout(json.dumps(record.as_dict()) + "\n" if fmt == "json" else record.text)
     raise typer.Exit(0 if record.ok else 1)

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
-import sys
 from typing import Optional
 
 import typer
 
 from .. import query
 from ..formats import value_text
+from ..outputs import write_stdout
 from .app import app
 from .options import BuilderOpt, SelectionArgs, check_format, format_option, selection_options, strict, warn_once
 
@@ -31,7 +31,7 @@ def diff_cmd(
     sa = _open(a, builder_configs)
     sb = _open(b, builder_configs)
     diffs = query.diff_sources(sa, sb, selection)
-    sys.stdout.write(diff_jsonl(diffs, sa, sb) if fmt == "jsonl" else diff_table(diffs, sa, sb))
+    write_stdout(diff_jsonl(diffs, sa, sb) if fmt == "jsonl" else diff_table(diffs, sa, sb))
 
 
 def _open(spec: str, builder_configs: Optional[str]):

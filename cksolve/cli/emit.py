@@ -16,11 +16,16 @@ import typer
 
 from .. import query
 from ..errors import CksolveError
-from ..outputs import check_writable
+from ..outputs import check_writable, write_stdout
 from .app import app
-from .options import BuilderOpt, SelectionArgs, load_rule_set, rule_set_option, selection_options
+from .errors import say
+from .options import BuilderOpt, SelectionArgs, check_format, format_option, load_rule_set, rule_set_option, \
+    selection_options
 
-__all__ = ["run_emit", "select_for_emit", "inputs"]
+__all__ = ["run_emit", "select_for_emit", "inputs", "selection_label", "summary_json", "SUMMARY_FORMATS"]
+
+#: what ``emit --format`` offers for the summary on stdout
+SUMMARY_FORMATS = ("text", "json")
 
 
 @app.command("emit")
@@ -37,11 +42,16 @@ def emit_cmd(
                                              help="One tree per arch, OUT/ARCH (default: when several archs)."),
     cmake_list: Optional[Path] = typer.Option(None, "--cmake-list", metavar="FILE",
                                               help="Also write the CMake list of trees, sources and inputs here."),
+    replace: bool = typer.Option(False, "--replace",
+                                 help="Remove the files another selection or layout wrote into OUT (else refused)."),
+    unity_batch: Optional[int] = typer.Option(None, "--unity-batch", metavar="N",
+                                              help="Also write translation units of up to N kernels each (OUT/unity)."),
+    fmt: str = format_option("text", SUMMARY_FORMATS),
 ) -> None:
     """Write a CK Tile kernel instance (header, .cpp, dispatcher wrapper) for every config."""
     code = run_emit(out=out, rule_set=rule_set, names=names, arch=sel.arch, variant=sel.variant, dtype=sel.dtype,
                     ndim=sel.ndim, jobs=jobs, builder_configs=builder_configs, arch_dirs=arch_dirs,
-                    cmake_list=cmake_list)
+                    cmake_list=cmake_list, replace=replace, unity_batch=unity_batch, fmt=fmt)
     raise typer.Exit(code)
 
 
@@ -50,7 +60,7 @@ def cmake_dir_cmd() -> None:
     """Print the directory holding cksolveConfig.cmake (for -Dcksolve_DIR=... or CMAKE_PREFIX_PATH)."""
     from ..emit.cmake import CMAKE_DIR  # deferred, as every emit import here: the writer loads only when emitting
 
-    sys.stdout.write(f"{CMAKE_DIR}\n")
+    write_stdout(f"{CMAKE_DIR}\n")
 
 
 def select_for_emit(rule_set: Optional[str], names: Optional[Path], arch, variant, dtype, ndim,
@@ -60,10 +70,14 @@ def select_for_emit(rule_set: Optional[str], names: Optional[Path], arch, varian
     if (rule_set is None) == (names is None):
         raise CksolveError("emit needs exactly one of --rule-set or --names")
     selection = query.select(arch, variant, dtype, ndim)
-    archs = list(selection.archs)
+    # the trees: one per arch or ROCm target ID given (gfx942:xnack-), which selects by its base arch
+    targets = sorted(_targets(arch), key=lambda t: selection.archs.index(_base(t))) or list(selection.archs)
     if rule_set is not None:
         rs = load_rule_set(rule_set, builder_configs)
-        return archs, [(r.combo.arch, r.config) for r in query.enumerate_records(rs, selection)]
+        by_base: dict[str, list] = {}
+        for r in query.enumerate_records(rs, selection):
+            by_base.setdefault(r.combo.arch, []).append(r.config)
+        return targets, [(t, c) for t in targets for c in by_base.get(_base(t), ())]
     entries = query.read_sectioned_names(Path(names))  # [(section arch or None, config)]
     sections = list(dict.fromkeys(a for a, _ in entries if a is not None))
     if not arch:  # the file's sections say the archs
@@ -71,19 +85,29 @@ def select_for_emit(rule_set: Optional[str], names: Optional[Path], arch, varian
         if loose is not None or not sections:
             raise CksolveError("emit --names needs --arch" + (f" ({loose.name()} is in no '# arch: ARCH' section)"
                                                               if loose is not None and sections else ""))
-        archs = [a for a in query.ARCHS if a in sections]
+        targets = [a for a in query.ARCHS if a in sections]
     else:
         for a in sections:
-            if a not in archs:
-                raise CksolveError(f"{names} has a section for {a}, not among --arch {','.join(archs)}")
-    items = [(target, c) for target in archs for a, c in entries if a is None or a == target]
+            if a not in {_base(t) for t in targets}:
+                raise CksolveError(f"{names} has a section for {a}, not among --arch {','.join(targets)}")
+    items = [(t, c) for t in targets for a, c in entries if a is None or a == _base(t)]
     for target, config in items:
-        verdict = query.evaluate(config, target)
+        verdict = query.evaluate(config, _base(target))
         if not verdict.valid:
             first = verdict.violations[0]
-            raise CksolveError(f"{names}: {config.name()} is not valid for {target}: "
+            raise CksolveError(f"{names}: {config.name()} is not valid for {_base(target)}: "
                                f"{first.message} [{first.constraint}]")
-    return archs, items
+    return targets, items
+
+
+def _targets(arch) -> list[str]:
+    """The --arch values (archs or ROCm target IDs, already checked by query.select), each once."""
+    return list(dict.fromkeys(query.split_values(arch, "arch")))
+
+
+def _base(target: str) -> str:
+    """The arch of a checked target ID (``gfx942:xnack-`` -> ``gfx942``; see cksolve.arch.target_id)."""
+    return target.split(":", 1)[0]
 
 
 def inputs(rule_set: Optional[str], names: Optional[Path], builder_configs: Optional[str]) -> list[Path]:
@@ -101,33 +125,65 @@ def inputs(rule_set: Optional[str], names: Optional[Path], builder_configs: Opti
     return out
 
 
+def selection_label(rule_set: Optional[str], names: Optional[Path]) -> str:
+    """What chose the kernels, as the tree's manifest records it: another label is another selection."""
+    if names is not None:
+        return f"names file {Path(names).resolve()}"
+    if Path(rule_set).is_file():
+        return f"rule-set file {Path(rule_set).resolve()}"
+    return f"rule set {rule_set}"
+
+
+def summary_json(trees, selection: str) -> str:
+    """``emit --format json``: one object; per tree its arch (or null), directory and counts."""
+    import json
+
+    rows = []
+    for arch, s in trees:
+        rows.append({"arch": arch, "out_dir": s.out_dir, "kernels": s.kernels, "files": s.files,
+                     "written": s.written, "unchanged": s.unchanged, "removed": s.removed,
+                     "replaced": s.replaced, "swept": s.swept, "bytes": s.bytes, "bytes_written": s.bytes_written,
+                     "seconds": round(s.seconds, 3), "units": len(s.units), "foreign": list(s.foreign),
+                     "notes": list(s.notes)})
+    total = {k: sum(r[k] for r in rows) for k in ("kernels", "files", "written", "unchanged", "removed",
+                                                  "replaced", "bytes", "bytes_written", "units")}
+    return json.dumps({"selection": selection, "trees": rows, "total": total}, indent=2) + "\n"
+
+
 def run_emit(*, out: Path, rule_set, names, arch, variant, dtype, ndim, jobs, builder_configs,
-             arch_dirs: Optional[bool] = None, cmake_list: Optional[Path] = None) -> int:
+             arch_dirs: Optional[bool] = None, cmake_list: Optional[Path] = None, replace: bool = False,
+             unity_batch: Optional[int] = None, fmt: str = "text") -> int:
     """Run the command; returns the exit code (0, or 128 + signal when the writer was interrupted)."""
     from ..emit import EmitInterrupted
 
+    check_format(fmt, SUMMARY_FORMATS)
     try:
-        return _run(out, rule_set, names, arch, variant, dtype, ndim, jobs, builder_configs, arch_dirs, cmake_list)
+        return _run(out, rule_set, names, arch, variant, dtype, ndim, jobs, builder_configs, arch_dirs, cmake_list,
+                    replace, unity_batch, fmt)
     except EmitInterrupted as exc:
-        sys.stderr.write(f"cksolve: {exc}\n")
+        say(str(exc))
         return exc.exit_code
 
 
 def _say(line: str) -> None:
-    sys.stderr.write(f"cksolve: {line}\n")
-    sys.stderr.flush()
+    say(line)
 
 
-def _run(out, rule_set, names, arch, variant, dtype, ndim, jobs, builder_configs, arch_dirs, cmake_list) -> int:
+def _run(out, rule_set, names, arch, variant, dtype, ndim, jobs, builder_configs, arch_dirs, cmake_list,
+         replace, unity_batch, fmt) -> int:
     from ..emit import emit_trees
 
+    if unity_batch is not None and (isinstance(unity_batch, bool) or unity_batch < 1):
+        raise CksolveError(f"--unity-batch {unity_batch} must be at least 1 (leave it out for one unit per kernel)")
     archs, items = select_for_emit(rule_set, names, arch, variant, dtype, ndim, builder_configs)
+    label = selection_label(rule_set, names)
     if cmake_list is not None:
         check_writable(Path(cmake_list))  # before the trees: a list that cannot be written fails the emit
     if cmake_list is not None and arch_dirs is None:
         arch_dirs = True  # CMake gets one tree per arch, however many there are
     trees = emit_trees(items, Path(out), archs=archs, arch_dirs=arch_dirs, jobs=jobs,
-                       progress=sys.stderr.isatty(), on_wait=_say)
+                       progress=sys.stderr is not None and sys.stderr.isatty(), on_wait=_say, selection=label,
+                       replace=replace, unity_batch=unity_batch)
     for _, summary in trees:
         for note in summary.notes:
             _say(f"warning: {note}")
@@ -135,14 +191,20 @@ def _run(out, rule_set, names, arch, variant, dtype, ndim, jobs, builder_configs
             shown = ", ".join(summary.foreign[:3]) + (", ..." if len(summary.foreign) > 3 else "")
             _say(f"note: {len(summary.foreign)} files in {summary.out_dir} were not written by emit "
                  f"and were left alone: {shown}")
-        sys.stdout.write(summary.line() + "\n")
+        if fmt == "text":
+            write_stdout(summary.line() + "\n")
+    if fmt == "json":
+        write_stdout(summary_json(trees, label))
     if cmake_list is not None:
         from ..emit.cmake import cmake_list_text, write_cmake_list
 
         by_arch: dict[str, list[str]] = {a: [] for a in archs}
         for a, c in items:
             by_arch[a].append(c.name())
-        dirs = {tree_arch: Path(s.out_dir) for tree_arch, s in trees}
-        listed = [(a, dirs.get(a, dirs.get(None)), sorted(set(by_arch[a]))) for a in archs]
+        dirs = {tree_arch: s for tree_arch, s in trees}
+        listed = []
+        for a in archs:
+            s = dirs.get(a, dirs.get(None))
+            listed.append((a, Path(s.out_dir), sorted(set(by_arch[a])), s.units or None))
         write_cmake_list(Path(cmake_list), cmake_list_text(listed, inputs(rule_set, names, builder_configs)))
     return 0

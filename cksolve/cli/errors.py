@@ -1,5 +1,8 @@
 """Exit-code plumbing: every user error one line and exit 2, a closed pipe exit 0, an interrupt 130.
 
+A closed stderr (``2>&-``) changes nothing but the missing line: the exit
+code is the same.
+
 Bad input never produces a traceback. Typer's usage errors, the library's
 ``CksolveError`` (worded for the command line: the flag named, ``for_flag``)
 and an output that cannot be written all end the same way; stdout is flushed
@@ -15,8 +18,9 @@ from typing import Optional
 from typer.exceptions import Abort, Exit, TyperException
 
 from ..errors import CksolveError, shorten
+from ..outputs import StdoutClosed, flush_stdout, write_stdout
 
-__all__ = ["run_command"]
+__all__ = ["run_command", "say", "to_stderr"]
 
 
 def _empty_option(command, argv: list[str]) -> Optional[str]:
@@ -39,11 +43,26 @@ def _empty_option(command, argv: list[str]) -> Optional[str]:
     return None
 
 
-def _finish_output() -> None:
-    """Flush stdout inside ``main`` so that a full disk (/dev/full) is an error line, not a traceback at exit."""
-    if sys.stdout is None:
-        raise CksolveError("cannot write output: stdout is closed")
-    sys.stdout.flush()
+def to_stderr(text: str) -> None:
+    """``text`` on stderr; nothing when stderr is closed (``2>&-``) or fails: the exit code still tells."""
+    stream = sys.stderr
+    if stream is None:
+        return
+    try:
+        stream.write(text)
+        stream.flush()
+    except (OSError, ValueError):
+        pass
+
+
+def say(line: str) -> None:
+    """One line on stderr, ``cksolve: `` first."""
+    to_stderr(f"cksolve: {line}\n")
+
+
+def _fail(message: str, code: int = 2) -> None:
+    say(message)
+    sys.exit(code)
 
 
 def _output_error(exc: OSError) -> str:
@@ -53,7 +72,12 @@ def _output_error(exc: OSError) -> str:
 
 
 def run_command(command, argv: list[str]) -> None:
-    """Run the click command on ``argv`` and exit: 0, the command's code, 2 with one line, 130 on an interrupt."""
+    """Run the click command on ``argv`` and exit: 0, the command's code, 2 with one line, 130 on an interrupt.
+
+    stdout is flushed before the exit, inside these handlers: a full disk is a
+    line and exit 2 whatever the command's own code, a closed pipe exit 0.
+    """
+    code = 0
     try:
         empty = _empty_option(command, argv)
         if empty is not None:
@@ -62,44 +86,40 @@ def run_command(command, argv: list[str]) -> None:
             raise CksolveError("cannot write output: stdout is closed")
         if hasattr(sys.stdout, "reconfigure"):  # a non-UTF-8 locale escapes what it cannot print
             sys.stdout.reconfigure(errors="backslashreplace")
-        rv = command.main(args=argv, prog_name="cksolve", standalone_mode=False)
-        _finish_output()
-    except Exit as exc:
-        _exit_after_flush(exc.exit_code)
+        try:
+            rv = command.main(args=argv, prog_name="cksolve", standalone_mode=False)
+            code = rv if isinstance(rv, int) else 0
+        except Exit as exc:
+            code = exc.exit_code
+        flush_stdout()
     except Abort:
-        sys.stderr.write("cksolve: aborted\n")
-        sys.exit(130)
+        _fail("aborted", 130)
     except TyperException as exc:  # usage errors: unknown option, missing argument, ...
         if type(exc).__name__ == "NoArgsIsHelpError":
-            sys.stdout.write(exc.format_message() + "\n")
+            write_stdout(exc.format_message() + "\n", flush=True)
             sys.exit(0)
-        sys.stderr.write(f"cksolve: error: {' '.join(exc.format_message().split())}\n")
-        sys.exit(2)
+        _fail(f"error: {' '.join(exc.format_message().split())}")
     except CksolveError as exc:
-        sys.stderr.write(f"cksolve: error: {' '.join(exc.for_flag().split())}\n")
-        sys.exit(2)
-    except BrokenPipeError:
+        _quiet_stdout_on_failure()
+        _fail(f"error: {' '.join(exc.for_flag().split())}")
+    except (StdoutClosed, BrokenPipeError):
         _quiet_stdout()
         sys.exit(0)
     except OSError as exc:  # stdout on a full disk, or closed under us
         _quiet_stdout()
-        sys.stderr.write(f"cksolve: error: {_output_error(exc)}\n")
-        sys.exit(2)
+        _fail(f"error: {_output_error(exc)}")
     except KeyboardInterrupt:
-        sys.stderr.write("cksolve: interrupted\n")
-        sys.exit(130)
-    sys.exit(rv if isinstance(rv, int) else 0)
-
-
-def _exit_after_flush(code: int) -> None:
-    try:
-        _finish_output()
-    except (OSError, CksolveError) as exc:
-        _quiet_stdout()
-        message = _output_error(exc) if isinstance(exc, OSError) else str(exc)
-        sys.stderr.write(f"cksolve: error: {message}\n")
-        sys.exit(2)
+        _fail("interrupted", 130)
     sys.exit(code)
+
+
+def _quiet_stdout_on_failure() -> None:
+    """After an error, what stdout still holds must not fail the interpreter's flush at exit (a full disk)."""
+    try:
+        if sys.stdout is not None:
+            sys.stdout.flush()
+    except (OSError, ValueError):
+        _quiet_stdout()
 
 
 def _quiet_stdout() -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Optional
 
@@ -10,13 +9,18 @@ import typer
 
 from .. import query
 from ..formats import render, table_text, value_text
+from ..outputs import write_stdout
 from .app import app
+from .completion import values
+from .errors import say
 from .options import (BuilderOpt, OneArchOpt, OutputOpt, RuleSetOpt, SelectionArgs, check_format, choices,
                       format_option, load_rule_set, one_arch, refuse_unwritable, selection_options, write)
 
 PIPELINE_VARIANT_FORMATS = ("table", "csv", "jsonl")
 #: ``features.FEATURE_FORMATS``, repeated so that help needs no import of the package (a test holds them equal)
 FEATURE_FORMATS = ("csv", "jsonl")
+#: ``features.SEMANTICS``, likewise
+SEMANTICS = ("ck", "exact")
 _GEMM_VARIANTS = f"{choices(query.VARIANTS)} (default: the GEMM ones)."
 
 
@@ -32,7 +36,8 @@ def features_cmd(
     fmt: str = format_option("csv", FEATURE_FORMATS),
     output: Optional[Path] = OutputOpt,
     semantics: str = typer.Option("ck", "--semantics", metavar="SEMANTICS",
-                                  help="ck (what CK's engine computes) or exact (true values)."),
+                                  help="ck (what CK's engine computes) or exact (true values).",
+                                  autocompletion=values(SEMANTICS)),
     builder_configs: Optional[str] = BuilderOpt,
 ) -> None:
     """Features of CK's ML kernel selector, per kernel or per (problem, kernel) pair that can run."""
@@ -45,8 +50,8 @@ def features_cmd(
     table = features.feature_table(rs, selection, problems, semantics)
     write(features.feature_text(table, fmt), output)
     if table.unread:
-        sys.stderr.write(f"cksolve: note: {len(table.unread)} kernels have dispatcher names CK's parser does not "
-                         f"read (groups_to_merge, two_stage, wavelet); their ck kernel columns are CK's defaults\n")
+        say(f"note: {len(table.unread)} kernels have dispatcher names CK's parser does not read (groups_to_merge, "
+            f"two_stage, wavelet); their ck kernel columns are CK's defaults")
 
 
 @app.command("pipeline-variants")
@@ -64,6 +69,6 @@ def pipeline_variants_cmd(
     if fmt == "table":
         rows = [[v.arch, v.variant, v.pipeline, v.scheduler, value_text(v.double_smem_buffer),
                  value_text(v.split_image)] for v in found]
-        sys.stdout.write(table_text(list(columns[:-1]), rows) + f"{len(found)} combinations\n")
+        write_stdout(table_text(list(columns[:-1]), rows) + f"{len(found)} combinations\n")
     else:
-        sys.stdout.write(render(fmt, [dict(zip(columns, v)) for v in found], columns))
+        write_stdout(render(fmt, [dict(zip(columns, v)) for v in found], columns))

@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Optional
 
 import typer
 
-from .. import query
-from ..errors import CksolveError, shorten
+from .. import explore, query
+from ..errors import CksolveError, did_you_mean, shorten
 from ..formats import render, table_text
+from ..outputs import write_stdout
 from .app import app
-from .options import (BuilderOpt, OutputOpt, RuleSetOpt, SelectionArgs, check_format, choices, format_option,
+from .completion import values
+from .options import (BuilderOpt, complete_rule_set, OutputOpt, RuleSetOpt, SelectionArgs, check_format, choices, format_option,
                       load_rule_set, refuse_unwritable, selection_options, write)
 
 #: formats each listing command offers (names/jsonl/csv/table are the shared writers)
@@ -39,12 +40,19 @@ def enumerate_cmd(
     output: Optional[Path] = OutputOpt,
     builder_configs: Optional[str] = BuilderOpt,
     limit: int = typer.Option(query.ENUMERATE_LIMIT, "--limit", metavar="N", help="Refuse to list more configs than this."),
+    backend: Optional[str] = typer.Option(None, "--backend", metavar="BACKEND",
+                                          help="Solver: direct (default), cpsat or python-constraint."),
 ) -> None:
     """List every config of a rule set valid for the selected architectures."""
     check_format(fmt, ENUMERATE_FORMATS)
     refuse_unwritable(output)
     selection = sel.select()
     rs = load_rule_set(rule_set, builder_configs)
+    if backend not in (None, "direct"):
+        records = list(explore.enumerate_with(backend, rs, selection, limit))
+        write("".join(query.name_lines(((r.combo.arch, r.name) for r in records), selection.archs))
+              if fmt == "names" else records_text(records, fmt), output)
+        return
     if fmt == "names":  # the main job: names straight from the solver, no records formed; '# arch: A' sections
         write("".join(query.enumerate_lines(rs, selection, limit)), output)
         return
@@ -56,19 +64,26 @@ def enumerate_cmd(
 def count_cmd(
     rule_set: str = RuleSetOpt,
     sel: SelectionArgs = None,
-    by: Optional[str] = typer.Option(None, "--by", metavar="FIELDS", help=f"Group by any of {','.join(query.Combo._fields)}."),
+    by: Optional[str] = typer.Option(None, "--by", metavar="FIELDS", help=f"Group by any of {','.join(query.Combo._fields)}.",
+                                     autocompletion=values(query.Combo._fields, comma=True)),
     fmt: str = format_option("table", COUNT_FORMATS),
     builder_configs: Optional[str] = BuilderOpt,
+    backend: Optional[str] = typer.Option(None, "--backend", metavar="BACKEND",
+                                          help="Solver: direct (default; the only one that counts without listing), "
+                                               "cpsat or python-constraint."),
 ) -> None:
     """Count configs without listing them."""
     check_format(fmt, COUNT_FORMATS)
     keys = query.split_values([by], "by") if by is not None else []
     for k in keys:
         if k not in query.Combo._fields:
-            raise CksolveError(f"unknown --by field {shorten(k)}; valid: {choices(query.Combo._fields)}")
+            raise CksolveError(f"unknown --by field {shorten(k)}; valid: {choices(query.Combo._fields)}"
+                               f"{did_you_mean(k, query.Combo._fields)}")
     selection = sel.select()
     rs = load_rule_set(rule_set, builder_configs)
-    sys.stdout.write(count_text(query.count_records(rs, selection), keys, fmt))
+    counts = (query.count_records(rs, selection) if backend in (None, "direct")
+              else explore.count_with(backend, rs, selection))
+    write_stdout(count_text(counts, keys, fmt))
 
 
 def count_text(counts: dict, keys: list[str], fmt: str) -> str:
@@ -91,7 +106,8 @@ def count_text(counts: dict, keys: list[str], fmt: str) -> str:
 @selection_options()
 def rule_sets_cmd(
     show: Optional[str] = typer.Option(None, "--show", metavar="RULE_SET",
-                                       help="Print this rule set's (or file's) constraints."),
+                                       help="Print this rule set's (or file's) constraints.",
+                                       autocompletion=complete_rule_set),
     sel: SelectionArgs = None,
     fmt: str = format_option("table", RULE_SETS_FORMATS),
     builder_configs: Optional[str] = BuilderOpt,
@@ -103,10 +119,10 @@ def rule_sets_cmd(
         return
     described = query.rule_set_descriptions()
     if fmt == "json":
-        sys.stdout.write(json.dumps({"rule_sets": [{"name": n, "description": d} for n, d in described.items()]}) + "\n")
+        write_stdout(json.dumps({"rule_sets": [{"name": n, "description": d} for n, d in described.items()]}) + "\n")
         return
     width = max(len(n) for n in described)
-    sys.stdout.write("".join(f"{n.ljust(width)}  {desc}\n" for n, desc in described.items()))
+    write_stdout("".join(f"{n.ljust(width)}  {desc}\n" for n, desc in described.items()))
 
 
 def _show_rule_set(name: str, selection, builder_configs: Optional[str], fmt: str) -> None:
@@ -116,15 +132,15 @@ def _show_rule_set(name: str, selection, builder_configs: Optional[str], fmt: st
         constraints = [{"name": c.name, "scope": list(c.scope), "form": c.form, "kind": c.applies_to,
                         "rows": None if c.rows is None else {"min": c.rows[0], "max": c.rows[1]},
                         "combos": c.combos, "source": c.source} for c in found]
-        sys.stdout.write(json.dumps({"rule_set": rs.name, "description": rs.description,
+        write_stdout(json.dumps({"rule_set": rs.name, "description": rs.description,
                                      "constraints": constraints}) + "\n")
         return
     rows = []
     for c in found:
         n = "-" if c.rows is None else (str(c.rows[0]) if c.rows[0] == c.rows[1] else f"{c.rows[0]}..{c.rows[1]}")
         rows.append([c.name, ",".join(c.scope), c.form, c.applies_to, n, str(c.combos), c.source])
-    sys.stdout.write(f"{rs.name}: {rs.description}\n")
-    sys.stdout.write(table_text(["name", "scope", "form", "kind", "rows", "combos", "source"], rows))
+    write_stdout(f"{rs.name}: {rs.description}\n")
+    write_stdout(table_text(["name", "scope", "form", "kind", "rows", "combos", "source"], rows))
 
 
 @app.command("archs")
@@ -132,10 +148,10 @@ def archs_cmd(fmt: str = format_option("table", ARCHS_FORMATS)) -> None:
     """List the architectures and their facts."""
     check_format(fmt, ARCHS_FORMATS)
     if fmt == "json":
-        sys.stdout.write(json.dumps(query.archs_document()) + "\n")
+        write_stdout(json.dumps(query.archs_document()) + "\n")
         return
     rows = []
     for f in query.arch_facts_list():
         tiles = "; ".join(f"{k.split('_')[0]}: " + " ".join("x".join(map(str, t)) for t in v) for k, v in f.warp_tiles.items())
         rows.append([f.name, f.family, str(f.warp_size), " ".join("x".join(map(str, w)) for w in f.wave_splits), tiles])
-    sys.stdout.write(table_text(["arch", "family", "wave", "wave splits", "warp tiles"], rows))
+    write_stdout(table_text(["arch", "family", "wave", "wave splits", "warp tiles"], rows))

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Optional
 
 import typer
 
 from .. import query
+from ..outputs import write_stdout
 from .app import app
+from .errors import to_stderr
 from .options import (BuilderOpt, WorkloadArgs, check_format, load_rule_set, refuse_unwritable,
                       workload_options, write)
 
@@ -57,8 +58,7 @@ def minimize_cmd(
         summary = "".join(f"{line}\n" for line in result.summary())
     if output is not None:
         write(names, output)
-        sys.stdout.write(summary)
+        write_stdout(summary)
     else:
-        sys.stdout.write(names)
-        sys.stderr.write(summary)
-
+        write_stdout(names)
+        to_stderr(summary)

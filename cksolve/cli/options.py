@@ -19,7 +19,9 @@ import typer
 from .. import query
 from ..errors import CksolveError, shorten
 from ..formats import check_format
-from ..outputs import check_writable, write_text_atomic
+from ..outputs import check_writable, write_stdout, write_text_atomic
+from .completion import rule_set_names_and_files, values
+from .errors import say
 
 __all__ = ["choices", "rule_set_option", "RuleSetOpt", "OneArchOpt", "BuilderOpt", "OutputOpt", "format_option",
            "selection_options", "SelectionArgs", "NameTarget", "name_target_options", "SectionArchOpt", "option_group", "workload_options", "WorkloadArgs", "one_arch", "write", "refuse_unwritable", "load_rule_set",
@@ -33,21 +35,29 @@ def choices(values) -> str:
 def rule_set_option(required: bool = True, help: Optional[str] = None):
     """``--rule-set``/``-r``: a built-in rule set or a rule-set file."""
     return typer.Option(... if required else None, "--rule-set", "-r", metavar="RULE_SET",
-                        help=help or f"{choices(query.RULE_SETS)}, or a rule-set file.")
+                        help=help or f"{choices(query.RULE_SETS)}, or a rule-set file.",
+                        autocompletion=complete_rule_set)
+
+
+#: completes rule-set names and files (``--rule-set``, ``rule-sets --show``, ``audit --against``)
+complete_rule_set = rule_set_names_and_files(query.RULE_SETS)
 
 
 RuleSetOpt = rule_set_option()
-OneArchOpt = typer.Option(..., "--arch", "-a", metavar="ARCH", help=f"Architecture: {choices(query.ARCHS)}.")
+OneArchOpt = typer.Option(..., "--arch", "-a", metavar="ARCH", help=f"Architecture: {choices(query.ARCHS)}.",
+                          autocompletion=values(query.ARCHS))
 BuilderOpt = typer.Option(None, "--builder-configs", envvar="CKSOLVE_BUILDER_CONFIGS", metavar="DIR",
                           help="Directory of CK Builder .conf files (for tests, profiler).")
 OutputOpt = typer.Option(None, "--output", "-o", metavar="FILE", help="Write here instead of stdout.")
-ProblemDtypeOpt = typer.Option(None, "--dtype", metavar="DTYPE", help=f"{choices(query.DTYPES)} (default: all).")
+ProblemDtypeOpt = typer.Option(None, "--dtype", metavar="DTYPE", help=f"{choices(query.DTYPES)} (default: all).",
+                               autocompletion=values(query.DTYPES, comma=True))
 ProblemsOpt = typer.Option(..., "--problems", metavar="FILE", help="CSV with CK's header, or JSONL with the same keys.")
 
 
 def format_option(default: str, offered):
     """``--format``: one of the shared formats (``cksolve.formats``) or a command's own report."""
-    return typer.Option(default, "--format", "-f", metavar="FORMAT", help=f"{choices(offered)}.")
+    return typer.Option(default, "--format", "-f", metavar="FORMAT", help=f"{choices(offered)}.",
+                        autocompletion=values(offered))
 
 
 def option_group(param: str, options: list[tuple[str, object, object]], make):
@@ -91,13 +101,17 @@ def selection_options(arch: bool = True, variant_help: Optional[str] = None, var
     :class:`SelectionArgs` (``arch=False``: the command takes one ``--arch`` of its own, ``OneArchOpt``)."""
     many = Optional[List[str]]
     options = [("variant", many, typer.Option(None, "--variant", metavar="VARIANT",
-                                              help=variant_help or f"{choices(query.VARIANTS)}.")),
-               ("dtype", many, typer.Option(None, "--dtype", metavar="DTYPE", help=f"{choices(query.DTYPES)}.")),
-               ("ndim", many, typer.Option(None, "--ndim", metavar="NDIM", help=f"{choices(query.NDIMS)}."))]
+                                              help=variant_help or f"{choices(query.VARIANTS)}.",
+                                              autocompletion=values(query.VARIANTS, comma=True))),
+               ("dtype", many, typer.Option(None, "--dtype", metavar="DTYPE", help=f"{choices(query.DTYPES)}.",
+                                            autocompletion=values(query.DTYPES, comma=True))),
+               ("ndim", many, typer.Option(None, "--ndim", metavar="NDIM", help=f"{choices(query.NDIMS)}.",
+                                           autocompletion=values(query.NDIMS, comma=True)))]
     if arch:
         options.insert(1 if variant_first else 0, ("arch", many, typer.Option(
             None, "--arch", "-a", metavar="ARCH", help=f"Architecture(s), repeatable or comma-separated: "
-                                                       f"{choices(query.ARCHS)}.")))
+                                                       f"{choices(query.ARCHS)}.",
+            autocompletion=values(query.ARCHS, comma=True))))
     return option_group("sel", options, lambda arch=None, **rest: SelectionArgs(arch, **rest))
 
 
@@ -138,7 +152,7 @@ class NameTarget(NamedTuple):
 #: ``check``'s --arch: optional, a names file's sections can say it
 SectionArchOpt = typer.Option(None, "--arch", "-a", metavar="ARCH",
                               help=f"Architecture: {choices(query.ARCHS)} (default: each name's '# arch: ARCH' "
-                                   "section of the names file).")
+                                   "section of the names file).", autocompletion=values(query.ARCHS))
 
 
 def name_target_options(rule_set_help: str, sections: bool = False):
@@ -158,10 +172,9 @@ def one_arch(arch: str) -> str:
 
 def write(text: str, output: Optional[Path]) -> None:
     """``text`` to stdout, or to ``output`` whole or not at all."""
-    import sys
-
+    
     if output is None:
-        sys.stdout.write(text)
+        write_stdout(text)
         return
     write_text_atomic(Path(output), text)
 
@@ -189,12 +202,10 @@ def strict() -> bool:
 
 def warn_once(rule_set) -> None:
     """A rule set's load warnings on stderr, each once per process."""
-    import sys
-
     for w in rule_set.warnings:
         if w not in _warned:
             _warned.add(w)
-            sys.stderr.write(f"cksolve: warning: {' '.join(w.split())}\n")
+            say(f"warning: {' '.join(w.split())}")
 
 
 def load_rule_set(name: str, builder_configs: Optional[str]):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import List, Optional
 
@@ -10,6 +9,7 @@ import typer
 
 from .. import query
 from ..formats import render, table_text
+from ..outputs import write_stdout
 from .app import app
 from .listing import records_text
 from .options import (BuilderOpt, OneArchOpt, OutputOpt, ProblemDtypeOpt, RuleSetOpt, WorkloadArgs, check_format,
@@ -37,7 +37,7 @@ def applicable_cmd(
     dtypes = query.select(dtypes=dtype).dtypes
     workload.parse_problem(problem)  # a bad spec is reported before the rule set is loaded
     rs = load_rule_set(rule_set, builder_configs)
-    sys.stdout.write(records_text(workload.applicable_records(problem, rs, arch, dtypes), fmt))
+    write_stdout(records_text(workload.applicable_records(problem, rs, arch, dtypes), fmt))
 
 
 @app.command("coverage")

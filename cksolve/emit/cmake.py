@@ -42,25 +42,35 @@ def _set(var: str, values: Iterable[str]) -> str:
     return f"set({var}" + "".join(f"\n  {_q(v)}" for v in values) + ")\n"
 
 
-def cmake_list_text(trees: Sequence[tuple[str, Path, Sequence[str]]], depends: Iterable[Path]) -> str:
-    """The list file for (arch, tree directory, kernel names) per arch and the inputs to watch."""
+def cmake_list_text(trees: Sequence[tuple], depends: Iterable[Path]) -> str:
+    """The list file for (arch, tree directory, kernel names[, unity units]) per arch and the inputs to watch.
+
+    The arch may be a ROCm target ID (``gfx942:xnack-``): CMake variable names
+    may hold ``:``, ``+`` and ``-``. With unity units (paths relative to the
+    tree) the sources are the units; otherwise each kernel's ``.cpp``.
+    """
     out = ["# Written by `cksolve emit --cmake-list`; read by cksolve_add_conv_instances. Do not edit.\n",
-           _set("CKSOLVE_ARCHS", [a for a, _, _ in trees])]
-    for arch, tree, names in trees:
+           _set("CKSOLVE_ARCHS", [t[0] for t in trees])]
+    for arch, tree, names, *rest in trees:
+        units = rest[0] if rest else None
         tree = Path(tree).resolve()
         out.append(_set(f"CKSOLVE_TREE_{arch}", [str(tree)]))
-        out.append(_set(f"CKSOLVE_SOURCES_{arch}", [str(tree / render.kernel_paths(n)[1]) for n in sorted(names)]))
+        sources = ([str(tree / u) for u in units] if units else
+                   [str(tree / render.kernel_paths(n)[1]) for n in sorted(names)])
+        out.append(_set(f"CKSOLVE_SOURCES_{arch}", sources))
         out.append(_set(f"CKSOLVE_KERNELS_{arch}", sorted(names)))
     out.append(_set("CKSOLVE_DEPENDS", sorted({str(Path(p).resolve()) for p in depends})))
     return "".join(out)
 
 
 def write_cmake_list(path: Path, text: str) -> None:
-    """Write the list file unless it already holds ``text`` (CksolveError, one line, if it cannot)."""
+    """Write the list file unless it already holds ``text`` (CksolveError, one line, if it cannot).
+
+    The old list is read only if it is a regular file of exactly the new text's size: a device or FIFO
+    standing there (``/dev/zero``, a pipe) is written into, never read without end.
+    """
     path = Path(path)
-    try:
-        if path.read_text(encoding="utf-8") == text:
-            return
-    except (OSError, UnicodeDecodeError):
-        pass
+    data = text.encode("utf-8")
+    if files.read_regular(path, len(data)) == data:
+        return
     files.write_text_atomic(path, text)

@@ -11,6 +11,11 @@ Stopping is therefore always safe: on an error, an interrupt or the parent's
 death the children are killed (or exit), and whatever temporaries they left
 carry the emit's token, so the writer sweeps them. Children ignore SIGINT: a
 Ctrl-C reaches the whole process group, and it is the parent's to handle.
+
+A child dies with its parent, even one killed by SIGKILL mid-chunk: on Linux
+the kernel sends it SIGKILL (``PR_SET_PDEATHSIG``), elsewhere a thread watches
+for the parent's end. Otherwise it would render on for the rest of its chunk
+holding the parent's stderr open, and ``$(cksolve emit ...)`` would hang.
 """
 
 from __future__ import annotations
@@ -20,8 +25,12 @@ import pickle
 import selectors
 import signal
 import stat
+import sys
+import threading
+import time
 from typing import Sequence
 
+from ..space.memos import MEMOS
 from . import files, render
 
 __all__ = ["Job", "Result", "run"]
@@ -129,17 +138,47 @@ def run(job: Job, chunks: list[tuple[int, int]], workers: int, progress) -> list
     return _forked(job, chunks, min(workers, len(chunks)), progress)
 
 
+@MEMOS.cached("emit.jobs._prctl", maxsize=1)
+def _prctl():
+    """libc's ``prctl`` (Linux), looked up once in the parent so that a child need not import ctypes."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        import ctypes
+
+        return ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+
+
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with(parent: int, prctl) -> None:  # pragma: no cover - runs in the child
+    """End this child when ``parent`` ends (see the module docstring)."""
+    if prctl is None or prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0) != 0:
+        def watch():
+            while os.getppid() == parent:
+                time.sleep(0.1)
+            os._exit(1)
+
+        threading.Thread(target=watch, daemon=True).start()
+    if os.getppid() != parent:  # the parent died before the death signal was armed
+        os._exit(1)
+
+
 def _forked(job: Job, chunks, n: int, progress) -> list[Result]:
     children: dict[int, int] = {}  # pipe read end -> pid
     results: list[Result] = []
     parent = os.getpid()
+    prctl = _prctl()
     sel = selectors.DefaultSelector()
     try:
         for w in range(n):
             r, wfd = os.pipe()
             pid = os.fork()
             if pid == 0:  # pragma: no cover - runs in the child, which never returns
-                _child(job, chunks[w::n], wfd, list(children), parent)
+                _child(job, chunks[w::n], wfd, list(children), parent, prctl)
             os.close(wfd)
             children[r] = pid
             sel.register(r, selectors.EVENT_READ, bytearray())
@@ -194,11 +233,12 @@ def _kill(pid: int) -> None:
     os.waitpid(pid, 0)
 
 
-def _child(job: Job, chunks, wfd: int, inherited: list[int], parent: int) -> None:  # pragma: no cover
+def _child(job: Job, chunks, wfd: int, inherited: list[int], parent: int, prctl) -> None:  # pragma: no cover
     code = 1
     try:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        _die_with(parent, prctl)
         for fd in inherited:
             os.close(fd)
         for lo, hi in chunks:

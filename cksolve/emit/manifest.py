@@ -12,13 +12,17 @@ a file on disk, so the kernel is rendered and compared next time.
 
 The file may be damaged or planted: every field is checked (types, counts
 against the file's size, names must be plain file names, archs gfx targets)
-before a single value is used, and a bad manifest is treated as absent.
+before a single value is used, and a bad manifest is treated as absent. Whatever
+stands at its name -- a directory, a FIFO, a link -- is never read as one: an
+empty directory is replaced by the next manifest saved, a non-empty one is left
+alone and the tree goes without a manifest (every file checked on each emit).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import stat
 from array import array
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,6 +44,7 @@ class Manifest:
     kernels: dict = field(default_factory=dict)   # name -> (arch, size, mtime, size, mtime, size, mtime)
     globals: list | None = None                   # [names digest, size, mtime, ...] of the shared headers
     warning: str | None = None                    # why a manifest on disk was not used
+    selection: str | None = None                  # what chose the kernels ("rule set tiny"); None: not said
 
 
 def load(root: Path, plain, arch_ok) -> Manifest:
@@ -53,14 +58,18 @@ def load(root: Path, plain, arch_ok) -> Manifest:
     data = read_regular(path, _LIMIT)
     try:
         if data is None:
-            raise ValueError("not a regular file of at most 256 MB")
+            raise ValueError("a directory, not a file" if _is_dir(path) else "not a regular file of at most 256 MB")
         head_end = data.index(b"\n")
         head = json.loads(data[:head_end])
         if not isinstance(head, dict) or not isinstance(head.get("format"), int):
             raise ValueError("no format in its first line")
         if head["format"] != FORMAT or head.get("digest") != render.templates_digest():
             return Manifest()  # written by another version or other templates: a full check, silently
-        return Manifest(*_parse(head, memoryview(data)[head_end + 1:], plain, arch_ok))
+        selection = head.get("selection")
+        if selection is not None and not isinstance(selection, str):
+            raise ValueError("bad selection")
+        kernels, globals_entry = _parse(head, memoryview(data)[head_end + 1:], plain, arch_ok)
+        return Manifest(kernels, globals_entry, selection=selection)
     except (ValueError, KeyError, TypeError, UnicodeDecodeError) as exc:
         return Manifest(warning=f"ignoring the damaged manifest {path} ({exc}); every file is checked instead")
 
@@ -96,14 +105,34 @@ def _parse(head: dict, body: memoryview, plain, arch_ok) -> tuple[dict, list | N
     return dict(zip(names, map(tuple.__add__, firsts, sixes))), g
 
 
-def save(root: Path, kernels: dict, globals_entry: list | None, token: str) -> None:
-    """Replace the manifest of ``root`` in one rename. OSError if it cannot be written."""
+def _is_dir(path: Path) -> bool:
+    try:
+        return stat.S_ISDIR(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
+def save(root: Path, kernels: dict, globals_entry: list | None, token: str, selection: str | None = None) -> None:
+    """Replace the manifest of ``root`` in one rename. OSError if it cannot be written.
+
+    ``selection`` says what chose the kernels, so that an emit of another
+    selection into the same directory can tell before it removes them.
+    A directory standing at its name (a rename cannot replace one) is removed if empty; a non-empty
+    one is nobody's to delete, so nothing is saved (``load`` warned, and the next emit checks every file).
+    """
+    if _is_dir(Path(root) / MANIFEST):
+        try:
+            os.rmdir(Path(root) / MANIFEST)
+        except OSError:
+            return
     names = sorted(kernels)
     archs = sorted({kernels[n][0] for n in names})
     index = {a: i for i, a in enumerate(archs)}
     blob = "\n".join(names).encode()
     head = {"format": FORMAT, "digest": render.templates_digest(), "globals": globals_entry,
             "archs": archs, "kernels": len(names), "names_bytes": len(blob)}
+    if selection is not None:
+        head["selection"] = selection
     arch_of = array("H", [index[kernels[n][0]] for n in names])
     nums = array("q", [x for n in names for x in kernels[n][1:7]])
     data = json.dumps(head, separators=(",", ":")).encode() + b"\n" + blob + arch_of.tobytes() + nums.tobytes()

@@ -22,13 +22,14 @@ from __future__ import annotations
 
 import hashlib
 import re
-from functools import lru_cache
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from ..space.config import DepthwiseConfig, KernelConfig
 from ..space import pipelines as pipelines_module
+from ..space.config import DepthwiseConfig, KernelConfig
+from ..space.memos import MEMOS
 from ..space.pipelines import PIPELINES
+from ..space.values import value_facts
 from ..space.variants import VARIANTS
 
 __all__ = [
@@ -52,7 +53,8 @@ __all__ = [
 
 TEMPLATE_DIR = Path(__file__).with_name("templates")
 #: the per-pipeline and per-variant C++ spellings live there; templates_digest covers them
-_DATA_FILES = tuple(Path(pipelines_module.__file__).with_name(f) for f in ("pipelines.toml", "variants.toml"))
+_DATA_FILES = tuple(Path(pipelines_module.__file__).with_name(f) for f in ("pipelines.toml", "variants.toml",
+                                                                                  "values.toml"))
 WRAPPER_DIR = "dispatcher_wrappers"
 #: a kernel's dispatcher wrapper is WRAPPER_DIR/WRAPPER_PREFIX<name>.hpp
 WRAPPER_PREFIX = "dispatcher_wrapper_"
@@ -68,14 +70,15 @@ INCLUDE_ALL = tuple(
 DEFAULT_REGISTRY_ARCH = "gfx942"
 
 # ---------------------------------------------------------------- CK spellings
-_CK_DTYPE = {"fp16": "half_t", "bf16": "bf16_t", "fp32": "float"}
-_DISPATCH_DTYPE = {"fp16": "FP16", "bf16": "BF16", "fp32": "FP32"}
+# Per-value spellings are values.toml's (one table per value); these are their views by fact.
+_CK_DTYPE = value_facts("dtype", "cpp")
+_DISPATCH_DTYPE = value_facts("dtype", "dispatch")
 
 #: input / weight / output tensor layouts by spatial rank (CK: by ndim only)
-_LAYOUTS = {1: ("NWGC", "GKXC", "NWGK"), 2: ("NHWGC", "GKYXC", "NHWGK"), 3: ("NDHWGC", "GKZYXC", "NDHWGK")}
+_LAYOUTS = {n: tuple(layouts) for n, layouts in value_facts("ndim", "layouts").items()}
 
 
-@lru_cache(maxsize=None)
+@MEMOS.cached("emit.render._pipeline_type")
 def _pipeline_type(pipeline: str) -> str:
     """The pipeline's C++ type: its class over the problem, the LDS policy and any further arguments."""
     p = PIPELINES[pipeline]
@@ -83,16 +86,14 @@ def _pipeline_type(pipeline: str) -> str:
     return f"{p.pipeline_class}<{', '.join(args)}>"
 
 
-_SCHEDULER = {"intrawave": "Intrawave", "interwave": "Interwave"}
-_SPECIALIZATION = {
-    "default": "Default",
-    "filter1x1_pad0": "Filter1x1Pad0",
-    "filter1x1_stride1_pad0": "Filter1x1Stride1Pad0",
-    "filter3x3": "Filter3x3",
-}
+_SCHEDULER = value_facts("scheduler", "cpp")
+_SPECIALIZATION = value_facts("specialization", "cpp")
+_STREAMK_STRATEGY = value_facts("streamk_strategy", "cpp")
+_CSHUFFLE = value_facts("epilogue", "cshuffle")
 #: dispatcher key enums (kernel_key.hpp; pipelines: their ``key`` in pipelines.toml); other values: CK
 #: capitalises the name
-_KEY_SCHEDULER = {"default": "Default", "intrawave": "Intrawave", "interwave": "Interwave"}
+_KEY_SCHEDULER = value_facts("scheduler", "key")
+_KEY_LAYOUT = value_facts("layout", "key")
 
 _ELEMENTWISE_INCLUDE = "ck_tile/ops/elementwise.hpp"
 _STREAMK_INCLUDE = "ck_tile/ops/gemm/kernel/streamk_gemm/streamk_gemm_tile_partitioner.hpp"
@@ -103,7 +104,7 @@ def _b(x: bool) -> str:
 
 
 # ------------------------------------------------------------------ templates
-@lru_cache(maxsize=None)
+@MEMOS.cached("emit.render._env")
 def _env():
     import jinja2  # imported on first render: an unchanged re-emit never needs it
 
@@ -118,7 +119,7 @@ def _env():
     )
 
 
-@lru_cache(maxsize=None)
+@MEMOS.cached("emit.render._template")
 def _template(name: str):
     return _env().get_template(name)
 
@@ -169,7 +170,7 @@ class _HoleObject:
         return _Hole(f"\x00{self._prefix}.{attr}\x01")
 
 
-_SKELETONS: dict = {}
+_SKELETONS: dict = MEMOS.memo("emit.render.skeletons")
 
 
 def _compile_skeleton(text: str):
@@ -221,7 +222,7 @@ def _render(tname: str, ctx: dict, direct: bool = False) -> str:
     return _skeleton(tname, ctx)(ctx)
 
 
-@lru_cache(maxsize=None)
+@MEMOS.cached("emit.render.templates_digest")
 def templates_digest() -> str:
     """Hash of every template, of this module and of the pipeline and variant tables: a change makes all
     output stale."""
@@ -255,13 +256,13 @@ def gemm_context(c: KernelConfig, arch: str, name: str | None = None) -> dict:
         dt=_CK_DTYPE[c.dtype], lay_in=lay_in, lay_wei=lay_wei, lay_out=lay_out,
         pad_m=_b(c.pad_m), pad_n=_b(c.pad_n), pad_k=_b(c.pad_k),
         pipeline_enum=pipeline.ck_enum, scheduler_enum=_SCHEDULER[c.scheduler],
-        dsb=_b(c.double_smem_buffer), cshuffle=_b(c.epilogue == "cshuffle"),
+        dsb=_b(c.double_smem_buffer), cshuffle=_b(_CSHUFFLE[c.epilogue]),
         split_image=_b(c.split_image), explicit_gemm=_b(c.explicit_gemm),
         conv_spec=_SPECIALIZATION[c.specialization],
         pipeline_type=_pipeline_type(c.pipeline), base_pipeline=pipeline.base_class, tail=pipeline.tail,
         # the epilogue of the two-stage GEMM writes the fp32 workspace
         c_out="WorkspaceDataType" if path == "two_stage" else d["c_t"],
-        sk_strategy=c.streamk_strategy.capitalize(), sk_persistent=_b(c.streamk_persistent),
+        sk_strategy=_STREAMK_STRATEGY[c.streamk_strategy], sk_persistent=_b(c.streamk_persistent),
         # stream-K spells the selected-kernel alias with one more underscore
         selected_kernel="SelectedConvBwd_Weight_Kernel" if path == "streamk" else d["selected_kernel"],
     )
@@ -280,11 +281,10 @@ def _wrapper_context(c, arch: str, name: str) -> dict:
     ctx = dict(name=name, arch=arch, c=c, default_arch=DEFAULT_REGISTRY_ARCH,
                dtype_enum=_DISPATCH_DTYPE[c.dtype], ndim=c.ndim, depthwise=depthwise, _shape=(depthwise,),
                conv_type=d["conv_type"], host_args=d["host_args"], launcher_alias=d["launcher_alias"])
+    ctx.update(key_layout=_KEY_LAYOUT[c.layout])
     if depthwise:
-        ctx.update(key_layout=c.layout)
         return ctx
     ctx.update(
-        key_layout="nhwgc",  # CK keys every implicit-GEMM kernel as nhwgc
         tile_shape=f"{{{c.tile_m}, {c.tile_n}, {c.tile_k}}}",
         wave_shape=f"{{{c.wave_m}, {c.wave_n}, 1}}",
         warp_tile_shape=f"{{{c.warp_tile_m}, {c.warp_tile_n}, {c.warp_tile_k}}}",

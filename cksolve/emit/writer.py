@@ -23,6 +23,10 @@ Guarantees, per output directory (``--out``):
   kernel whose files still match is not even rendered. A missing, outdated or
   damaged manifest (the latter with one warning) only costs time.
 * rendering runs in forked processes over chunks of kernels (:mod:`.jobs`).
+* emit tells before it deletes another selection's files (:mod:`.ownership`).
+
+(Longer than most modules: the locking, publishing and cleaning-up protocol
+above is one piece, and splitting it would spread its invariants over files.)
 """
 
 from __future__ import annotations
@@ -40,7 +44,7 @@ from operator import itemgetter
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
-from . import files, jobs as jobs_, manifest as manifest_, render
+from . import files, jobs as jobs_, manifest as manifest_, ownership, render, unity
 from .interrupt import EmitInterrupted, Guard, Interrupt
 from ..errors import CksolveError
 from ..space.config import DepthwiseConfig, KernelConfig
@@ -57,6 +61,8 @@ _PLAIN = re.compile(f"(?![{re.escape(_NOT_FIRST)}])[{re.escape(_NAME_CHARS)}]+")
 _NAME_BYTES = _NAME_CHARS.encode()
 _BAD_FIRST = frozenset(("", *_NOT_FIRST))
 _ARCH = re.compile(r"gfx[0-9a-z]+")
+#: a tree's target: an arch or a ROCm target ID (gfx942:sramecc+:xnack-); kernels are rendered for its base arch
+_TARGET = re.compile(r"gfx[0-9a-z]+(?::[a-z]+[+-])*")
 _NAME_MAX = 255  # bytes per path component on the usual file systems
 
 
@@ -78,6 +84,8 @@ class EmitSummary:
     published: bool = False
     foreign: list = field(default_factory=list)  # files in the tree that emit did not write (left alone)
     notes: list = field(default_factory=list)    # warnings, one line each (e.g. a damaged manifest)
+    units: list = field(default_factory=list)    # unity translation units (relative paths), if batched
+    replaced: int = 0       # files of another selection or layout removed (``replace``)
 
     @property
     def files(self) -> int:
@@ -85,6 +93,7 @@ class EmitSummary:
 
     def line(self) -> str:
         removed = f", {self.removed} removed" if self.removed else ""
+        removed += f", {self.replaced} of another selection removed" if self.replaced else ""
         return (f"{self.kernels} kernels, {self.files} files: {self.written} written, "
                 f"{self.unchanged} unchanged{removed}, {self.bytes / 1e6:.1f} MB total "
                 f"({self.bytes_written / 1e6:.1f} MB written) in {self.seconds:.2f} s -> {self.out_dir}")
@@ -128,7 +137,7 @@ def _prepare(configs) -> list[tuple[str, object, str]]:
     for duplicates): an unchanged re-emit of 9k kernels is mostly this and a
     stat per file.
     """
-    pairs = [p for group in _split_by_arch(configs).values() for p in group]
+    pairs = _base([p for group in _split_by_arch(configs).values() for p in group])
     for _, c in pairs:
         if not isinstance(c, (KernelConfig, DepthwiseConfig)):
             raise EmitError(f"not a kernel config: {c!r}")
@@ -161,17 +170,25 @@ def _split_by_arch(configs) -> dict[str, list]:
 
 
 def _check_arch(arch) -> None:
-    if not isinstance(arch, str) or not _ARCH.fullmatch(arch):
-        raise EmitError(f"refusing arch {arch!r}: expected a gfx target such as gfx942")
+    if not isinstance(arch, str) or not _TARGET.fullmatch(arch):
+        raise EmitError(f"refusing arch {arch!r}: expected a gfx target such as gfx942 or gfx942:xnack-")
+
+
+def _base(pairs: list) -> list:
+    """(target, config) pairs as (base arch, config): what a kernel's files are rendered for."""
+    return [(t.split(":", 1)[0], c) for t, c in pairs]
 
 
 def emit_trees(configs: Iterable[tuple[str, KernelConfig | DepthwiseConfig]], out_dir: Path,
                archs: Sequence[str] = (), arch_dirs: bool | None = None, **kw) -> list[tuple[str | None, EmitSummary]]:
     """Emit one tree per arch, ``out_dir/<arch>``, or, with ``arch_dirs`` false, everything into ``out_dir``.
 
-    ``archs`` also get a tree when no kernel is selected for them (headers
-    listing nothing). ``arch_dirs`` defaults to "more than one arch". Returns
-    (arch or None, summary) per tree; keyword arguments go to :func:`emit`.
+    ``archs`` (gfx archs or ROCm target IDs) also get a tree when no kernel is
+    selected for them (headers listing nothing). ``arch_dirs`` defaults to
+    "more than one arch". Returns (arch or None, summary) per tree; keyword
+    arguments go to :func:`emit`. Before any tree is written, removing another
+    selection's files or a tree of the other layout is refused unless
+    ``replace`` (see :mod:`.ownership`); with it, the other layout's trees go.
     """
     groups = _split_by_arch(configs)
     for arch in archs:
@@ -179,8 +196,14 @@ def emit_trees(configs: Iterable[tuple[str, KernelConfig | DepthwiseConfig]], ou
         groups.setdefault(arch, [])
     if arch_dirs is None:
         arch_dirs = len(groups) > 1
+    plan = ({str(out_dir): {c.name() for g in groups.values() for _, c in g}} if not arch_dirs else
+            {str(Path(out_dir) / a): {c.name() for _, c in g} for a, g in groups.items()})
+    others = ownership.check_replace(Path(out_dir), arch_dirs, plan, kw.get("selection"), kw.get("replace", False))
+    dropped = sum(ownership.drop_tree(t) for t in others)
     if not arch_dirs:
-        return [(None, emit([p for g in groups.values() for p in g], out_dir, **kw))]
+        out = [(None, emit([p for g in groups.values() for p in g], out_dir, **kw))]
+        out[0][1].replaced += dropped
+        return out
     out = []
     for arch in sorted(groups):
         tree = Path(out_dir) / arch
@@ -190,17 +213,23 @@ def emit_trees(configs: Iterable[tuple[str, KernelConfig | DepthwiseConfig]], ou
             except OSError as e:
                 raise EmitError(f"cannot write to {tree}: {files.describe(e)}") from None
         out.append((arch, emit(groups[arch], tree, **kw)))
+    if out:
+        out[0][1].replaced += dropped
     return out
 
 
 def emit(configs: Sequence[tuple[str, KernelConfig | DepthwiseConfig]], out_dir: Path,
-         jobs: int | None = None, progress: bool = True, on_wait: Callable[[str], None] | None = None) -> EmitSummary:
+         jobs: int | None = None, progress: bool = True, on_wait: Callable[[str], None] | None = None,
+         selection: str | None = None, replace: bool = False, unity_batch: int | None = None) -> EmitSummary:
     """Write every kernel of ``configs`` (pairs of arch and config) and the shared headers to ``out_dir``.
 
     Returns the summary. Raises EmitError (one line; nothing published, no
     temporary left) if a name is not a plain file name or the directory cannot
     take the files, and EmitInterrupted on SIGINT / SIGTERM. ``on_wait`` is
-    told once if another emit holds the directory.
+    told once if another emit holds the directory. ``selection`` says what
+    chose the kernels (recorded in the manifest); removing kernels another
+    selection wrote is refused unless ``replace``. ``unity_batch`` N also
+    writes translation units of up to N kernels each (:mod:`.unity`).
     """
     t0 = time.perf_counter()
     if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
@@ -210,7 +239,11 @@ def emit(configs: Sequence[tuple[str, KernelConfig | DepthwiseConfig]], out_dir:
     if root.exists() and not root.is_dir():
         raise EmitError(f"cannot write to {root}: not a directory")
     summary = EmitSummary(kernels=len(items), out_dir=str(root))
+    if unity_batch is not None and (isinstance(unity_batch, bool) or not isinstance(unity_batch, int)
+                                    or unity_batch < 1):
+        raise EmitError(f"--unity-batch {unity_batch} must be at least 1 (leave it out for one unit per kernel)")
     run = _Run(root, f"{os.getpid()}-{os.urandom(4).hex()}")
+    run.selection, run.replace, run.unity_batch = selection, replace, unity_batch
     with Guard() as guard:
         try:
             _make_dirs(root, run.created)
@@ -221,10 +254,10 @@ def emit(configs: Sequence[tuple[str, KernelConfig | DepthwiseConfig]], out_dir:
                 _clean(run, summary.published)
             state = "after the tree was complete" if summary.published else "no file was changed"
             raise EmitInterrupted(exc.signum, f"{state} in {root}") from None
-        except (OSError, EmitError) as exc:
+        except (OSError, CksolveError) as exc:  # EmitError, or ownership's refusal
             with guard.deferred():
                 _clean(run, summary.published)
-            if isinstance(exc, EmitError):
+            if isinstance(exc, CksolveError):
                 raise
             raise EmitError(f"cannot write to {root}: {files.describe(exc)}") from None
     summary.seconds = time.perf_counter() - t0
@@ -266,6 +299,9 @@ class _Run:
         self.root, self.token = root, token
         self.created: list[Path] = []
         self.in_place: list[str] = []  # kernels written straight to their names (into an empty tree)
+        self.selection: str | None = None
+        self.replace = False
+        self.unity_batch: int | None = None
 
 
 def _clean(run: _Run, published: bool) -> None:
@@ -305,6 +341,9 @@ def _emit_locked(items, run: _Run, jobs: int | None, progress: bool, guard: Guar
         summary.notes.append(old.warning)
     selected = {name for _, _, name in items}
     stale = sorted(set(old.kernels) - selected)
+    label = run.selection
+    if stale and not run.replace:
+        ownership.refuse_stale(root, old.selection, label, stale)
     summary.foreign = _foreign(top, wrapped, selected | set(old.kernels))
     # an empty tree: files go straight to their names (no rename each); owned from the start
     # by a pending manifest, and removed again if the emit fails or is interrupted
@@ -313,7 +352,7 @@ def _emit_locked(items, run: _Run, jobs: int | None, progress: bool, guard: Guar
     if in_place:
         with guard.deferred():
             run.in_place = sorted(selected)
-            manifest_.save(root, {name: (arch,) + manifest_.PENDING for arch, _, name in items}, None, token)
+            manifest_.save(root, {name: (arch,) + manifest_.PENDING for arch, _, name in items}, None, token, label)
 
     temps, kernels = _render(jobs_.Job(items, str(root), old.kernels, token, in_place), jobs, progress, summary)
     g_entry, g_temps = _write_globals(root, items, old.globals, token, summary)
@@ -323,15 +362,26 @@ def _emit_locked(items, run: _Run, jobs: int | None, progress: bool, guard: Guar
         if new and not in_place:  # own them before they appear: a kill from here on must not orphan them
             pending = dict(old.kernels)
             pending.update((name, (arch,) + manifest_.PENDING) for arch, _, name in items if name in new)
-            manifest_.save(root, pending, old.globals, token)
+            manifest_.save(root, pending, old.globals, token, label)
         _publish(temps + g_temps)
         summary.published = True
-        summary.removed = _remove_kernels(root, stale)
-        if in_place or new or stale or summary.written or old.globals != g_entry or kernels != old.kernels:
+        removed = _remove_kernels(root, stale)
+        if old.selection is not None and label is not None and old.selection != label:
+            summary.replaced += removed
+        else:
+            summary.removed += removed
+        if (in_place or new or stale or summary.written or old.globals != g_entry or kernels != old.kernels
+                or old.selection != label):
             try:
-                manifest_.save(root, kernels, g_entry, token)
+                manifest_.save(root, kernels, g_entry, token, label)
             except OSError:
                 pass  # the pending manifest stays: it owns a superset, and only costs a check next time
+        if run.unity_batch is not None or os.path.isdir(root / unity.UNITY_DIR):
+            summary.units, w, u, r, b = unity.write_units(root, sorted(selected), run.unity_batch)
+            summary.written += w
+            summary.unchanged += u
+            summary.removed += r
+            summary.bytes += b
 
 
 def _render(job: jobs_.Job, jobs: int | None, progress: bool, summary: "EmitSummary") -> tuple[list, dict]:
@@ -367,7 +417,7 @@ def _render(job: jobs_.Job, jobs: int | None, progress: bool, summary: "EmitSumm
 
 def _foreign(top: list[str], wrapped: list[str], owned: set[str]) -> list[str]:
     """Files in the tree that no emit of this directory wrote (set differences: 27k names per re-emit)."""
-    ours = {manifest_.MANIFEST, render.WRAPPER_DIR}
+    ours = {manifest_.MANIFEST, render.WRAPPER_DIR, unity.UNITY_DIR}
     ours.update(p for p in render.global_paths() if "/" not in p)
     ours.update([n + ".hpp" for n in owned])
     ours.update([n + ".cpp" for n in owned])

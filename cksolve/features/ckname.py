@@ -5,21 +5,23 @@ CK benchmarks kernels under the dispatcher's short names
 the kernel features from them with a regular expression. The name omits the
 wave split, warp tile, vectors and epilogue, and the parser maps the tile's
 three numbers to block_size, gemm_m_per_block and gemm_n_per_block. A name
-with a suffix it does not expect (``_gm8``, ``_2stage``) or a pipeline it does
-not list (wavelet) is not read at all. Reproducing that reading is what lets
-``--semantics ck`` feed CK's trained models what they were trained on.
+with a suffix its grammar does not expect (``_gm8``, ``_2stage``) or a pipeline
+it does not list (wavelet) goes to its fallback, which keeps only the first
+``_compv<n>``, ``_mem`` or ``_async`` found anywhere in the name as the
+pipeline; the engine's defaults fill in the rest. Reproducing that reading is
+what lets ``--semantics ck`` feed CK's trained models what they were trained on.
 """
 
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from typing import NamedTuple
 
 from ..space.config import KernelConfig
+from ..space.memos import MEMOS
 from .spec import ENGINE
 
-__all__ = ["CkReading", "dispatcher_name", "read_name"]
+__all__ = ["CkReading", "dispatcher_name", "read_name", "ck_fields"]
 
 
 class CkReading(NamedTuple):
@@ -49,7 +51,7 @@ def dispatcher_name(config: KernelConfig) -> str:
     return "_".join(parts)
 
 
-@lru_cache(maxsize=1)
+@MEMOS.cached("features.ckname._grammar", maxsize=1)
 def _grammar() -> re.Pattern:
     pipelines = "|".join(ENGINE["name_pipelines"])
     return re.compile(
@@ -65,3 +67,20 @@ def read_name(name: str) -> CkReading | None:
         return None
     a, b, c, pipeline, wave, dsb, si = m.groups()
     return CkReading(int(a), int(b), int(c), pipeline, wave or "intrawave", int(dsb is not None), int(si is not None))
+
+
+@MEMOS.cached("features.ckname._fallback", maxsize=1)
+def _fallback() -> re.Pattern:
+    return re.compile(ENGINE["fallback_pipeline"])
+
+
+def ck_fields(name: str) -> CkReading:
+    """The kernel fields CK's engine computes with for ``name``: the grammar's reading, or for a name
+    the grammar cannot read the fallback's pipeline (if it finds one) and the engine's defaults."""
+    r = read_name(name)
+    if r is not None:
+        return r
+    d = ENGINE["defaults"]
+    m = _fallback().search(name)
+    return CkReading(d["block_size"], d["gemm_m_per_block"], d["gemm_n_per_block"],
+                     m.group(1) if m else d["pipeline"], d["wave_mode"], d["has_dsb"], d["has_si"])

@@ -20,7 +20,7 @@ from ..errors import CksolveError
 from ..space.config import KernelConfig
 from ..space.pipelines import PIPELINES, double_buffered
 from ..workload.problem import Problem
-from .ckname import dispatcher_name, read_name
+from .ckname import ck_fields, dispatcher_name
 from .spec import ENGINE
 
 __all__ = ["SEMANTICS", "KernelShape", "ProblemGemm", "kernel_shape", "kernel_block", "problem_block",
@@ -87,13 +87,7 @@ def kernel_shape(config: KernelConfig, semantics: str, arch: str) -> KernelShape
                            config.pipeline, config.scheduler, int(double_buffered(config.pipeline,
                                                                                   config.double_smem_buffer)),
                            int(config.split_image), config.groups_to_merge, lds_limit(config.pipeline, semantics, arch))
-    r = read_name(dispatcher_name(config))
-    if r is None:
-        d = ENGINE["defaults"]
-        bs, gm, gn, pipeline, wave, dsb, si = (d["block_size"], d["gemm_m_per_block"], d["gemm_n_per_block"],
-                                               d["pipeline"], d["wave_mode"], d["has_dsb"], d["has_si"])
-    else:
-        bs, gm, gn, pipeline, wave, dsb, si = r
+    bs, gm, gn, pipeline, wave, dsb, si = ck_fields(dispatcher_name(config))
     return KernelShape(bs, gm, gn, bs, bs / 4.0, pipeline, wave, dsb, si, 1, lds_limit(pipeline, semantics, arch))
 
 

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass
-from functools import lru_cache
-from importlib import resources
 from types import MappingProxyType
 from typing import Mapping
+
+from ..space.datafile import Any, load
+from ..space.memos import MEMOS
 
 __all__ = ["Column", "COLUMNS", "FEATURE_NAMES", "KERNEL_NAMES", "EXACT_DIFFERS", "ENGINE", "SOURCES", "markdown_table"]
 
@@ -21,9 +21,14 @@ class Column:
     source: tuple[str, ...]  # keys of SOURCES: the CK files where CK computes it
 
 
-@lru_cache(maxsize=1)
+#: The engine's constants are checked where they are used (each has its own shape).
+_SCHEMA = {"sources": {"*": str}, "engine": Any,
+           "columns": [{"group": str, "source": [str], "names": [str], "ck": str, "exact?": str}]}
+
+
+@MEMOS.cached("features.spec._raw", maxsize=1)
 def _raw() -> dict:
-    return tomllib.loads(resources.files(__package__).joinpath("features.toml").read_text(encoding="utf-8"))
+    return load(__package__, "features.toml", _SCHEMA)
 
 
 COLUMNS: tuple[Column, ...] = tuple(

@@ -22,7 +22,7 @@ from ..solver.evaluate import evaluate
 from ..space.combo import Combo
 from .checking import CheckRecord, check_names, explain_name
 from .diff import Source, diff_sources, open_source, read_sectioned_names
-from .listing import (ENUMERATE_LIMIT, arch_facts_list, archs_document, count_records, enumerate_lines, enumerate_names,
+from .listing import (ENUMERATE_LIMIT, arch_facts_list, archs_document, count_records, enumerate_lines, enumerate_names, name_lines,
                       enumerate_records, load_rule_set, rule_set_constraints, rule_set_descriptions)
 
 __all__ = [
@@ -47,6 +47,7 @@ __all__ = [
     "enumerate_records",
     "enumerate_names",
     "enumerate_lines",
+    "name_lines",
     "count_records",
     "check_names",
     "evaluate",

@@ -12,7 +12,7 @@ from ..selection import select
 from ..solver.evaluate import evaluate
 from ..solver.explain import Explanation, explanation
 from ..space.namesfile import section_line, sectioned_entries
-from ..space.naming import NameError_, parse_name
+from ..space.naming import NameError_, line_reason, parse_name
 from ..space.textfile import numbered_lines
 
 __all__ = ["CheckRecord", "check_names", "section_archs", "explain_name", "Explanation"]
@@ -48,22 +48,31 @@ def check_names(names: Path | str | Iterable[str], arch: str | None, rule_set: R
     over several archs writes) or else for ``arch``; a section for another arch than a given ``arch``
     is an error, as is a name outside any section when ``arch`` is None.
     A generator over a line-at-a-time reader: memory does not grow with the
-    number of names. A line that is not a name is a ``parse`` violation, not an error.
+    number of names. A line that is not a kernel name gets a ``parse`` record, and once every line
+    is reported the generator raises ``NameError_`` naming the first such line: bad input (exit 2),
+    as for ``explain``, where an invalid kernel is exit 1.
     """
     if isinstance(names, (str, PathLike)):
         where = "stdin" if str(names) == "-" else shorten(str(names), quote=False)
         lines = numbered_lines(names, "names file")
     else:
         where, lines = "names", enumerate(names, 1)
-    for _, target, name in section_archs(sectioned_entries(lines), arch, where):
+    first, more = None, 0
+    for no, target, name in section_archs(sectioned_entries(lines), arch, where):
         try:
             verdict = evaluate(parse_name(name), target, rule_set)
         except NameError_ as exc:
             yield CheckRecord(name, target, False, (("parse", str(exc)),), None if rule_set is None else False)
+            if first is None:
+                first = f"{where}:{no}: {line_reason(name, exc)}"
+            else:
+                more += 1
             continue
         yield CheckRecord(name, target, verdict.valid,
                           tuple((v.constraint, v.message) for v in verdict.violations + verdict.rule_violations),
                           verdict.member)
+    if first is not None:
+        raise NameError_(first + (f" (and {more} more such line{'s' * (more > 1)})" if more else ""))
 
 
 def section_archs(entries: Iterable[tuple[int, str | None, str]], arch: str | None, where: str

@@ -10,10 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from functools import partial
 from itertools import repeat
-from typing import Iterator
+from typing import Iterable, Iterator, Sequence
 
 from ..arch.facts import ARCHS, ArchFacts, arch_facts, common_facts
 from ..errors import CksolveError
+from .. import derived  # noqa: F401  (registers the derived rule sets, full-tests and tiny)
 from ..rulesets import RULE_SETS, RuleSet, get_rule_set
 from ..selection import Record, Selection
 from ..solver import enumerate_combo, names_combo, solve_combo
@@ -22,7 +23,7 @@ from ..space.combo import Combo
 from ..space.namesfile import section_line
 from ..space.pipelines import PIPELINES
 
-__all__ = ["load_rule_set", "ENUMERATE_LIMIT", "enumerate_records", "enumerate_names", "enumerate_lines", "count_records",
+__all__ = ["load_rule_set", "ENUMERATE_LIMIT", "enumerate_records", "enumerate_names", "enumerate_lines", "name_lines", "count_records",
            "ConstraintSummary", "rule_set_constraints", "rule_set_descriptions", "arch_facts_list", "archs_document"]
 
 
@@ -73,6 +74,19 @@ def _sectioned(rule_set: RuleSet, selection: Selection) -> Iterator[str]:
         yield from (f"{n}\n" for n in _names(rule_set, replace(selection, archs=(arch,))))
 
 
+def name_lines(arch_names: Iterable[tuple[str, str]], archs: Sequence[str]) -> Iterator[str]:
+    """(arch, name) pairs as :func:`enumerate_lines` writes them, for listings made another way (a backend's)."""
+    if len(archs) == 1:
+        yield from (f"{n}\n" for _, n in arch_names)
+        return
+    by_arch: dict[str, list[str]] = {}
+    for arch, name in arch_names:
+        by_arch.setdefault(arch, []).append(name)
+    for arch in archs:
+        yield section_line(arch) + "\n"
+        yield from (f"{n}\n" for n in by_arch.get(arch, ()))
+
+
 def _check_limit(rule_set: RuleSet, selection: Selection, limit: int | None) -> None:
     if limit is None:
         return
@@ -83,8 +97,8 @@ def _check_limit(rule_set: RuleSet, selection: Selection, limit: int | None) -> 
         total += _count(rule_set, combo)
         if total > limit:
             raise CksolveError(f"{rule_set.name or 'rule set'} has more than {limit:,} configs in this selection "
-                               f"({total:,} up to {combo.key}): narrow it (--arch, --variant, --dtype, --ndim, "
-                               f"pins in the rule-set file) or raise --limit")
+                               f"({total:,} up to {combo.key}): narrow it ({{opt:arch}}, {{opt:variant}}, {{opt:dtype}}, "
+                               f"{{opt:ndim}}, pins in the rule-set file) or raise {{opt:limit}}")
 
 
 def _listed(lister, rule_set: RuleSet, combo: Combo):

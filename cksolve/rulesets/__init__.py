@@ -6,10 +6,10 @@ Rule sets are imported lazily, so naming one does not load the others' data.
 from __future__ import annotations
 
 import importlib
-from functools import lru_cache
 from pathlib import Path
 
-from ..errors import shorten
+from ..errors import did_you_mean, shorten
+from ..space.memos import MEMOS
 from .base import Combo, RuleSet, RuleSetError, kind_of
 from .file import FileRuleSet
 from .registry import RULE_SETS
@@ -27,7 +27,7 @@ def _class(name: str) -> type:
     return getattr(importlib.import_module(module, __package__), cls)
 
 
-@lru_cache(maxsize=None)
+@MEMOS.cached("rulesets._load")
 def _load(name: str, options: tuple) -> RuleSet:
     return _class(name)(**dict(options))
 
@@ -46,7 +46,8 @@ def get_rule_set(name: str, **options) -> RuleSet:
     path = Path(name)
     if path.suffix == ".toml" or _exists(path):
         return FileRuleSet.from_path(path, **options)
-    raise RuleSetError(f"unknown rule set {shorten(name)}; valid: {', '.join(RULE_SETS)} or a path to a rule-set file")
+    raise RuleSetError(f"unknown rule set {shorten(name)}; valid: {', '.join(RULE_SETS)} or a path to a rule-set file"
+                       f"{did_you_mean(name, RULE_SETS)}")
 
 
 def _exists(path: Path) -> bool:

@@ -22,13 +22,13 @@ The files are found through the ``builder_configs`` option (the CLI's
 from __future__ import annotations
 
 import os
-from functools import lru_cache
 from pathlib import Path
 from typing import Sequence
 
 from ..arch.constraints import wmma_k_constraint
 from ..arch.facts import arch_facts
 from ..space.constraints import Constraint, Table
+from ..space.memos import MEMOS
 from .base import Combo, RuleSet, RuleSetError, configs_table, kind_of
 from .builder_conf import Instance, builder_data, parse_conf, unusable
 
@@ -36,7 +36,6 @@ __all__ = ["BuilderRuleSet", "TestsRuleSet", "ProfilerRuleSet", "ENV_VAR", "conf
 
 ENV_VAR = "CKSOLVE_BUILDER_CONFIGS"
 _SOURCE = "grouped_config_rules_builder.py get_configs + generate_instances.py parse_*_instances"
-_DTYPES = ("fp32", "fp16", "bf16")
 
 
 def conf_files(root: Path, subset: str) -> list[tuple[str, str, int, str, Path]]:
@@ -45,16 +44,17 @@ def conf_files(root: Path, subset: str) -> list[tuple[str, str, int, str, Path]]
     Stream-K files add to bwd_weight; the depthwise file serves every dtype.
     """
     data = builder_data()
+    dtypes = data["dtypes"]
     out = []
     for variant, directory in data["directories"].items():
         base = root / directory / subset
         for prefix, lay in data["layouts"].items():
-            for dtype in _DTYPES:
+            for dtype in dtypes:
                 suffixes = ("", "_streamk") if variant == "bwd_weight" else ("",)
                 for suffix in suffixes:
                     out.append((variant, dtype, lay["ndim"], lay["layout"], base / f"{prefix}_{dtype}{suffix}.conf"))
     dw = data["depthwise"]
-    for dtype in _DTYPES:
+    for dtype in dtypes:
         out.append(("forward_depthwise", dtype, dw["ndim"], dw["layout"],
                     root / data["directories"]["forward"] / subset / dw["file"]))
     return out
@@ -114,7 +114,7 @@ class BuilderRuleSet(RuleSet):
 
     # --- configs ---------------------------------------------------------------------
 
-    @lru_cache(maxsize=None)
+    @MEMOS.cached("rulesets.builder.BuilderRuleSet.configs")
     def configs(self, variant: str, dtype: str, ndim: int, warp_size: int) -> tuple:
         """CK's builder configs of one combination for one warp size, deduplicated, in file order."""
         skip = set(builder_data()["skip"]["bwd_weight_pipelines"]) if variant == "bwd_weight" else set()
@@ -128,7 +128,7 @@ class BuilderRuleSet(RuleSet):
             return (instances,)
         return (instances, wmma_k_constraint(combo.arch))
 
-    @lru_cache(maxsize=None)
+    @MEMOS.cached("rulesets.builder.BuilderRuleSet._instances")
     def _instances(self, variant: str, dtype: str, ndim: int, ws: int) -> Table:
         """The allowed table of one combination's instances (built once: ``check`` asks per config)."""
         configs = self.configs(variant, dtype, ndim, ws)

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 from typing import Mapping
 
@@ -35,7 +34,10 @@ from ..arch.constraints import vectors_ok, wmma_k_ok, wmma_shape_ok
 from ..errors import CksolveError, shorten
 from ..space.axes import AXES
 from ..space.config import DepthwiseConfig, KernelConfig
+from ..space.datafile import Any
+from ..space.memos import MEMOS
 from ..space.textfile import read_text
+from ..space.values import value_facts
 from .base import RuleSetError
 from .data import load_toml
 
@@ -46,9 +48,16 @@ class ConfError(RuleSetError):
     """A ``.conf`` line that cannot be read; the message names file and line."""
 
 
-@lru_cache(maxsize=None)
+#: Checked here: what the file-name layout needs; the field tables are checked as they are read.
+_SCHEMA = {"dtypes": [str], "subsets": {"*": str}, "directories": {"*": str},
+           "layouts": {"*": {"ndim": int, "layout": str}}, "*": Any}
+
+
+@MEMOS.cached("rulesets.builder_conf.builder_data")
 def builder_data() -> dict:
-    data = load_toml(__package__, "builder.toml")
+    data = load_toml(__package__, "builder.toml", _SCHEMA)
+    if not set(data["dtypes"]) <= set(AXES["dtype"].domain):
+        raise RuleSetError(f"builder.toml: dtypes {data['dtypes']} are not all values of the dtype axis")
     data["_by_match"] = {k["match"]: (name, k) for name, k in data["kinds"].items()}
     return data
 
@@ -56,9 +65,12 @@ def builder_data() -> dict:
 # --- the Builder's skip rules (generate_instances.py / grouped_config_rules_default.py) ----
 
 
+#: The Builder's dtype names (values.toml ``builder``: derived from its problem name, fp32 is "float").
+_BUILDER_DTYPE = value_facts("dtype", "builder")
+
+
 def _builder_dtype(dtype: str) -> str:
-    # The Builder derives its dtype from the problem name: fp32 is "float", the rest are not.
-    return "float" if dtype == "fp32" else dtype
+    return _BUILDER_DTYPE.get(dtype, dtype)
 
 
 def _mfma_k(dtype: str, xdl: int) -> int:
@@ -187,6 +199,19 @@ def _split_args(text: str) -> list[str]:
     return [a.strip().replace("\0", ",") for a in masked.split(",")]
 
 
+_INTEGER = re.compile(r"-?(?:0|[1-9][0-9]*)", re.ASCII)
+
+
+def _balanced(s: str) -> bool:
+    """Whether the ``<`` opening at ``s``'s first ``<`` closes exactly at its last character."""
+    depth = 0
+    for i, ch in enumerate(s[s.index("<"):], s.index("<")):
+        depth += (ch == "<") - (ch == ">")
+        if depth < 0 or (depth == 0 and i != len(s) - 1):
+            return False
+    return depth == 0
+
+
 class _Line:
     """Typed access to one line's arguments, with errors that name file, line and field."""
 
@@ -198,10 +223,11 @@ class _Line:
         raise ConfError(f"{self.where}: {what}")
 
     def int(self, name: str, text: str) -> int:
-        try:
-            return int(text)
-        except ValueError:
-            self.fail(f"{self.kind}: field {name} must be an integer, got {shorten(text)}")
+        # canonical spelling only: Python's int() would also read 1_28, +128, 0128 and Arabic-Indic digits
+        if not _INTEGER.fullmatch(text):
+            self.fail(f"{self.kind}: field {name} must be an integer in plain ASCII digits (no leading zero, "
+                      f"'+' or '_'), got {shorten(text)}")
+        return int(text)
 
     def flag(self, name: str, text: str) -> bool:
         t = text.strip().lower()
@@ -361,8 +387,8 @@ def parse_instance(text: str, variant: str, where: str) -> Instance | None:
         body = s  # the Builder also accepts the 12 bare integers
         name, spec = data["_by_match"]["GroupedConvolutionForwardDepthwise"]
     else:
-        if not lt or not s.endswith(">"):
-            ln.fail(f"expected an instance string Kind<...>, got {shorten(s, 80)}")
+        if not lt or not s.endswith(">") or not _balanced(s):
+            ln.fail(f"expected an instance string Kind<...> (with its '<' and '>' paired), got {shorten(s, 80)}")
         hit = data["_by_match"].get(head)
         if hit is None or hit[1]["variant"] != variant:
             known = sorted(k["match"] for k in data["kinds"].values() if k["variant"] == variant)

@@ -5,18 +5,13 @@ Users' rule-set files are read by :mod:`.file` (through ``space.textfile``, the 
 
 from __future__ import annotations
 
-import tomllib
-from importlib import resources
-
+from ..space.datafile import Any, load
 from .base import RuleSetError
 
 __all__ = ["load_toml"]
 
 
-def load_toml(package: str, filename: str) -> dict:
-    text = resources.files(package).joinpath(filename).read_text(encoding="utf-8")
-    try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise RuleSetError(f"{filename}: malformed rule data: {exc}") from None
+def load_toml(package: str, filename: str, schema=Any) -> dict:
+    """A built-in rule set's data file through the one data-file loader; its errors are ``RuleSetError``."""
+    return load(package, filename, schema, error=RuleSetError)
 

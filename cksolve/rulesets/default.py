@@ -10,10 +10,10 @@ CK's default has no depthwise kernels, so ``forward_depthwise`` is empty.
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Sequence
 
 from ..space.constraints import Constraint
+from ..space.memos import MEMOS
 from .base import Combo, RuleSet, kind_of, nothing, pin, pin_defaults, table
 from .data import load_toml
 
@@ -33,7 +33,7 @@ class DefaultRuleSet(RuleSet):
     def __init__(self) -> None:
         self.data = load_toml(__package__, "default.toml")
 
-    @lru_cache(maxsize=None)
+    @MEMOS.cached("rulesets.default.DefaultRuleSet._core_rows")
     def _core_rows(self, variant: str) -> tuple[tuple, ...]:
         d = self.data
         compv4_tiles = {tuple(t) for t in d["compv4_tiles"]}
@@ -51,7 +51,7 @@ class DefaultRuleSet(RuleSet):
     def constraints(self, combo: Combo) -> Sequence[Constraint]:
         return self._constraints(combo.variant)
 
-    @lru_cache(maxsize=None)
+    @MEMOS.cached("rulesets.default.DefaultRuleSet._constraints")
     def _constraints(self, variant: str) -> tuple[Constraint, ...]:
         # Depends on the variant only: the same objects for every arch, dtype and ndim.
         if kind_of(variant) == "depthwise":

@@ -19,6 +19,12 @@ Every value is checked here, against the axis domains, before anything is
 solved: a file that loads is a file whose every key means something. Relative
 paths in ``extends`` resolve against the file's own directory, and a cycle of
 files is reported with its chain.
+
+``extends`` makes a graph of files, not a tree: within one load each file is
+read once (memo by resolved path), a rule set reached twice contributes its
+constraints once, and nesting deeper than ``MAX_DEPTH`` files is an error
+line, so neither a file repeated at every level (exponential) nor a chain of
+hundreds (Python's recursion limit) can hang or crash a command.
 """
 
 from __future__ import annotations
@@ -36,13 +42,16 @@ from ..space.naming import parse_names
 from ..space.textfile import numbered_lines, read_text
 from .base import Combo, RuleSet, RuleSetError, nothing
 from .listed import ListedRuleSet
+from .where import file_where
 
-__all__ = ["FileRuleSet", "KEYS", "TABLE_KEYS"]
+__all__ = ["FileRuleSet", "KEYS", "TABLE_KEYS", "MAX_DEPTH"]
 
 #: The keys a rule-set file may have (``base`` is the older spelling of ``extends``).
-KEYS = ("description", "extends", "base", "kind", "pin", "table")
+KEYS = ("description", "extends", "base", "kind", "pin", "table", "where")
 TABLE_KEYS = ("name", "scope", "rows", "forbid")
 _KINDS = ("gemm", "depthwise")
+#: How many rule-set files deep ``extends`` may nest (a site set rarely needs more than three).
+MAX_DEPTH = 64
 
 
 class FileRuleSet(RuleSet):
@@ -53,16 +62,25 @@ class FileRuleSet(RuleSet):
         self.description = description
         self.bases = bases
         self.own = own
+        self._closure = _closure(self)  # bases and own are fixed from here on
 
     @classmethod
-    def from_path(cls, path: Path, chain: tuple[str, ...] = (), **options) -> "FileRuleSet":
-        """Load and validate the file at ``path``; ``chain`` is the files that extend it (cycle check)."""
+    def from_path(cls, path: Path, chain: tuple[str, ...] = (), _loaded: dict | None = None,
+                  **options) -> "FileRuleSet":
+        """Load and validate the file at ``path``; ``chain`` is the files that extend it (cycle and depth
+        check), ``_loaded`` the files this load has read already (resolved path -> rule set)."""
         path = Path(path)
         label = shorten(str(path), quote=False)
         real = _real(path)
         if real in chain:
             names = [Path(p).name for p in chain[chain.index(real):]] + [path.name]
             raise RuleSetError(f"{label}: rule-set files extend each other in a cycle: {' -> '.join(names)}")
+        loaded = {} if _loaded is None else _loaded
+        if real in loaded:
+            return loaded[real]
+        if len(chain) >= MAX_DEPTH:
+            raise RuleSetError(f"{label}: 'extends' nests rule-set files more than {MAX_DEPTH} deep "
+                               f"(starting at {Path(chain[0]).name})")
         data = _parse(read_text(path, "rule-set file"), label)
         v = _Validator(label, path.stem)
         unknown = sorted(set(data) - set(KEYS))
@@ -71,9 +89,10 @@ class FileRuleSet(RuleSet):
         if "extends" in data and "base" in data:
             raise RuleSetError(f"{label}: give 'extends' or its alias 'base', not both")
         description = v.string("description", data.get("description", f"rule set from {path.name}"))
-        bases = tuple(_extend(spec, path, chain + (real,), options)
-                      for spec in v.names("extends" if "extends" in data else "base",
-                                          data.get("extends", data.get("base", []))))
+        bases = tuple({id(b): b for b in (
+            _extend(spec, path, chain + (real,), loaded, options)
+            for spec in v.names("extends" if "extends" in data else "base",
+                                data.get("extends", data.get("base", []))))}.values())
         own: list[Constraint] = []
         if "kind" in data:
             kind = v.choice("kind", data["kind"], _KINDS)
@@ -91,8 +110,12 @@ class FileRuleSet(RuleSet):
             raise RuleSetError(f"{label}: 'table' must be an array of tables ([[table]]), got {_type(tables)}")
         for i, t in enumerate(tables, 1):
             own.extend(_for_kinds(v.table(i, t, str(path))))
+        # `where` expressions (rulesets/where.py): named checks file.<stem>.where[i]
+        for check in file_where(data.get("where", []), path.stem, str(path), label, path.name):
+            own.extend(_for_kinds(check))
         rs = cls(path.stem, description, bases, tuple(own))
         rs.files = tuple(dict.fromkeys([path, *(f for b in bases for f in b.files)]))
+        loaded[real] = rs
         if not bases and "kind" not in data and own and all(c.applies_to == "gemm" for c in own):
             rs.own_warnings = (f"{label}: nothing here constrains depthwise kernels and nothing is extended, so every "
                                f"depthwise kernel valid for the arch is in this set; add kind = \"gemm\" to drop "
@@ -103,10 +126,29 @@ class FileRuleSet(RuleSet):
 
     @property
     def warnings(self) -> tuple[str, ...]:
-        return tuple(dict.fromkeys([*(w for b in self.bases for w in b.warnings), *self.own_warnings]))
+        return tuple(dict.fromkeys(w for rs in self._closure for w in
+                                   (rs.own_warnings if isinstance(rs, FileRuleSet) else rs.warnings)))
 
     def constraints(self, combo: Combo) -> Sequence[Constraint]:
-        return tuple(c for b in self.bases for c in b.constraints(combo)) + self.own
+        return tuple(c for rs in self._closure for c in
+                     (rs.own if isinstance(rs, FileRuleSet) else rs.constraints(combo)))
+
+
+def _closure(top: FileRuleSet) -> tuple[RuleSet, ...]:
+    """Every rule set ``top`` builds on, each once, bases before what extends them (as a recursive
+    walk of a tree would order them), ``top`` last; built-in and names-file sets are leaves."""
+    out: dict[int, RuleSet] = {}
+    stack: list[tuple[RuleSet, bool]] = [(top, False)]
+    while stack:
+        rs, expanded = stack.pop()
+        if id(rs) in out:
+            continue
+        if expanded or not isinstance(rs, FileRuleSet):
+            out[id(rs)] = rs
+            continue
+        stack.append((rs, True))
+        stack.extend((b, False) for b in reversed(rs.bases) if id(b) not in out)
+    return tuple(out.values())
 
 
 def _real(path: Path) -> str:
@@ -127,7 +169,7 @@ def _parse(text: str, label: str) -> dict:
         raise RuleSetError(f"{label}: malformed rule-set file: {shorten(str(exc), 120, quote=False)}") from None
 
 
-def _extend(spec: str, path: Path, chain: tuple[str, ...], options: dict) -> RuleSet:
+def _extend(spec: str, path: Path, chain: tuple[str, ...], loaded: dict, options: dict) -> RuleSet:
     """A named rule set, or a file relative to the extending file's directory."""
     from . import RULE_SETS, get_rule_set  # deferred: the package imports this module (a base is any rule set)
 
@@ -140,8 +182,11 @@ def _extend(spec: str, path: Path, chain: tuple[str, ...], options: dict) -> Rul
         raise RuleSetError(f"{shorten(str(path), quote=False)}: extends {shorten(spec)}, which is neither a rule set "
                            f"({', '.join(RULE_SETS)}) nor a file (looked for {shorten(str(target), quote=False)})")
     if target.suffix != ".toml":
-        return _names_file(target)
-    return FileRuleSet.from_path(target, chain, **options)
+        real = "names:" + _real(target)  # a names file extended twice is read once too
+        if real not in loaded:
+            loaded[real] = _names_file(target)
+        return loaded[real]
+    return FileRuleSet.from_path(target, chain, loaded, **options)
 
 
 def _names_file(path: Path) -> RuleSet:

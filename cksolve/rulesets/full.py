@@ -38,12 +38,12 @@ rule (:func:`cksolve.arch.constraints.wmma_k_constraint`) is added here.
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Sequence
 
 from ..arch.constraints import wmma_k_constraint
 from ..arch.facts import arch_facts, common_facts
 from ..space.constraints import Check, Constraint, Table
+from ..space.memos import MEMOS
 from .base import GEMM_DEFAULTS, Combo, RuleSet, kind_of, nothing, pin, pin_defaults, table
 from .data import load_toml
 
@@ -74,7 +74,7 @@ def _pipes(items) -> tuple[tuple[str, str], ...]:
 # --- tests of the checks (module-level, see cksolve.space.constraints) ---------------
 
 
-@lru_cache(maxsize=None)
+@MEMOS.cached("rulesets.full._valid_widths")
 def _valid_widths(dtype, tile_m, tile_n, tile_k, wave_m, wave_n, wave_k, gate):
     """tile_math.get_valid_vec_sizes: the allowed widths for A, B and C."""
     warp_size, widths, vmem_bytes, lds_max_bits = gate
@@ -196,7 +196,7 @@ class FullRuleSet(RuleSet):
 
     # ---- tables ----------------------------------------------------------------------
 
-    @lru_cache(maxsize=None)
+    @MEMOS.cached("rulesets.full.FullRuleSet._family_rows")
     def _family_rows(self, variant: str, ndim: int, dtype: str) -> frozenset:
         d, dclass = self.data, self._dclass(dtype)
         base_tiles = d["tiles"].get(variant, {}).get(f"{ndim}d/{dtype}", [])
@@ -219,11 +219,11 @@ class FullRuleSet(RuleSet):
                     rows.add((*flags, *t, p, s))
         return frozenset(rows)  # a frozenset hashes once: tables are looked up by their rows
 
-    @lru_cache(maxsize=None)
+    @MEMOS.cached("rulesets.full.FullRuleSet._tiles")
     def _tiles(self, variant: str, ndim: int, dtype: str) -> tuple:
         return tuple(sorted({r[len(_FEATURES):len(_FEATURES) + 3] for r in self._family_rows(variant, ndim, dtype)}))
 
-    @lru_cache(maxsize=None)
+    @MEMOS.cached("rulesets.full.FullRuleSet._wave_warp_rows")
     def _wave_warp_rows(self, variant: str, tiles: tuple, splits: tuple, warp_tiles: tuple) -> frozenset:
         warp_mn = tuple(dict.fromkeys((wm, wn) for wm, wn, _k in warp_tiles))
         rows = set()
@@ -231,7 +231,7 @@ class FullRuleSet(RuleSet):
             rows.update(self._wave_warp_of_tile(variant, t, splits, warp_mn))
         return frozenset(rows)
 
-    @lru_cache(maxsize=None)
+    @MEMOS.cached("rulesets.full.FullRuleSet._wave_warp_of_tile")
     def _wave_warp_of_tile(self, variant: str, t: tuple, splits: tuple, warp_mn: tuple) -> tuple:
         """One tile's rows (cached per tile: tiles recur across ndims, dtypes and archs)."""
         m, n, _ = t
@@ -246,15 +246,15 @@ class FullRuleSet(RuleSet):
         pairs = curated or [(w, mn) for w in splits for mn in warp_mn if divides(w, mn)]
         return tuple((*t, *w, *mn) for w, mn in pairs)
 
-    @lru_cache(maxsize=None)
+    @MEMOS.cached("rulesets.full.FullRuleSet._vector_rows")
     def _vector_rows(self, variant: str, dclass: str, tiles: tuple) -> frozenset:
         return frozenset((*t, *v) for t in tiles for v in self._vector_candidates(variant, dclass, t))
 
-    @lru_cache(maxsize=None)
+    @MEMOS.cached("rulesets.full.FullRuleSet._spec_rows")
     def _spec_rows(self, variant: str, tiles: tuple) -> frozenset:
         return frozenset((*t, s) for t in tiles for s in self._specs(variant, t))
 
-    @lru_cache(maxsize=None)
+    @MEMOS.cached("rulesets.full.FullRuleSet._warp_tile_k_rows")
     def _warp_tile_k_rows(self, variant: str, ndim: int, dtype: str, warp_ms: tuple) -> frozenset:
         dclass = self._dclass(dtype)
         legacy_tiles = {_tile(t) for t in self.data["warp_tile_k"]["legacy_wavelet_tiles"].get(variant, [])}
@@ -269,7 +269,7 @@ class FullRuleSet(RuleSet):
                 rows.add((*t, wm, pipeline, streamk, self._warp_tile_k(dclass, wm, t[2], legacy)))
         return frozenset(rows)
 
-    @lru_cache(maxsize=None)
+    @MEMOS.cached("rulesets.full.FullRuleSet._gemm_constraints")
     def _gemm_constraints(self, arch: str, variant: str, ndim: int, dtype: str) -> tuple:
         facts = arch_facts(arch)
         dkey = common_facts().dtype_key(dtype)
@@ -310,7 +310,7 @@ class FullRuleSet(RuleSet):
             *_pins(),
         )
 
-    @lru_cache(maxsize=None)
+    @MEMOS.cached("rulesets.full.FullRuleSet._depthwise_constraints")
     def _depthwise_constraints(self, ndim: int) -> tuple:
         d = self.data["depthwise"]
         if ndim not in d["ndims"]:
@@ -338,25 +338,25 @@ class FullRuleSet(RuleSet):
 
 # The archs of one (variant, ndim, dtype) share most tables: build each one once (``table``
 # interns its result anyway; the memo saves re-building and re-hashing the rows, 0.05 s per run).
-_table = lru_cache(maxsize=None)(table)
+_table = MEMOS.cached("rulesets.full._table")(table)
 
 
 
-@lru_cache(maxsize=None)
+@MEMOS.cached("rulesets.full._explicit_gemm_wavelet")
 def _explicit_gemm_wavelet() -> Table:
     return Table("rules.full.explicit_gemm_wavelet", ("explicit_gemm", "pipeline"), frozenset({(True, "wavelet")}),
                  "full: explicit GEMM kernels never use the wavelet pipeline",
                  f"{_SRC} _emit_configs_for_tile (skips wavelet with explicit_gemm)", forbid=True)
 
 
-@lru_cache(maxsize=None)
+@MEMOS.cached("rulesets.full._tile_config_k")
 def _tile_config_k() -> Check:
     return Check("rules.full.tile_config_k", ("wave_k", "warp_tile_k", "tile_k"), _tile_config_k_ok,
                  "full: tile_k {tile_k} is not divisible by wave_k*warp_tile_k ({wave_k}*{warp_tile_k})",
                  "codegen_common.py TileConfig.is_valid via _emit_configs_for_tile")
 
 
-@lru_cache(maxsize=None)
+@MEMOS.cached("rulesets.full._vector_gate")
 def _vector_gate(gate: tuple) -> Check:
     return Check("rules.full.vector_gate", ("dtype", *_TILE, *_WAVE, *_VEC), _vector_gate_ok,
                  "full: vectors {vector_a}/{vector_b}/{vector_c} do not split tile {tile_m}x{tile_n}x{tile_k} "
@@ -364,7 +364,7 @@ def _vector_gate(gate: tuple) -> Check:
                  f"{_TM} get_valid_vec_sizes via {_SRC} _emit_configs_for_tile", params=(gate,))
 
 
-@lru_cache(maxsize=None)
+@MEMOS.cached("rulesets.full._pins")
 def _pins() -> tuple:
     src = f"{_SRC} _emit_configs_for_tile (fixed trait fields)"
     return (pin("full", "epilogue", ("cshuffle",), src),

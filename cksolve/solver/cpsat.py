@@ -21,7 +21,7 @@ from ortools.sat.python import cp_model
 from ..space.constraints import Constraint, Table
 from .model import Model, prune_domains
 
-__all__ = ["CompiledModel", "compile_model", "deterministic_solver", "enumerate_solutions", "is_feasible"]
+__all__ = ["CompiledModel", "compile_model", "deterministic_solver", "enumerate_solutions", "find_one", "is_feasible"]
 
 
 class CompiledModel:
@@ -116,3 +116,15 @@ def is_feasible(model: Model, pins: Mapping[str, object]) -> bool:
     status = deterministic_solver().Solve(compiled.cp)
     return status in (cp_model.OPTIMAL, cp_model.FEASIBLE)
 
+
+
+def find_one(model: Model, pins: Mapping[str, object]):
+    """One config agreeing with ``pins`` (a witness of ``is_feasible``), or None."""
+    compiled = compile_model(model, pins)
+    if compiled.empty:
+        return None
+    solver = deterministic_solver()
+    status = solver.Solve(compiled.cp)
+    if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        return None
+    return model.make_config({a: compiled.domains[a][solver.Value(v)] for a, v in compiled.vars.items()})

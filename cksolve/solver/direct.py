@@ -38,7 +38,8 @@ from typing import Sequence
 
 from ..space.constraints import Constraint, Table
 from .cache import CACHE
-from .counting import LIST_LIMIT, ROW_LIMIT, SpaceTooLarge, check_size, count_join
+from .conditioning import solve_piece
+from .counting import LIST_LIMIT, ROW_LIMIT, SpaceTooLarge, check_size
 from .model import Model
 from .plan import make_plan
 from .relations import (Relation, derived, domain_ids, filter_rows, filtered_rows, index_rows, key_getter, projection,
@@ -235,17 +236,28 @@ def _push_down(rels: list[Relation], pushed: tuple) -> list[Relation]:
 
 
 def _factorise_or_count(axes: Sequence[str], rels: list[Relation], leaves: tuple, domains: dict) -> Component:
-    """The component's rows, or only its size when joining them would pass ``ROW_LIMIT``.
+    """The component's rows, or, when joining them would pass ``ROW_LIMIT``, its exact solution tree
+    (``conditioning``: counted and sampled without listing).
 
     A counted component joins its rows only if they are listed after all
-    (``enumerate`` under its limit); ``counting.count_join`` raises in turn when
-    even its summed-out frontier is too wide.
+    (``enumerate`` under its limit).
     """
     try:
         return _factorise(axes, rels, leaves, domains)
     except SpaceTooLarge:
-        return Component(tuple(axes), (), (), counted=count_join(axes, rels, domains),
-                         join=partial(_factorise, axes, rels, leaves, domains, LIST_LIMIT))
+        tree = solve_piece(tuple(axes), rels, domains, _join_piece)
+        return Component(tuple(axes), (), (), counted=tree.count(),
+                         join=partial(_factorise, axes, rels, leaves, domains, LIST_LIMIT), tree=tree)
+
+
+def _join_piece(axes: Sequence[str], rels: list[Relation], domains: dict, limit: float) -> Component:
+    """One connected piece of a conditioned component, joined as a component is (push-down, leaves)."""
+    plan = make_plan(rels, tuple(axes))
+    pushed = _push_down(rels, plan.pushed)
+    if len(plan.components) != 1:
+        return _join(axes, pushed, domains, limit)
+    ((comp_axes, members, leaves),) = plan.components
+    return _factorise(comp_axes, [pushed[i] for i in members], leaves, domains, limit)
 
 
 def _factorise(axes: Sequence[str], rels: list[Relation], leaves: tuple, domains: dict,

@@ -11,7 +11,8 @@ import gc
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cached_property, partial
-from itertools import product
+from bisect import bisect_right
+from itertools import accumulate, product
 from math import prod
 from operator import itemgetter
 from typing import Callable
@@ -75,6 +76,8 @@ class Component:
     counted: int | None = None
     #: ... and how to join it anyway, should it be listed
     join: Callable[[], "Component"] | None = field(default=None, compare=False, repr=False)
+    #: ... and its exact solution tree (``conditioning.Part``), which samples it uniformly
+    tree: object = field(default=None, compare=False, repr=False)
 
     def joined(self) -> "Component":
         """This component with its rows (joined now if it was only counted)."""
@@ -90,6 +93,50 @@ class Component:
         if len(counts) == 1:
             return sum(counts[0])
         return sum(map(prod, zip(*counts)))
+
+    @cached_property
+    def sampling(self) -> tuple:
+        """(rows in sorted order, cumulative numbers of configs per row, per leaf its options sorted): what
+        uniform sampling draws from, independent of the hash order rows were joined in."""
+        rows = sorted(self.rows)
+        leaves = []
+        weights = [1] * len(rows)
+        for leaf in self.leaves:
+            get = key_getter(leaf.key)
+            options = {}
+            for i, row in enumerate(rows):
+                k = get(row)
+                opts = options.get(k)
+                if opts is None:
+                    opts = options[k] = tuple(sorted(leaf.options[k]))
+                weights[i] *= len(opts)
+            leaves.append((get, leaf.axes, options))
+        return tuple(rows), tuple(accumulate(weights)), tuple(leaves)
+
+    @cached_property
+    def size(self) -> int:
+        """``count()``, computed once (a draw asks it per config)."""
+        return self.count()
+
+    def decode(self, r: int, out: dict) -> None:
+        """The ``r``-th config of the component (0 <= r < size, in the fixed order of ``sampling``) into
+        ``out`` (axis -> value): a uniform ``r`` gives a uniform draw."""
+        if self.counted is not None:
+            self.tree.decode(r, out)
+            return
+        rows, cumulative, leaves = self.sampling
+        if not leaves:
+            out.update(zip(self.axes, rows[r]))
+            return
+        i = bisect_right(cumulative, r)
+        if i:
+            r -= cumulative[i - 1]
+        row = rows[i]
+        out.update(zip(self.axes, row))
+        for get, axes, options in leaves:
+            opts = options[get(row)]
+            r, j = divmod(r, len(opts))
+            out.update(zip(axes, opts[j]))
 
     @cached_property
     def core(self) -> tuple[tuple[str, ...], frozenset]:

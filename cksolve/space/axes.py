@@ -6,14 +6,18 @@ pipeline) is a data change that every backend, the docs and ``check`` pick up.
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass
-from importlib import resources
 
+from .datafile import DataFileError, load
 from .pipelines import PIPELINES
 from .variants import VARIANTS
 
-__all__ = ["Axis", "AXES", "GEMM_AXES", "DEPTHWISE_AXES", "SELECTION_AXES", "kind_axes", "value_text"]
+__all__ = ["Axis", "AXES", "GEMM_AXES", "DEPTHWISE_AXES", "SELECTION_AXES", "kind_axes", "kind_defaults",
+           "value_text"]
+
+_VALUE = (str, int, bool)
+_SCHEMA = {"*": {"kind": str, "domain?": [_VALUE], "domain_from?": str, "doc": str,
+                 "default?": (str, int, bool, dict)}}
 
 
 @dataclass(frozen=True)
@@ -22,6 +26,11 @@ class Axis:
     kind: str  # "common", "gemm" or "depthwise"
     domain: tuple
     doc: str
+    default: object = None  # a value, or {kind: value}; None: every config spells the axis out
+
+    def default_for(self, kind: str):
+        """The value a config of ``kind`` takes when not given (None: none)."""
+        return self.default.get(kind) if isinstance(self.default, dict) else self.default
 
 
 def value_text(v) -> str:
@@ -30,13 +39,16 @@ def value_text(v) -> str:
 
 
 def _load() -> dict[str, Axis]:
-    text = resources.files(__package__).joinpath("axes.toml").read_text(encoding="utf-8")
-    raw = tomllib.loads(text)
-    return {
-        name: Axis(name, spec["kind"], tuple(spec["domain"]) if "domain" in spec else _DOMAINS[spec["domain_from"]],
-                   spec["doc"])
-        for name, spec in raw.items()
-    }
+    out = {}
+    for name, spec in load(__package__, "axes.toml", _SCHEMA).items():
+        domain = tuple(spec["domain"]) if "domain" in spec else _DOMAINS[spec["domain_from"]]
+        axis = Axis(name, spec["kind"], domain, spec["doc"], spec.get("default"))
+        defaults = axis.default.values() if isinstance(axis.default, dict) else (axis.default,)
+        if any(d is not None and d not in domain for d in defaults) or axis.kind not in ("common", "gemm", "depthwise"):
+            raise DataFileError(f"axes.toml [{name}]: kind must be common, gemm or depthwise and the default "
+                                "in the domain")
+        out[name] = axis
+    return out
 
 
 #: Domains kept with the rest of their values' facts, in their own tables.
@@ -56,3 +68,8 @@ DEPTHWISE_AXES = tuple(n for n, a in AXES.items() if a.kind in ("common", "depth
 def kind_axes(kind: str) -> tuple[str, ...]:
     """Every axis of a config of the kind ("gemm" or "depthwise")."""
     return GEMM_AXES if kind == "gemm" else DEPTHWISE_AXES
+
+
+def kind_defaults(kind: str) -> dict:
+    """``{axis: default}`` of a config of ``kind``: what the config classes' defaults must equal."""
+    return {n: AXES[n].default_for(kind) for n in kind_axes(kind) if AXES[n].default_for(kind) is not None}

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import NamedTuple, Union
 
+from .axes import kind_axes, kind_defaults
 from .pipelines import double_buffered
 from .spelling import GEMM_FIELDS, depthwise_name as _depthwise_name, gemm_name as _gemm_name
 
@@ -132,3 +133,8 @@ def config_fields(cls) -> tuple[str, ...]:
 
 if KernelConfig._fields != GEMM_FIELDS:  # pragma: no cover - guards gemm_name's positional unpacking
     raise ImportError("KernelConfig fields changed: update spelling.GEMM_FIELDS and spelling.gemm_name")
+# The schema is axes.toml's: the same axes and the same defaults (a new axis fails here until both agree).
+for _cls in (KernelConfig, DepthwiseConfig):
+    if set(_cls._fields) != set(kind_axes(_cls.kind)) or _cls._field_defaults != kind_defaults(_cls.kind):
+        raise ImportError(f"{_cls.__name__} does not match axes.toml: fields {sorted(_cls._fields)} "  # pragma: no cover
+                          f"defaults {_cls._field_defaults} vs {kind_defaults(_cls.kind)}")

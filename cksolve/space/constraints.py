@@ -30,6 +30,8 @@ from dataclasses import dataclass, field
 from itertools import product
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
+from .memos import MEMOS
+
 __all__ = ["Constraint", "Table", "Check", "Violation", "interned", "scope_values"]
 
 
@@ -132,7 +134,7 @@ def _product(domains: Mapping[str, Sequence], scope: Iterable[str]) -> Iterable[
     return product(*(domains[a] for a in scope))
 
 
-_INTERNED: dict = {}
+_INTERNED: dict = MEMOS.memo("space.constraints.interned")
 
 
 def interned(constraint: Constraint) -> Constraint:

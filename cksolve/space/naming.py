@@ -5,6 +5,14 @@ format follows ``GroupedConvKernelConfig.name`` / ``DepthwiseConvKernelConfig.na
 to the letter: optional parts appear only when they differ from CK's default,
 in CK's order. ``parse_name`` is the inverse; ``parse_name(c.name()) == c`` for
 every config (a property test holds us to it).
+
+A *kernel name* is the name CK gives a point of the space: it follows the
+grammar, every field is a value of its axis (``axes.toml``), and it is spelled
+exactly as CK spells it (ASCII digits, no leading zeros, no default part
+written out). Anything else is not a kernel name (``NameError_``: bad input,
+exit 2), so that ``fp8``, ``4d``, a tile of ``0x0x0`` or ``0128`` never reach
+the constraints as an "invalid kernel"; a kernel name that breaks a constraint
+for the arch is an invalid kernel (``check`` / ``explain`` exit 1).
 """
 
 from __future__ import annotations
@@ -13,22 +21,29 @@ import re
 from typing import Iterator
 
 from ..errors import CksolveError, shorten
-from .axes import AXES
+from .axes import AXES, kind_axes, value_text
 from .config import DepthwiseConfig, KernelConfig
-from .spelling import DEFAULT_VECTORS as _DEFAULT_VECTORS, DEPTHWISE_PREFIX, VARIANT_TAG, depthwise_name, gemm_name
+from .spelling import (DEFAULT_GROUPS_TO_MERGE, DEFAULT_VECTORS as _DEFAULT_VECTORS, DEFAULT_WAVE_GROUPS,
+                       DEPTHWISE_PREFIX, SPECIALIZATION_SUFFIX, STREAMK_WORD, VARIANT_TAG, depthwise_name, gemm_name)
 
-__all__ = ["gemm_name", "depthwise_name", "parse_name", "parse_names", "name_entries", "NameError_", "VARIANT_TAG"]
+__all__ = ["gemm_name", "depthwise_name", "parse_name", "parse_names", "name_entries", "line_reason", "NameError_",
+           "VARIANT_TAG"]
 
 _TAG_VARIANT = {v: k for k, v in VARIANT_TAG.items()}
+#: name word -> value, for the axes CK spells by a word of their own (values.toml ``name``); a
+#: specialization without a suffix is the one whose suffix is empty
+_SPECIALIZATION_OF = {suffix[1:]: v for v, suffix in SPECIALIZATION_SUFFIX.items()}
+_STREAMK_OF = {word: v for v, word in STREAMK_WORD.items()}
+_SK_DEFAULT = AXES["streamk_strategy"].default_for("gemm")
 
 
 class NameError_(CksolveError, ValueError):
     """A string that is not a cksolve/CK kernel name."""
 
 
-def _alternatives(axis: str) -> str:
+def _alternatives(axis: str, words=None) -> str:
     # Longest first, so that e.g. "basic_async_v1" wins over "basic_v1" prefixes.
-    values = sorted((str(v) for v in AXES[axis].domain), key=len, reverse=True)
+    values = sorted((str(v) for v in (AXES[axis].domain if words is None else words) if str(v)), key=len, reverse=True)
     return "|".join(re.escape(v) for v in values)
 
 
@@ -43,9 +58,9 @@ _GEMM_RE = re.compile(
     rf"(?:_gm(?P<gm>\d+))?"
     rf"(?P<dsb>_dsb)?"
     rf"(?P<two_stage>_2stage)?"
-    rf"(?:_(?P<spec>filter1x1_stride1_pad0|filter1x1_pad0|filter3x3))?"
+    rf"(?:_(?P<spec>{_alternatives('specialization', _SPECIALIZATION_OF)}))?"
     rf"(?P<explicit>_explicit_gemm)?"
-    rf"(?:_streamk_(?P<sk>tree|linear)(?P<persistent>_persistent)?)?"
+    rf"(?:_streamk_(?P<sk>{_alternatives('streamk_strategy', _STREAMK_OF)})(?P<persistent>_persistent)?)?"
     rf"(?P<split>_large_tensor)?"
     rf"(?:_pad(?P<pad>[01]{{3}}))?",
     re.ASCII,  # \d is 0-9 only: an Arabic-Indic digit is not a tile size
@@ -62,14 +77,30 @@ MAX_NAME = 400
 
 
 def parse_name(name: str) -> KernelConfig | DepthwiseConfig:
-    """Turn a kernel name back into its config; raise ``NameError_`` if it is not one.
+    """Turn a kernel name back into its config; raise ``NameError_`` if it is not one (module docstring).
 
-    Parsing is syntactic: a well-formed name with, say, an unsupported tile
-    parses fine and is then judged by the constraints.
+    A name with every value in its domain parses whatever the arch thinks of
+    it (an LDS overflow, an unsupported warp tile): the constraints judge it.
     """
     name = name.strip()
     if len(name) > MAX_NAME:
         raise NameError_(f"not a grouped-conv kernel name (longer than {MAX_NAME} characters): {shorten(name)}")
+    config = _read(name)
+    for axis in kind_axes(config.kind):
+        value = getattr(config, axis)
+        domain = AXES[axis].domain
+        if not any(type(value) is type(d) and value == d for d in domain):
+            shown = shorten(value_text(value), 40, quote=isinstance(value, str))
+            raise NameError_(f"not a kernel name: {shorten(name)} ({axis} {shown} is not one of "
+                             f"{', '.join(map(value_text, domain))})")
+    canonical = config.name()
+    if canonical != name:
+        raise NameError_(f"{shorten(name)} is not CK's spelling of this kernel; CK names it {canonical!r}")
+    return config
+
+
+def _read(name: str) -> KernelConfig | DepthwiseConfig:
+    """The grammar alone (fields converted, nothing checked)."""
     m = _DEPTHWISE_RE.fullmatch(name)
     if m:
         nums = [int(x) for x in m.groups()[3:]]
@@ -96,10 +127,10 @@ def parse_name(name: str) -> KernelConfig | DepthwiseConfig:
         wave_m=triples[3], wave_n=triples[4], wave_k=triples[5],
         warp_tile_m=triples[6], warp_tile_n=triples[7], warp_tile_k=triples[8],
         vector_a=vectors[0], vector_b=vectors[1], vector_c=vectors[2],
-        wave_groups=int(m["wg"] or 1), groups_to_merge=int(m["gm"] or 1),
+        wave_groups=int(m["wg"] or DEFAULT_WAVE_GROUPS), groups_to_merge=int(m["gm"] or DEFAULT_GROUPS_TO_MERGE),
         double_smem_buffer=bool(m["dsb"]), two_stage=bool(m["two_stage"]),
-        specialization=m["spec"] or "default", explicit_gemm=bool(m["explicit"]),
-        streamk=m["sk"] is not None, streamk_strategy=m["sk"] or "tree",
+        specialization=_SPECIALIZATION_OF[m["spec"] or ""], explicit_gemm=bool(m["explicit"]),
+        streamk=m["sk"] is not None, streamk_strategy=_STREAMK_OF[m["sk"]] if m["sk"] else _SK_DEFAULT,
         streamk_persistent=bool(m["persistent"]), split_image=bool(m["split"]),
         pad_m=pad[0] == "1", pad_n=pad[1] == "1", pad_k=pad[2] == "1",
     )
@@ -129,11 +160,15 @@ def parse_names(lines, source: str = "names") -> list:
     numbered = (item if isinstance(item, tuple) else (no, item) for no, item in enumerate(lines, 1))
     for no, name in name_entries(numbered):
         try:
-            config = parse_name(name)
-        except NameError_:
-            raise NameError_(f"{source}:{no}: not a kernel name: {shorten(name)}") from None
-        if config.name() != name:
-            raise NameError_(f"{source}:{no}: {shorten(name)} is not CK's spelling of this kernel; "
-                             f"CK names it {config.name()!r}")
-        out.append(config)
+            out.append(parse_name(name))
+        except NameError_ as exc:
+            raise NameError_(f"{source}:{no}: {line_reason(name, exc)}") from None
     return out
+
+
+def line_reason(name: str, exc: NameError_) -> str:
+    """A names file's error for one line: "not a kernel name: NAME", with why when the grammar matched."""
+    text = str(exc)
+    if text.startswith("not a kernel name:") or "is not CK's spelling" in text:
+        return text
+    return f"not a kernel name: {shorten(name)}"

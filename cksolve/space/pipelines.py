@@ -9,11 +9,11 @@ table (and a template only if its tail handling is new).
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass
-from importlib import resources
 from types import MappingProxyType
 from typing import Mapping
+
+from .datafile import load
 
 __all__ = ["Pipeline", "PIPELINES", "LDS_BUFFERING", "TAILS", "pipelines_with", "double_buffered", "ALWAYS_DOUBLE_LDS",
            "ALWAYS_SINGLE_LDS"]
@@ -45,8 +45,14 @@ class Pipeline:
 
 
 
+_SCHEMA = {"*": {"ck_enum": str, "pipeline_class": str, "base_class": str, "tail": str, "lds_buffering": str,
+                 "lds_capacity": int, "key": str, "policy?": str, "extra_args?": [str], "intrawave_only?": bool,
+                 "filter_intrawave_only?": bool, "backward?": bool, "rejected_variants?": [str],
+                 "full_load_coverage?": bool, "async_copy?": bool}}
+
+
 def _load() -> Mapping[str, Pipeline]:
-    raw = tomllib.loads(resources.files(__package__).joinpath("pipelines.toml").read_text(encoding="utf-8"))
+    raw = load(__package__, "pipelines.toml", _SCHEMA)
     out = {}
     for name, spec in raw.items():
         spec = {k: tuple(v) if isinstance(v, list) else v for k, v in spec.items()}

@@ -7,22 +7,32 @@ this module, ``naming`` imports both.
 
 from __future__ import annotations
 
-from functools import lru_cache
 
+from .axes import AXES
+from .memos import MEMOS
+from .values import value_facts
 from .variants import VARIANTS
 
-__all__ = ["gemm_name", "depthwise_name", "VARIANT_TAG", "DEPTHWISE_PREFIX", "DEFAULT_VECTORS", "GEMM_FIELDS"]
+__all__ = ["gemm_name", "depthwise_name", "VARIANT_TAG", "DEPTHWISE_PREFIX", "DEFAULT_VECTORS", "GEMM_FIELDS",
+           "SPECIALIZATION_SUFFIX", "STREAMK_WORD"]
 
 #: GEMM variant as it appears in a kernel name (variants.toml ``tag``).
 VARIANT_TAG = {n: v.tag for n, v in VARIANTS.items() if v.kind == "gemm"}
 #: Prefix of every depthwise kernel name.
 DEPTHWISE_PREFIX = f"grouped_conv_{VARIANTS['forward_depthwise'].tag}_"
 
-#: Vector sizes a name leaves out.
-DEFAULT_VECTORS = (4, 8, 8)
+#: Vector sizes a name leaves out (the axes' defaults).
+DEFAULT_VECTORS = tuple(AXES[a].default_for("gemm") for a in ("vector_a", "vector_b", "vector_c"))
+#: Kernel-name suffix per specialization ("" for none) and word per stream-K strategy (values.toml).
+SPECIALIZATION_SUFFIX = {v: f"_{n}" if n else "" for v, n in value_facts("specialization", "name").items()}
+STREAMK_WORD = value_facts("streamk_strategy", "name")
+#: Wave groups and merged groups a name leaves out (the axes' defaults; a flag's default is false: "_dsb" etc.).
+DEFAULT_WAVE_GROUPS = AXES["wave_groups"].default_for("gemm")
+DEFAULT_GROUPS_TO_MERGE = AXES["groups_to_merge"].default_for("gemm")
 
 #: ``KernelConfig``'s fields in order: ``gemm_name`` unpacks a config positionally
-#: (40k names per full run), and ``config`` checks its fields against this at import.
+#: (40k names per full run), and ``config`` checks its fields against this and against
+#: ``axes.toml`` (the same axes, the same defaults) at import.
 GEMM_FIELDS = ("variant", "dtype", "ndim", "tile_m", "tile_n", "tile_k", "wave_m", "wave_n", "wave_k", "warp_tile_m",
                "warp_tile_n", "warp_tile_k", "pipeline", "epilogue", "scheduler", "layout", "vector_a", "vector_b",
                "vector_c", "pad_m", "pad_n", "pad_k", "double_smem_buffer", "groups_to_merge", "wave_groups",
@@ -32,7 +42,7 @@ GEMM_FIELDS = ("variant", "dtype", "ndim", "tile_m", "tile_n", "tile_k", "wave_m
 
 # Names are asked for many times per config (sorting, emission, diffing); a
 # config is an immutable tuple, so its name is memoised on it.
-@lru_cache(maxsize=1 << 17)
+@MEMOS.cached("space.spelling.gemm_name", maxsize=1 << 17)
 def gemm_name(c) -> str:
     # unpacked positionally (GEMM_FIELDS, checked by config at import)
     (variant, dtype, ndim, tile_m, tile_n, tile_k, wave_m, wave_n, wave_k, warp_m, warp_n, warp_k,
@@ -43,20 +53,19 @@ def gemm_name(c) -> str:
             f"_{tile_m}x{tile_n}x{tile_k}_{wave_m}x{wave_n}x{wave_k}_{warp_m}x{warp_n}x{warp_k}")
     if (vector_a, vector_b, vector_c) != DEFAULT_VECTORS:
         name += f"_vec{vector_a}_{vector_b}_{vector_c}"
-    if wave_groups != 1:
+    if wave_groups != DEFAULT_WAVE_GROUPS:
         name += f"_wg{wave_groups}"
-    if groups_to_merge != 1:
+    if groups_to_merge != DEFAULT_GROUPS_TO_MERGE:
         name += f"_gm{groups_to_merge}"
     if dsb:
         name += "_dsb"
     if two_stage:
         name += "_2stage"
-    if specialization != "default":
-        name += f"_{specialization}"
+    name += SPECIALIZATION_SUFFIX[specialization]
     if explicit_gemm:
         name += "_explicit_gemm"
     if streamk:
-        name += f"_streamk_{streamk_strategy}"
+        name += f"_streamk_{STREAMK_WORD[streamk_strategy]}"
         if streamk_persistent:
             name += "_persistent"
     if split_image:
@@ -68,7 +77,7 @@ def gemm_name(c) -> str:
 
 
 
-@lru_cache(maxsize=1 << 12)
+@MEMOS.cached("space.spelling.depthwise_name", maxsize=1 << 12)
 def depthwise_name(c) -> str:
     return (
         f"{DEPTHWISE_PREFIX}{c.dtype}_{c.layout}_{c.ndim}d"

@@ -8,11 +8,11 @@ renderer and the workload module. They are read from here.
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, field
-from importlib import resources
 from types import MappingProxyType
 from typing import Mapping
+
+from .datafile import load
 
 __all__ = ["Variant", "VARIANTS", "variants_with"]
 
@@ -39,8 +39,13 @@ class Variant:
         return VARIANTS[self.registers_as] if self.registers_as else self
 
 
+_SCHEMA = {"*": {"kind": str, "tag": str, "direction": str, "label": str, "operator?": str, "tile_min?": [int],
+                 "tile_align?": [int], "backward?": bool, "streamk?": bool, "two_stage?": bool, "registers_as?": str,
+                 "cpp?": {"*": str}}}
+
+
 def _load() -> Mapping[str, Variant]:
-    raw = tomllib.loads(resources.files(__package__).joinpath("variants.toml").read_text(encoding="utf-8"))
+    raw = load(__package__, "variants.toml", _SCHEMA)
     out = {}
     for name, spec in raw.items():
         spec = {k: tuple(v) if isinstance(v, list) else v for k, v in spec.items()}

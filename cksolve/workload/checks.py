@@ -10,15 +10,35 @@ from __future__ import annotations
 
 from math import ceil
 
+from ..arch.facts import archs_with
 from ..space.pipelines import pipelines_with
+from ..space.values import value_facts, values_with
 from .problem import DIRECTIONS
 
 #: Pipelines CK Tile marks Async (inferred from their names; applicability.md F2 [I]): pipelines.toml async_copy.
 ASYNC_PIPELINES = pipelines_with("async_copy")
-#: Archs with the stream-K backward-weight path (BWDW L671-686).
-STREAMK_ARCHS = frozenset({"gfx90a", "gfx942", "gfx950"})
-#: Output types whose epilogue is not float: they bound and shape split-K.
-HALF_TYPES = frozenset({"fp16", "bf16"})
+#: Archs with the stream-K backward-weight path (BWDW L671-686): facts.toml streamk_bwd_weight.
+STREAMK_ARCHS = frozenset(archs_with("streamk_bwd_weight"))
+#: Archs where Async pipelines run (applicability.md F2 [I]): facts.toml async_copy.
+ASYNC_ARCHS = frozenset(archs_with("async_copy"))
+
+
+def _listing(archs, word: str) -> str:
+    """``a, b and c`` (``word`` = "and") in facts-file order; "no arch" when empty."""
+    archs = list(archs)
+    return (", ".join(archs[:-1]) + f" {word} " + archs[-1]) if len(archs) > 1 else (archs[0] if archs else "no arch")
+
+
+#: Arch lists the rules' messages and docs name (``{streamk_archs}`` ...): formatted from the facts,
+#: when ``rules`` loads ``applicability.toml``, so a new arch's flags change the text too.
+ARCH_LISTS = {
+    "async_archs": _listing(archs_with("async_copy"), "and"),
+    "async_archs_or": _listing(archs_with("async_copy"), "or"),
+    "streamk_archs": _listing(archs_with("streamk_bwd_weight"), "and"),
+    "streamk_archs_or": _listing(archs_with("streamk_bwd_weight"), "or"),
+}
+#: Output types whose epilogue is not float: they bound and shape split-K (values.toml ``half``).
+HALF_TYPES = values_with("dtype", "half")
 #: compv6 prefetches 3 stages, so it needs PrefetchStages + 1 K iterations per split.
 COMPV6_MIN_K_ITERATIONS = 4
 #: The most backward-data GEMMs (filter phases) one launch can hold (MaxGroupedGemmGroupsNum).
@@ -35,8 +55,8 @@ def ndim_matches(ndim, f, arch, dtype) -> bool:
     return ndim == f.ndim
 
 
-def async_needs_gfx950(pipeline, f, arch, dtype) -> bool:
-    return pipeline not in ASYNC_PIPELINES or arch == "gfx950"
+def async_copy_arch(pipeline, f, arch, dtype) -> bool:
+    return pipeline not in ASYNC_PIPELINES or arch in ASYNC_ARCHS
 
 
 def specialization_fits(spec, f, arch, dtype) -> bool:
@@ -50,12 +70,8 @@ def specialization_fits(spec, f, arch, dtype) -> bool:
     return True  # default: nothing checked (dilation never is)
 
 
-SPECIALIZATION_NEEDS = {
-    "filter1x1_stride1_pad0": "a 1x1 filter, stride 1 and no padding",
-    "filter1x1_pad0": "a 1x1 filter and no padding",
-    "filter3x3": "a 3x3 filter and C per group 1",
-    "default": "nothing",
-}
+#: What each specialization asks of a problem, for messages (values.toml ``needs``).
+SPECIALIZATION_NEEDS = value_facts("specialization", "needs")
 
 
 def split_k_is_one(variant, f, arch, dtype) -> bool:

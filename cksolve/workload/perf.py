@@ -10,6 +10,7 @@ kernel 0, so any kernel that runs it is good enough.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from .problem import FIELDS, Problem, ProblemError, _from_mapping, read_rows
@@ -55,11 +56,19 @@ def read_perf(path: str | Path, known_kernels: set[str] | None = None) -> dict[P
     return out
 
 
+#: A measurement as text: ASCII decimal digits, an optional fraction and exponent (float() would also
+#: read '1_0' as 10 and other scripts' digits); JSON numbers are taken as they are, JSON true is not 1.
+_DECIMAL = re.compile(r"[-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?", re.ASCII)
+
+
 def _number(where: str, field: str, raw) -> float:
+    if isinstance(raw, bool) or not isinstance(raw, (int, float)) and not _DECIMAL.fullmatch(str(raw).strip()):
+        shown = str(raw).lower() if isinstance(raw, bool) else repr(str(raw)[:60])
+        raise ProblemError(f"{where}: field {field}: {shown} is not a number")
     try:
-        value = float(raw)
-    except (TypeError, ValueError):
-        raise ProblemError(f"{where}: field {field}: {str(raw)[:60]!r} is not a number") from None
+        value = float(raw.strip() if isinstance(raw, str) else raw)
+    except (TypeError, ValueError, OverflowError):  # OverflowError: a JSON integer of 400 digits
+        raise ProblemError(f"{where}: field {field}: {str(raw)[:60]!r} is not a finite number") from None
     if value != value or value in (float("inf"), float("-inf")):
         raise ProblemError(f"{where}: field {field}: {raw!r} is not a finite number")
     return value

@@ -176,18 +176,33 @@ def _echo(value) -> str:
     return text if len(text) <= _ECHO else text[:_ECHO] + "..."
 
 
+#: The most digits a problem field may have, however it is written (spec, CSV cell, JSON string or number).
+MAX_DIGITS = 18
+
+
 def _int(field: str, raw) -> int:
+    """A field's value: a decimal integer of ASCII digits (a string), or a JSON number with an integral value.
+
+    JSON's ``true`` is not 1; ``4.0`` is 4 (JSON writers do not tell integers from floats), ``4.5`` is
+    an error; a number of more than ``MAX_DIGITS`` digits is refused whatever its form.
+    """
     if isinstance(raw, bool):
-        raise ProblemError(f"field {field}: {raw!r} is not an integer")
+        raise ProblemError(f"field {field}: {str(raw).lower()} is not an integer")
+    if isinstance(raw, float):
+        if not raw.is_integer():  # 4.5, and inf / nan
+            raise ProblemError(f"field {field}: {raw!r} is not an integer")
+        raw = int(raw)
     if isinstance(raw, int):
+        if len(str(abs(raw))) > MAX_DIGITS:
+            raise ProblemError(f"field {field}: {_echo(raw)} has more than {MAX_DIGITS} digits")
         return raw
     text = str(raw).strip()
     # ASCII digits only: int() would also accept other scripts' digits and '1_000'.
     body = text[1:] if text[:1] in "+-" else text
     if not body or not body.isascii() or not body.isdigit():
         raise ProblemError(f"field {field}: {_echo(text)!r} is not an integer")
-    if len(body) > 18:
-        raise ProblemError(f"field {field}: {_echo(text)!r} has more than 18 digits")
+    if len(body) > MAX_DIGITS:
+        raise ProblemError(f"field {field}: {_echo(text)!r} has more than {MAX_DIGITS} digits")
     return int(text)
 
 

@@ -9,12 +9,11 @@ backends and the constraint reference take the rules as they take arch rules.
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass
-from functools import lru_cache
-from importlib import resources
 
 from ..space.constraints import Check
+from ..space.datafile import load
+from ..space.memos import MEMOS
 from . import checks
 from .problem import DIRECTIONS, ProblemFacts
 
@@ -37,18 +36,30 @@ class Rule:
         return f"apply.{direction}.{self.key}"
 
 
+_SCHEMA = {"sources": {"*": str},
+           "rule": [{"key": str, "directions": [str], "kinds?": [str], "scope": [str], "check": str, "message": str,
+                     "source": str, "tag": str, "doc": str}]}
+
+
+def _arch_lists(text: str) -> str:
+    """``text`` with the arch-list fields (``{streamk_archs}``, ...) filled from the arch facts."""
+    for field, archs in checks.ARCH_LISTS.items():
+        text = text.replace("{" + field + "}", archs)
+    return text
+
+
 def _load() -> tuple[Rule, ...]:
-    raw = tomllib.loads(resources.files(__package__).joinpath("applicability.toml").read_text(encoding="utf-8"))
+    raw = load(__package__, "applicability.toml", _SCHEMA)
     sources = raw["sources"]
     rules = []
     for entry in raw["rule"]:
         # "FWD L1-2" -> "<path>@<commit> L1-2"; several places are separated by '; '.
         source = "; ".join(_cite(part, sources) for part in entry["source"].split("; "))
-        doc = entry["doc"] + (" [inferred]" if entry["tag"] == "I" else "")
+        doc = _arch_lists(entry["doc"]) + (" [inferred]" if entry["tag"] == "I" else "")
         if not hasattr(checks, entry["check"]):
             raise ValueError(f"applicability.toml: rule {entry['key']}: no check {entry['check']!r}")
         rules.append(Rule(entry["key"], tuple(entry["directions"]), tuple(entry.get("kinds", ["gemm"])),
-                          tuple(entry["scope"]), entry["check"], entry["message"], source, entry["tag"], doc))
+                          tuple(entry["scope"]), entry["check"], _arch_lists(entry["message"]), source, entry["tag"], doc))
     return tuple(rules)
 
 
@@ -64,13 +75,13 @@ def rules_for(direction: str, kind: str) -> tuple[Rule, ...]:
     return tuple(r for r in RULES if direction in r.directions and kind in r.kinds)
 
 
-@lru_cache(maxsize=None)
+@MEMOS.cached("workload.rules.rule_axes")
 def rule_axes(direction: str, kind: str) -> tuple[str, ...]:
     """Every kernel axis the direction's rules read, in first-use order (what kernels are grouped by)."""
     return tuple(dict.fromkeys(a for r in rules_for(direction, kind) for a in r.scope))
 
 
-@lru_cache(maxsize=8192)
+@MEMOS.cached("workload.rules.applicability_constraints", maxsize=8192)
 def applicability_constraints(facts: ProblemFacts, arch: str, dtype: str, kind: str) -> tuple[Check, ...]:
     """The rules a kernel of ``kind`` must meet to run the problem on ``arch`` in ``dtype``."""
     params = (facts, arch, dtype)

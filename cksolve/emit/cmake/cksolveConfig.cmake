@@ -4,8 +4,10 @@
 #   cmake -Dcksolve_DIR="$(cksolve cmake-dir)" ...      (or put that directory in CMAKE_PREFIX_PATH)
 #   find_package(cksolve CONFIG REQUIRED)
 #   cksolve_add_conv_instances(<target> RULE_SET <name|file> | NAMES_FILE <file>
-#                              ARCHS <gfx...>... [VARIANTS ...] [DTYPES ...] [NDIMS ...]
-#                              [BUILDER_CONFIGS <dir>] [OUTPUT_DIR <dir>])
+#                              ARCHS <gfx... or target IDs such as gfx942:xnack->...
+#                              [VARIANTS ...] [DTYPES ...] [NDIMS ...]
+#                              [BUILDER_CONFIGS <dir>] [OUTPUT_DIR <dir>]
+#                              [UNITY_BATCH <n>] [ALLOW_EMPTY])
 #
 # See docs/cmake.md.
 include_guard(GLOBAL)
@@ -51,8 +53,41 @@ if(NOT _cksolve_checked STREQUAL "${cksolve_EXECUTABLE}")
   set(_cksolve_checked "${cksolve_EXECUTABLE}" CACHE INTERNAL "cksolve executable checked against its package")
 endif()
 
+set(CKSOLVE_SKIP_COMPILER_CHECK OFF CACHE BOOL
+    "Skip cksolve's configure-time check that the C++ compiler accepts --offload-arch")
+
+# The kernels are compiled by the C++ compiler with --offload-arch=<arch>: a compiler that
+# refuses it (g++, say) would fail every kernel, so one probe per compiler and arch says so at
+# configure time. The verdict is cached; CKSOLVE_SKIP_COMPILER_CHECK skips the probe.
+function(_cksolve_check_compiler where)
+  if(CKSOLVE_SKIP_COMPILER_CHECK)
+    return()
+  endif()
+  set(_dir "${CMAKE_BINARY_DIR}/CMakeFiles/cksolve")
+  set(_probe "${_dir}/cksolve_offload_arch_probe.cpp")
+  file(CONFIGURE OUTPUT "${_probe}" CONTENT "// cksolve: does the C++ compiler accept --offload-arch?\nint cksolve_probe() { return 0; }\n")
+  separate_arguments(_flags NATIVE_COMMAND "${CMAKE_CXX_FLAGS}")
+  foreach(_arch IN LISTS ARGN)
+    string(MAKE_C_IDENTIFIER "${CMAKE_CXX_COMPILER}_${_arch}" _key)
+    if(_cksolve_offload_ok_${_key})
+      continue()
+    endif()
+    execute_process(COMMAND "${CMAKE_CXX_COMPILER}" ${_flags} "--offload-arch=${_arch}" -c "${_probe}"
+                            -o "${_dir}/cksolve_offload_arch_probe.o"
+                    RESULT_VARIABLE _rc OUTPUT_VARIABLE _out ERROR_VARIABLE _err)
+    if(NOT _rc EQUAL 0)
+      string(REGEX REPLACE "\n.*" "" _err "${_err}${_out}")
+      message(FATAL_ERROR "${where}: the C++ compiler ${CMAKE_CXX_COMPILER} (${CMAKE_CXX_COMPILER_ID} "
+              "${CMAKE_CXX_COMPILER_VERSION}) does not accept --offload-arch=${_arch}: ${_err}\n"
+              "Use HIP's clang (hipcc or amdclang++ of ROCm) as CMAKE_CXX_COMPILER, or "
+              "-DCKSOLVE_SKIP_COMPILER_CHECK=ON to skip this check.")
+    endif()
+    set(_cksolve_offload_ok_${_key} TRUE CACHE INTERNAL "${CMAKE_CXX_COMPILER} accepts --offload-arch=${_arch}")
+  endforeach()
+endfunction()
+
 function(cksolve_add_conv_instances target)
-  cmake_parse_arguments(PARSE_ARGV 1 _ck "" "RULE_SET;NAMES_FILE;BUILDER_CONFIGS;OUTPUT_DIR"
+  cmake_parse_arguments(PARSE_ARGV 1 _ck "ALLOW_EMPTY" "RULE_SET;NAMES_FILE;BUILDER_CONFIGS;OUTPUT_DIR;UNITY_BATCH"
                         "ARCHS;VARIANTS;DTYPES;NDIMS")
   set(_where "cksolve_add_conv_instances(${target})")
   if(_ck_UNPARSED_ARGUMENTS)
@@ -68,8 +103,13 @@ function(cksolve_add_conv_instances target)
     set(_ck_OUTPUT_DIR "${CMAKE_CURRENT_BINARY_DIR}/${target}")
   endif()
   cmake_path(ABSOLUTE_PATH _ck_OUTPUT_DIR BASE_DIRECTORY "${CMAKE_CURRENT_BINARY_DIR}" NORMALIZE)
+  _cksolve_check_compiler("${_where}" ${_ck_ARCHS})
 
-  set(_cmd "${cksolve_EXECUTABLE}" emit --out "${_ck_OUTPUT_DIR}" --arch-dirs)
+  # the target owns OUTPUT_DIR: a changed rule set or names file replaces what the last one wrote
+  set(_cmd "${cksolve_EXECUTABLE}" emit --out "${_ck_OUTPUT_DIR}" --arch-dirs --replace)
+  if(DEFINED _ck_UNITY_BATCH)
+    list(APPEND _cmd --unity-batch "${_ck_UNITY_BATCH}")
+  endif()
   if(DEFINED _ck_RULE_SET)
     # a rule-set file is relative to the calling CMakeLists.txt; anything else is a rule set's name
     set(_rs "${_ck_RULE_SET}")
@@ -126,7 +166,14 @@ function(cksolve_add_conv_instances target)
     endforeach()
   endforeach()
   if(NOT _sources)
-    message(FATAL_ERROR "${_where}: the selection has no kernel for ${_ck_ARCHS}")
+    if(NOT _ck_ALLOW_EMPTY)
+      message(FATAL_ERROR "${_where}: the selection has no kernel for ${_ck_ARCHS} "
+              "(give ALLOW_EMPTY to accept an empty selection)")
+    endif()
+    message(STATUS "${_where}: the selection has no kernel for ${_ck_ARCHS}; ${target} is empty (ALLOW_EMPTY)")
+    # an OBJECT library needs a source: one that defines nothing (rewritten only if its text changes)
+    set(_sources "${CMAKE_CURRENT_BINARY_DIR}/${target}.cksolve-empty.cpp")
+    file(CONFIGURE OUTPUT "${_sources}" CONTENT "// cksolve: ${target} selects no kernel (ALLOW_EMPTY).\n")
   endif()
   add_library(${target} OBJECT ${_sources})
   # consumers include "<arch>/dispatcher_wrappers/register_all_grouped_conv_kernels.hpp" etc.

@@ -1,0 +1,62 @@
+"""The whole valid space: count it and sample it (a rule-set file with only ``kind = "gemm"``).
+
+Targets:
+  count, every combination of gfx942: <= 30 s whole process, <= 1 GiB peak
+  count, every combination of all 8 archs: <= 180 s whole process
+  sample -n 100000 from one combination (gfx942/forward/fp16/2d): <= 5 s whole process
+
+Each case runs `cksolve` as a fresh process; peak memory is the child's max RSS.
+Best (lowest) of N runs; times are printed with their ratio to the target.
+
+    python benchmarks/bench_space.py [--runs N] [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run(args: list[str]) -> tuple[float, float, int]:
+    """(seconds, peak MiB, exit code) of one fresh `cksolve` process."""
+    script = ("import resource, subprocess, sys, time\n"
+              "t = time.perf_counter()\n"
+              "p = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n"
+              "print(time.perf_counter() - t, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, p.returncode)\n")
+    out = subprocess.run([sys.executable, "-c", script, sys.executable, "-m", "cksolve", *args],
+                         capture_output=True, text=True, cwd=ROOT, check=True).stdout.split()
+    return float(out[0]), int(out[1]) / 1024, int(out[2])
+
+
+def best(args: list[str], runs: int) -> tuple[float, float, int]:
+    results = [run(args) for _ in range(runs)]
+    return min(r[0] for r in results), min(r[1] for r in results), max(r[2] for r in results)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--quick", action="store_true", help="skip the all-arch count")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        whole = Path(tmp) / "whole.toml"
+        whole.write_text('kind = "gemm"\n')
+        one = ["-a", "gfx942", "--variant", "forward", "--dtype", "fp16", "--ndim", "2"]
+        cases = [("count whole space, gfx942 (all combinations)", ["count", "-r", str(whole), "-a", "gfx942"], 30.0),
+                 ("sample -n 100000, gfx942/forward/fp16/2d",
+                  ["sample", "-r", str(whole), *one, "-n", "100000", "--seed", "1"], 5.0)]
+        if not args.quick:
+            cases.append(("count whole space, all 8 archs", ["count", "-r", str(whole)], 180.0))
+        print(f"{'case':50} {'seconds':>8} {'target':>7} {'ratio':>6} {'peak MiB':>9} exit   (best of {args.runs})")
+        for label, argv, target in cases:
+            seconds, peak, code = best(argv, args.runs)
+            print(f"{label:50} {seconds:8.2f} {target:7.0f} {seconds / target:6.2f} {peak:9.0f} {code}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,75 @@
+"""``sample`` and ``search``: the whole valid space (``cksolve.explore``). (``--backend`` of enumerate,
+count and check is in their families' modules.)"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+from .. import explore, query
+from ..errors import CksolveError
+from ..formats import render, table_text
+from .app import app
+from .listing import records_text
+from .options import (BuilderOpt, OneArchOpt, OutputOpt, SelectionArgs, check_format, choices, format_option,
+                      load_rule_set, one_arch, refuse_unwritable, rule_set_option, selection_options, write)
+
+SAMPLE_FORMATS = ("names", "jsonl", "csv")
+SEARCH_FORMATS = ("table", "jsonl", "csv", "names")
+
+
+@app.command("sample")
+@selection_options()
+def sample_cmd(
+    rule_set: str = rule_set_option(),
+    sel: SelectionArgs = None,
+    n: int = typer.Option(10, "-n", "--count", metavar="N", help="How many configs to draw."),
+    seed: int = typer.Option(0, "--seed", metavar="S", help="Random seed: the same seed gives the same output."),
+    distinct: bool = typer.Option(False, "--distinct", help="Draw without replacement (no config twice)."),
+    fmt: str = format_option("names", SAMPLE_FORMATS),
+    output: Optional[Path] = OutputOpt,
+    builder_configs: Optional[str] = BuilderOpt,
+) -> None:
+    """Draw configs exactly uniformly from every valid config of a rule set (nothing is listed: works on
+    the whole space)."""
+    check_format(fmt, SAMPLE_FORMATS)
+    if n < 0:
+        raise CksolveError(f"-n {n} must not be negative")
+    refuse_unwritable(output)
+    selection = sel.select()
+    rs = load_rule_set(rule_set, builder_configs)
+    write(records_text(explore.sample(rs, selection, n, seed, distinct), fmt), output)
+
+
+@app.command("search")
+def search_cmd(
+    problem: str = typer.Option(..., "--problem", "-p", metavar="PROBLEM", help="The problem (FIELD=VALUE,...)."),
+    arch: str = OneArchOpt,
+    dtype: str = typer.Option("fp16", "--dtype", metavar="DTYPE", help=f"{choices(query.DTYPES)}."),
+    rule_set: Optional[str] = rule_set_option(False, "Search this rule set (default: the whole valid space)."),
+    top: int = typer.Option(1, "--top", metavar="K", help="How many best score tuples to show."),
+    where: Optional[List[str]] = typer.Option(None, "--where", metavar="EXPR",
+                                              help="Extra condition, as in a rule-set file's where (repeatable)."),
+    fmt: str = format_option("table", SEARCH_FORMATS),
+    output: Optional[Path] = OutputOpt,
+    builder_configs: Optional[str] = BuilderOpt,
+) -> None:
+    """The best valid configs for a problem by the analytic score, over a rule set or the whole space."""
+    check_format(fmt, SEARCH_FORMATS)
+    refuse_unwritable(output)
+    arch = one_arch(arch)
+    if dtype not in query.DTYPES:
+        raise CksolveError(f"unknown --dtype {dtype!r}; valid: {choices(query.DTYPES)}")
+    rs = load_rule_set(rule_set, builder_configs) if rule_set else None
+    results, status = explore.search(problem, arch, dtype, rs, top, tuple(where or ()))
+    rows = [r.as_dict() for r in results]
+    said = f"status: {status}" + (" (gap 0)\n" if status == "OPTIMAL" else "\n")
+    if fmt == "table":  # the status is part of the report; machine formats keep it on stderr
+        columns = ["score", "tile", "occupancy", "reuse", "vector", "configs", "name"]
+        write(table_text(columns, [[str(row[c]) for c in columns] for row in rows]) + said, output)
+        return
+    write(render(fmt, rows, ("name",)), output)
+    sys.stderr.write(said)

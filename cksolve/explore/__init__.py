@@ -1,0 +1,12 @@
+"""The whole valid space: count it, draw from it uniformly, search it (re-exports only).
+
+``count`` and ``sample`` work on any rule set, including a rule-set file that
+constrains nothing, without listing its configs; ``*_with`` ask a chosen solver
+backend (``solver.backends.BACKENDS``: direct, cpsat, python-constraint).
+"""
+
+from .backends import check_with, count_with, enumerate_with
+from .sampling import count, sample
+from .search import search
+
+__all__ = ["count", "sample", "search", "check_with", "count_with", "enumerate_with"]

@@ -1,0 +1,46 @@
+"""Counting and sampling a rule set over a selection, whatever it leaves free (the library side of
+``count`` and ``sample``).
+
+Counts come from the solver's factorisation (exact Python integers, never a
+listing); draws walk the same factorisation (``solver.sampling``), so both work
+on the whole space -- a rule-set file with only ``kind = "gemm"`` has about
+10^12 configs per combination.
+"""
+
+from __future__ import annotations
+
+from ..errors import CksolveError
+from ..query import Record, Selection, count_records
+from ..rulesets.base import RuleSet
+from ..solver import SolutionSet, solve_combo
+from ..solver.counting import SpaceTooLarge
+from ..solver.sampling import sample_solutions
+
+__all__ = ["count", "sample", "solution_sets"]
+
+
+def count(rule_set: RuleSet, selection: Selection) -> dict:
+    """Configs per combination of the selection (exact), as ``count`` prints them."""
+    return count_records(rule_set, selection)
+
+
+def solution_sets(rule_set: RuleSet, selection: Selection) -> list[tuple[object, SolutionSet]]:
+    """(combination, its solutions) for every combination of the selection, in selection order."""
+    out = []
+    for combo in selection.combos():
+        try:
+            out.append((combo, solve_combo(rule_set, combo)))
+        except SpaceTooLarge as exc:
+            raise CksolveError(f"{rule_set.name or 'rule set'} is too large to sample for {combo.key} ({exc})") from None
+    return out
+
+
+def sample(rule_set: RuleSet, selection: Selection, n: int, seed: int = 0, distinct: bool = False) -> list[Record]:
+    """``n`` records drawn exactly uniformly from every valid config of the selection.
+
+    The same seed gives the same records. ``distinct`` draws without replacement.
+    """
+    sets = solution_sets(rule_set, selection)
+    draws = sample_solutions(sets, n, seed, distinct)
+    label = rule_set.name
+    return [Record(label, combo, config) for combo, config in draws]

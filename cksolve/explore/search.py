@@ -1,0 +1,146 @@
+"""``search``: the best valid configs for one problem by the analytic score, over a rule set or the whole space.
+
+The analytic score (``workload.score``) of a GEMM kernel reads seven axes:
+(tile_m, tile_n, tile_k, groups_to_merge) through the tile, occupancy and reuse
+terms, and (vector_a, vector_b, vector_c) through the vector term, and it is
+the product of those two factors. So the search is exact best-first over score
+tuples: both factors are tabulated over the (propagated) domains of their axes,
+sorted, and their products visited in decreasing order with a heap; each tuple
+is tested for feasibility (some valid config of the rule set that can run the
+problem has these seven values) by the direct backend with the seven axes
+pinned. The first K feasible tuples are the K best scores; every better tuple
+was proved infeasible, so the status is OPTIMAL (gap 0). Each tuple is shown
+with one config that has it (the first of its configs in the solver's order)
+and how many configs share it.
+
+``where`` expressions (as in rule-set files) add constraints.
+"""
+
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass
+from types import SimpleNamespace
+
+from ..errors import CksolveError
+from ..rulesets.base import RuleSet
+from ..rulesets.where import WhereError, where_check
+from ..solver import build_model
+from ..solver.backends import get_backend
+from ..solver.model import prune_domains
+from ..space.combo import Combo
+from ..space.variants import VARIANTS
+from ..workload import applicability_constraints, parse_problem
+from ..workload.score import score_terms
+
+__all__ = ["SearchResult", "search"]
+
+_TILE_AXES = ("tile_m", "tile_n", "tile_k", "groups_to_merge")
+_VECTOR_AXES = ("vector_a", "vector_b", "vector_c")
+#: Feasibility tests a search makes at most before it stops with the best it has (status FEASIBLE).
+PROBE_LIMIT = 20_000
+#: Candidates visited at most (most are rejected by a rule over the score axes alone, without a solve).
+SKIP_LIMIT = 2_000_000
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    combo: Combo
+    config: object
+    score: float
+    terms: dict
+    configs: int  # valid configs sharing the seven score axes' values
+
+    @property
+    def name(self) -> str:
+        return self.config.name()
+
+    def as_dict(self) -> dict:
+        return {"arch": self.combo.arch, "variant": self.combo.variant, "dtype": self.combo.dtype,
+                "ndim": self.combo.ndim, "name": self.name, "score": round(self.score, 6),
+                **{k: round(v, 6) for k, v in self.terms.items()}, "configs": self.configs}
+
+
+def _models(problem, rule_set: RuleSet | None, arch: str, dtype: str, extra: tuple):
+    f = problem.facts()
+    variant = f.direction
+    if variant not in VARIANTS:
+        raise CksolveError(f"no GEMM variant for direction {variant}")
+    combo = Combo(arch, variant, dtype, f.ndim)
+    rules = applicability_constraints(f, arch, dtype, "gemm")
+    return combo, build_model(combo, rule_set, (*rules, *extra))
+
+
+def search(problem_spec: str, arch: str, dtype: str, rule_set: RuleSet | None = None, top: int = 1,
+           where: tuple[str, ...] = ()) -> tuple[list[SearchResult], str]:
+    """(the ``top`` best configs, status) for the problem, over ``rule_set`` (None: the whole space)."""
+    if top < 1:
+        raise CksolveError(f"--top {top} must be at least 1")
+    problem = parse_problem(problem_spec)
+    extra = []
+    for i, text in enumerate(where):
+        try:
+            extra.append(where_check(f"search.where[{i}]", text, "--where", f"--where[{i}]"))
+        except WhereError as exc:
+            raise CksolveError(f"--where {text!r} at column {exc.column}: {exc.what}") from None
+    combo, model = _models(problem, rule_set, arch, dtype, tuple(extra))
+    domains = prune_domains(model.constraints, {a: tuple(model.domains[a]) for a in model.axes})
+    if any(not d for d in domains.values()):
+        return [], "INFEASIBLE"
+    f = problem.facts()
+    tiles = _factor(f, arch, dtype, domains, _TILE_AXES, ("tile", "occupancy", "reuse"))
+    vectors = _factor(f, arch, dtype, domains, _VECTOR_AXES, ("vector",))
+    direct = get_backend("direct")
+    from ..solver.direct import solve  # deferred: counting a tuple's configs
+    from ..solver.backends import _pinned
+
+    score_axes = set(_TILE_AXES) | set(_VECTOR_AXES)
+    local = [c for c in model.constraints if len(c.scope) > 1 and set(c.scope) <= score_axes]
+    skipped = 0
+    found: list[SearchResult] = []
+    heap = [(-(tiles[0][0] * vectors[0][0]), 0, 0)]
+    seen = {(0, 0)}
+    probes = 0
+    while heap and len(found) < top:
+        if probes >= PROBE_LIMIT:
+            return found, "FEASIBLE"
+        _neg, i, j = heapq.heappop(heap)
+        for ni, nj in ((i + 1, j), (i, j + 1)):
+            if ni < len(tiles) and nj < len(vectors) and (ni, nj) not in seen:
+                seen.add((ni, nj))
+                heapq.heappush(heap, (-(tiles[ni][0] * vectors[nj][0]), ni, nj))
+        pins = {**dict(zip(_TILE_AXES, tiles[i][1])), **dict(zip(_VECTOR_AXES, vectors[j][1]))}
+        skipped += 1
+        if skipped > SKIP_LIMIT:
+            return found, "FEASIBLE"
+        if not all(c.holds(tuple(pins[a] for a in c.scope)) for c in local):
+            continue  # a rule over score axes only (merged groups and vector A, say): no solve needed
+        probes += 1
+        pinned = _pinned(model, pins)
+        solutions = solve(pinned)
+        n = solutions.count()
+        if not n:
+            continue
+        config = direct.find_one(model, pins)
+        terms = {**tiles[i][2], **vectors[j][2]}
+        found.append(SearchResult(combo, config, tiles[i][0] * vectors[j][0], terms, n))
+    return found, "OPTIMAL" if found else "INFEASIBLE"
+
+
+def _factor(f, arch: str, dtype: str, domains: dict, axes: tuple, names: tuple) -> list:
+    """(product of the named score terms, values, terms) for every tuple of ``axes``' domains, best first
+    (ties in domain order)."""
+    from itertools import product
+
+    base = {"kind": "gemm", "dtype": dtype, "tile_m": 16, "tile_n": 16, "tile_k": 16, "groups_to_merge": 1,
+            "vector_a": 1, "vector_b": 1, "vector_c": 1}
+    out = []
+    for k, values in enumerate(product(*(domains[a] for a in axes))):
+        terms = score_terms(f, SimpleNamespace(**{**base, **dict(zip(axes, values))}), arch)
+        mine = {t: terms[t] for t in names}
+        value = 1.0
+        for t in names:
+            value *= mine[t]
+        out.append((value, values, mine, k))
+    out.sort(key=lambda o: (-o[0], o[3]))
+    return [o[:3] for o in out]

@@ -1,0 +1,431 @@
+"""Counting and sampling a component too large to join: tabulate, split, condition, join the pieces.
+
+A rule-set file that pins nothing leaves the arch rules alone over about 10^11
+configs per combination, and one arch rule (``arch.tile_coverage``) couples
+nine axes: no join can hold its partial rows. This module solves such a
+component exactly by recursion over *pieces* (a piece is a set of relations
+over some axes, with domains):
+
+1. propagate: a relation with one free axis prunes that axis's domain, a
+   relation with none is decided, a table keeps only rows inside the domains;
+2. tabulate: a filter (a check, a forbidden table) over fewer than
+   ``TAB_LIMIT`` free tuples becomes the table of the tuples it allows -- and
+   vanishes when it allows them all, or becomes one domain per axis when its
+   rows are the product of their columns;
+3. split: the relations link the axes into independent parts (an axis no
+   relation reads multiplies by its domain size);
+4. join each part with the direct backend's join (bounded by ``PIECE_LIMIT``
+   rows), or, if a filter is still too wide to tabulate or the join passes its
+   bound, *condition*: fix one axis (or the rows of a small table within the
+   widest filter) to each of its values and solve the smaller pieces.
+   Conditioning on the wave split and then the pipeline leaves
+   ``arch.tile_coverage`` over five axes, which tabulates; for most pipelines
+   it then allows everything and vanishes, and equal pieces are solved once
+   (pieces are memoised by their canonical relations).
+
+The result is a tree (:class:`Part` / :class:`Branches`) whose leaves are
+joined components; its count is exact (Python integers), and it samples
+exactly uniformly: each branch is taken with probability proportional to the
+number of configs under it. ``PIECE_BOUND`` pieces per solve is the
+documented bound past which counting refuses, naming the axes it was
+conditioning.
+
+(A little over 400 lines: propagation, tabulation, restriction and
+conditioning are one recursion over pieces and share its memos; apart, each
+would pass them around.)
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from dataclasses import dataclass, field
+from itertools import accumulate, compress, product, starmap
+from math import prod
+from typing import Callable
+
+from ..space.constraints import Check
+from .cache import CACHE
+from .counting import SpaceTooLarge
+from .relations import Relation, derived, domain_ids, index_rows
+from .solutions import Component
+
+__all__ = ["Part", "Branches", "solve_piece", "TAB_LIMIT", "PIECE_LIMIT", "PIECE_BOUND"]
+
+#: A filter over at most this many free tuples is tabulated (evaluated on each) into a table.
+TAB_LIMIT = 50_000
+#: A check over this many free tuples is first tried as one vectorised call (``_vector_verdicts``).
+VECTOR_MIN = 4096
+#: Partial rows a piece's join may hold before the piece is conditioned further.
+PIECE_LIMIT = 50_000
+#: Distinct pieces one process may solve for counting (each at most ``PIECE_LIMIT`` rows): the bound past
+#: which a count is refused. The whole space of every combination of every arch needs about 3,000.
+PIECE_BOUND = 200_000
+
+
+@dataclass(frozen=True)
+class Branches:
+    """A piece split by the values of ``axes``: (values, the piece under them), with cumulative weights."""
+
+    axes: tuple[str, ...]
+    options: tuple[tuple[tuple, "Part"], ...]
+    size: int
+    cumulative: tuple[int, ...] = field(repr=False, default=())
+
+    def count(self) -> int:
+        return self.size
+
+    def decode(self, r: int, out: dict) -> None:
+        """The ``r``-th config under these branches into ``out`` (see ``Component.decode``)."""
+        i = bisect_right(self.cumulative, r)
+        if i:
+            r -= self.cumulative[i - 1]
+        values, part = self.options[i]
+        out.update(zip(self.axes, values))
+        part.decode(r, out)
+
+
+@dataclass(frozen=True)
+class Part:
+    """Independent pieces: axes fixed by propagation, axes free over a domain, joined components, branches."""
+
+    fixed: tuple[tuple[str, object], ...]
+    free: tuple[tuple[str, tuple], ...]
+    parts: tuple  # Component | Branches
+    size: int
+
+    def count(self) -> int:
+        return self.size
+
+    def decode(self, r: int, out: dict) -> None:
+        """The ``r``-th config of the part into ``out``: mixed radix over its free axes and parts."""
+        out.update(self.fixed)
+        for axis, values in self.free:
+            r, j = divmod(r, len(values))
+            out[axis] = values[j]
+        for p in self.parts:
+            r, j = divmod(r, p.size)
+            p.decode(j, out)
+
+
+_PIECES = CACHE.memo("conditioning.pieces")
+_TABULATED = CACHE.memo("conditioning.tabulated")
+_RESTRICTED = CACHE.memo("conditioning.restricted")
+_COLUMNS = CACHE.memo("conditioning.columns")
+_TRUE, _FALSE = object(), object()
+
+
+def solve_piece(axes: tuple, rels: list[Relation], domains: dict, join: Callable) -> Part:
+    """The exact solution tree of ``rels`` over ``axes`` (every relation reads only these axes).
+
+    ``join(axes, rels, domains, limit)`` is the direct backend's join of one
+    connected part (a :class:`Component`; ``SpaceTooLarge`` past ``limit`` rows).
+    """
+    domains = {a: tuple(domains[a]) for a in axes}
+    ids = domain_ids(domains)
+    key = (tuple(axes), tuple(sorted(r.token for r in rels)), tuple(ids[a] for a in axes))
+    hit = _PIECES.get(key)
+    if hit is None:
+        if len(_PIECES) >= PIECE_BOUND:
+            raise SpaceTooLarge(f"more than {PIECE_BOUND:,} pieces to count over {', '.join(axes)}")
+        hit = _PIECES[key] = _solve_piece(tuple(axes), list(rels), domains, join)
+    return hit
+
+
+def _solve_piece(axes: tuple, rels: list, domains: dict, join: Callable) -> Part:
+    rels = _propagate(rels, domains)
+    if rels is None or any(not domains[a] for a in axes):
+        return Part((), (), (), 0)
+    fixed = tuple((a, domains[a][0]) for a in axes if len(domains[a]) == 1)
+    read = {a for r in rels for a in r.free}
+    free = tuple((a, domains[a]) for a in axes if a not in read and len(domains[a]) > 1)
+    parts, total = [], prod(len(v) for _a, v in free)
+    for comp_axes, comp_rels in _split(axes, rels, read):
+        part = _solve_connected(comp_axes, comp_rels, domains, join)
+        n = part.count()
+        if not n:
+            return Part((), (), (), 0)
+        total *= n
+        parts.append(part)
+    return Part(fixed, free, tuple(parts), total)
+
+
+def _propagate(rels: list, domains: dict) -> list | None:
+    """Unary relations prune domains, decided relations drop, small filters tabulate; None if infeasible."""
+    changed = True
+    while changed:
+        changed = False
+        out = []
+        single = {a: d[0] for a, d in domains.items() if len(d) == 1}
+        for rel in rels:
+            if single and any(a in single for a in rel.free):
+                rel = restrict(rel, {a: single[a] for a in rel.free if a in single})
+                if rel is _TRUE:
+                    continue
+                if rel is _FALSE:
+                    return None
+            if not rel.is_table:
+                rel = _tabulated(rel, domains)
+                if rel is _TRUE:
+                    continue
+            else:
+                rel = _within(rel, domains)
+            if not rel.is_table:
+                out.append(rel)
+                continue
+            if not rel.rows:
+                return None
+            columns = _columns(rel)
+            if len(rel.free) == 1 or len(rel.rows) == prod(map(len, columns)):
+                # a product of its columns: one domain per axis, no coupling
+                for a, col in zip(rel.free, columns):
+                    kept = tuple(v for v in domains[a] if v in col)
+                    if kept != domains[a]:
+                        domains[a], changed = kept, True
+                continue
+            out.append(rel)
+        rels = out
+    return rels
+
+
+def _columns(rel: Relation) -> tuple:
+    hit = _COLUMNS.get(rel.token)
+    if hit is None:
+        hit = _COLUMNS[rel.token] = tuple(frozenset(r[i] for r in rel.rows) for i in range(len(rel.free)))
+    return hit
+
+
+def _within(rel: Relation, domains: dict) -> Relation:
+    """A table's rows inside the domains (the same relation when nothing is dropped)."""
+    if all(c.issubset(domains[a]) for a, c in zip(rel.free, _columns(rel))):
+        return rel
+    sets = [frozenset(domains[a]) for a in rel.free]
+    rows = frozenset(r for r in rel.rows if all(v in s for v, s in zip(r, sets)))
+    return derived(rel, rel.free, rows)
+
+
+def _tabulated(rel: Relation, domains: dict):
+    """A filter as the table of what it allows over the domains, ``_TRUE`` if everything; the filter itself
+    when its free tuples are more than ``TAB_LIMIT``."""
+    doms = tuple(domains[a] for a in rel.free)
+    if prod(map(len, doms)) > TAB_LIMIT:
+        return rel
+    ids = domain_ids(dict(zip(rel.free, doms)))
+    key = (rel.token, tuple(ids[a] for a in rel.free))
+    hit = _TABULATED.get(key)
+    if hit is None:
+        verdicts = _verdicts(rel, doms)
+        if not isinstance(verdicts, list):
+            verdicts = list(verdicts)
+        if all(verdicts):
+            hit = _TRUE
+        else:
+            hit = derived(rel, rel.free, frozenset(compress(product(*doms), verdicts)))
+        _TABULATED[key] = hit
+    return hit
+
+
+def _verdicts(rel: Relation, doms: tuple):
+    """The filter's verdict on every tuple of ``product(*doms)`` (its free axes), in that order: the test
+    is called on whole-scope tuples made by one product, without the check's per-tuple memo (millions of
+    tuples would stay in memory)."""
+    c = rel.constraint
+    if isinstance(c, Check) and prod(map(len, doms)) >= VECTOR_MIN:
+        fast = _vector_verdicts(rel, doms)
+        if fast is not None:
+            return fast
+    scope_doms = [(v,) if f else doms[v] for f, v in rel.spec]
+    order = [v for f, v in rel.spec if not f]
+    if order != sorted(order) or len(order) != len(doms):  # an axis twice, or out of order: per tuple
+        test = _raw_test(rel)
+        return map(test, product(*doms))
+    if isinstance(c, Check):
+        params = c.params
+        return map(bool, starmap(c.test, (t + params for t in product(*scope_doms))))
+    return map(c.holds, product(*scope_doms))
+
+
+def _vector_verdicts(rel: Relation, doms: tuple):
+    """The check's verdicts computed once over numpy arrays, when its test is plain arithmetic on
+    integer axes; None when it is not (it branches on an array, looks one up, ...: any exception).
+
+    A check that returns a constant for the fixed values (a rule gated off for this pipeline) costs one
+    call instead of one per tuple. The answer is spot-checked against the per-tuple test on a spread of
+    tuples and discarded on any difference.
+    """
+    if not all(type(v) is int for d in doms for v in d):
+        return None
+    import numpy as np  # deferred: only wide checks over integer axes need it
+
+    c = rel.constraint
+    shape = tuple(map(len, doms))
+    grids = np.meshgrid(*(np.array(d, dtype=np.int64) for d in doms), indexing="ij", sparse=True)
+    args = [v if f else grids[v] for f, v in rel.spec]
+    try:
+        with np.errstate(all="ignore"):
+            got = np.asarray(c.test(*args, *c.params))
+        if got.dtype.kind not in "bui":
+            return None
+        got = got.astype(bool)
+        constant = got.ndim == 0 or bool(got.all()) or not got.any()
+        verdicts = [bool(got.flat[0])] * prod(shape) if constant else \
+            np.broadcast_to(got, shape).ravel().tolist()
+    except Exception:  # noqa: BLE001 - any failure means "not vectorisable": evaluate per tuple
+        return None
+    test = _raw_test(rel)
+    n = prod(shape)
+    for i in range(0, n, max(1, n // 61)):
+        if test(_nth(doms, i)) != verdicts[i]:
+            return None
+    return verdicts
+
+
+def _nth(doms: tuple, i: int) -> tuple:
+    """The ``i``-th tuple of ``product(*doms)``."""
+    out = []
+    for d in reversed(doms):
+        i, j = divmod(i, len(d))
+        out.append(d[j])
+    return tuple(reversed(out))
+
+
+def _raw_test(rel: Relation) -> Callable[[tuple], bool]:
+    """The filter's verdict on free values, without the check's per-tuple memo (millions of tuples would
+    stay in memory)."""
+    c = rel.constraint
+    spec = rel.spec
+    if isinstance(c, Check):
+        test, params = c.test, c.params
+        return lambda free: bool(test(*[v if f else free[v] for f, v in spec], *params))
+    return lambda free: c.holds(tuple(v if f else free[v] for f, v in spec))
+
+
+def restrict(rel: Relation, assign: dict):
+    """``rel`` with the axes of ``assign`` fixed: a smaller relation, or ``_TRUE``/``_FALSE`` when decided."""
+    if rel.is_table:
+        at = tuple(rel.free.index(a) for a in assign)
+        want = tuple(assign.values())
+        rest = tuple(i for i, a in enumerate(rel.free) if a not in assign)
+        if not rest:
+            return _TRUE if want in index_rows(rel.rows, at, ()) else _FALSE
+        rows = index_rows(rel.rows, at, rest).get(want, ())
+        return derived(rel, tuple(rel.free[i] for i in rest), frozenset(rows)) if rows else _FALSE
+    free = tuple(a for a in rel.free if a not in assign)
+    spec = tuple((True, v) if f else ((True, assign[rel.free[v]]) if rel.free[v] in assign
+                                      else (False, free.index(rel.free[v]))) for f, v in rel.spec)
+    if not free:
+        return _TRUE if _raw_test(_with_spec(rel, (), spec))(()) else _FALSE
+    key = (rel.constraint, free, spec)
+    hit = _RESTRICTED.get(key)
+    if hit is None:
+        hit = _RESTRICTED[key] = _with_spec(rel, free, spec)
+    return hit
+
+
+def _with_spec(rel: Relation, free: tuple, spec: tuple) -> Relation:
+    out = object.__new__(Relation)
+    out.constraint, out.free, out.is_table, out.rows = rel.constraint, free, False, None
+    out.spec, out.identity, out.verdicts = spec, False, {}
+    return out
+
+
+def _split(axes: tuple, rels: list, read: set):
+    """Connected parts: (axes, relations), in axis order."""
+    parent = {a: a for a in axes if a in read}
+
+    def find(a):
+        while parent[a] != a:
+            parent[a] = parent[parent[a]]
+            a = parent[a]
+        return a
+
+    for r in rels:
+        first = find(r.free[0])
+        for a in r.free[1:]:
+            parent[find(a)] = first
+    groups: dict = {}
+    for a in parent:
+        groups.setdefault(find(a), ([], []))[0].append(a)
+    for r in rels:
+        groups[find(r.free[0])][1].append(r)
+    return [(tuple(a), r) for a, r in groups.values()]
+
+
+def _solve_connected(axes: tuple, rels: list, domains: dict, join: Callable):
+    """A connected part: joined once every filter is tabulated and its rows are few, else conditioned."""
+    widest = max((r for r in rels if not r.is_table), key=lambda r: _width(r, domains), default=None)
+    if widest is None:
+        try:
+            comp = join(axes, rels, domains, PIECE_LIMIT)
+            return comp if comp.rows else Part((), (), (), 0)
+        except SpaceTooLarge:
+            pass
+    return _condition(axes, rels, domains, join, widest)
+
+
+def _cheapest(options: list, need: float) -> tuple:
+    """(axes, value rows) to condition on first: see ``_condition``."""
+    best = None  # (branches, -reduction, first option)
+    options = sorted(options, key=lambda o: (-o[2] / len(o[1]), len(o[1]), o[0]))[:16]
+
+    def search(i, used, branches, reduction, first):
+        nonlocal best
+        if best is not None and branches >= best[0]:
+            return
+        if reduction >= need:
+            best = (branches, -reduction, first)
+            return
+        for j in range(i, len(options)):
+            axes, rows, red = options[j]
+            if used.isdisjoint(axes):
+                search(j + 1, used | set(axes), branches * len(rows), reduction * red,
+                       first if first is not None else options[j])
+
+    search(0, frozenset(), 1, 1, None)
+    if best is None:  # nothing reaches the bound: all of them, best ratio first
+        first = options[0]
+    else:
+        first = best[2]
+    return first[0], first[1]
+
+
+def _width(rel: Relation, domains: dict) -> int:
+    return prod(len(domains[a]) for a in rel.free)
+
+
+def _condition(axes: tuple, rels: list, domains: dict, join: Callable, widest) -> Branches | Part:
+    """Fix one axis, or the rows of a table, within the widest filter (the largest table if every filter is
+    tabulated) and solve each branch.
+
+    The choice is the first step of the cheapest plan: of the sets of disjoint choices (axes of the filter,
+    tables within it) whose values shrink the filter under ``TAB_LIMIT``, the one with the fewest branches
+    in all (the wave split's rows, then the pipeline); its choice that shrinks most per branch goes first.
+    """
+    base = widest if widest is not None else max(rels, key=lambda r: (len(r.rows), r.free))
+    scope = set(base.free)
+    need = _width(base, domains) / TAB_LIMIT if widest is not None else 2
+    options = [((a,), tuple((v,) for v in domains[a]), len(domains[a]))
+               for a in axes if a in scope and len(domains[a]) > 1]
+    options += [(r.free, tuple(sorted(r.rows, key=repr)), _width(r, domains)) for r in rels
+                if r.is_table and r is not base and set(r.free) <= scope and 1 < len(r.rows) < _width(r, domains)]
+    cond_axes, choices = _cheapest(options, need)
+    options = []
+    for values in choices:
+        assign = dict(zip(cond_axes, values))
+        sub_rels = []
+        for r in rels:
+            if any(a in assign for a in r.free):
+                r = restrict(r, {a: assign[a] for a in r.free if a in assign})
+                if r is _TRUE:
+                    continue
+                if r is _FALSE:
+                    break
+            sub_rels.append(r)
+        else:
+            sub_domains = {**domains, **{a: (v,) for a, v in assign.items()}}
+            part = solve_piece(axes, sub_rels, sub_domains, join)
+            if part.count():
+                options.append((values, part))
+    if not options:
+        return Part((), (), (), 0)
+    counts = [p.count() for _v, p in options]
+    return Branches(cond_axes, tuple(options), sum(counts), tuple(accumulate(counts)))

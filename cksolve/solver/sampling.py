@@ -1,0 +1,96 @@
+"""Drawing configs exactly uniformly from solved combinations, without listing them.
+
+A solve is a product of independent components (``solutions``); a component is
+joined rows with leaves, or, when too large to join, a conditioning tree
+(``conditioning``). Every config of a selection therefore has an index in
+``range(total)``: the combination by cumulative counts, then a mixed radix over
+the components, a core row by cumulative numbers of leaf options, a branch by
+cumulative counts, a leaf option or a free value by position. A draw is one
+uniform index (``random.Random.randrange`` on Python integers: exact past
+2^53), decoded; ``distinct`` draws indices without replacement
+(``Random.sample`` over the range, which never lists it).
+
+Every order the decoding walks is sorted (rows, options, branches), never the
+hash order of a join, so a seed gives the same configs whatever PYTHONHASHSEED.
+"""
+
+from __future__ import annotations
+
+import random
+from bisect import bisect_right
+from itertools import accumulate
+from math import prod
+from operator import itemgetter
+from typing import Sequence
+
+from ..errors import CksolveError
+from ..space.config import config_fields
+from .model import config_class
+from .solutions import SolutionSet
+
+__all__ = ["sample_solutions", "decode", "MERGE_LIMIT"]
+
+#: Components without leaves are merged into one table of their product up to this many rows.
+MERGE_LIMIT = 1_000_000
+
+
+def decode(solutions: SolutionSet, r: int):
+    """The ``r``-th config of ``solutions`` (0 <= r < count), in the fixed order the draw uses."""
+    fixed, simple, nodes, make = _decoder(solutions)
+    values = dict(fixed)
+    for size, axes, rows in simple:  # components that are rows only: no call per component
+        r, j = divmod(r, size)
+        values.update(zip(axes, rows[j]))
+    for comp in nodes:
+        r, j = divmod(r, comp.size)
+        comp.decode(j, values)
+    return make(values)
+
+
+def _decoder(solutions: SolutionSet) -> tuple:
+    """(fixed values, (size, axes, sorted rows) of the components without leaves, the other components,
+    config maker), kept in the set's shared memo."""
+    hit = solutions.memo.get("decoder")
+    if hit is None:
+        simple = [(c.size, c.axes, c.sampling[0]) for c in solutions.components
+                  if c.counted is None and not c.leaves]
+        if 1 < len(simple) and prod(size for size, _a, _r in simple) <= MERGE_LIMIT:
+            # one table of their product: one step per draw instead of one per component (same order:
+            # the first component varies fastest, as in the mixed radix)
+            rows = [()]
+            for _size, _axes, part in simple:
+                rows = [r + p for p in part for r in rows]
+            simple = [(len(rows), tuple(a for _s, axes, _r in simple for a in axes), rows)]
+        simple = tuple(simple)
+        nodes = tuple(c for c in solutions.components if c.counted is not None or c.leaves)
+        cls = config_class(solutions.model.kind)
+        pick = itemgetter(*config_fields(cls))
+        hit = solutions.memo["decoder"] = (tuple(solutions.fixed.items()), simple, nodes,
+                                           lambda values: tuple.__new__(cls, pick(values)))
+    return hit
+
+
+def sample_solutions(sets: Sequence[tuple[object, SolutionSet]], n: int, seed: int,
+                     distinct: bool = False) -> list[tuple[object, object]]:
+    """``n`` (key, config) drawn uniformly from the union of the solution sets (``(key, SolutionSet)``,
+    keys e.g. the combination, in a fixed order); ``distinct`` draws without replacement (refused when
+    ``n`` exceeds the total)."""
+    if n < 0:
+        raise CksolveError(f"-n {n} must not be negative")
+    counts = [s.count() for _k, s in sets]
+    total = sum(counts)
+    if n and not total:
+        raise CksolveError("the selection has no valid config to sample")
+    if distinct and n > total:
+        raise CksolveError(f"-n {n:,} distinct configs asked for, but the selection has only {total:,}")
+    rnd = random.Random(seed)
+    indices = rnd.sample(range(total), n) if distinct else [rnd.randrange(total) for _ in range(n)]
+    cumulative = list(accumulate(counts))
+    out = []
+    for r in indices:
+        i = bisect_right(cumulative, r)
+        if i:
+            r -= cumulative[i - 1]
+        key, solutions = sets[i]
+        out.append((key, decode(solutions, r)))
+    return out
