@@ -8,6 +8,8 @@ formats it offers and, for ``table``, which columns. ``names`` prints each row's
 first-seen order), ``table`` the chosen columns aligned. Commands with a report
 of their own (``count``'s total, ``diff``'s breakdown, ``check``'s text) add it
 on top of these and name it in their help, but never respell these four.
+Booleans are ``true``/``false`` in every one of them (JSON's spelling, and the
+rule-set files'); only the ML feature columns keep CK's 0/1 (their own writer).
 """
 
 from __future__ import annotations
@@ -43,8 +45,13 @@ def csv_text(rows: Sequence, columns: Sequence[str] = ()) -> str:
     buf = io.StringIO()
     writer = csv.DictWriter(buf, fieldnames=list(dict.fromkeys(k for row in rows for k in row)), lineterminator="\n")
     writer.writeheader()
-    writer.writerows(rows)
+    writer.writerows({k: _csv_value(v) for k, v in row.items()} for row in rows)
     return buf.getvalue()
+
+
+def _csv_value(v):
+    """Booleans as JSON and the tables spell them (``true``/``false``), not Python's ``True``/``False``."""
+    return value_text(v) if isinstance(v, bool) else v
 
 
 def table_text(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:

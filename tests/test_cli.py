@@ -47,9 +47,11 @@ def test_enumerate_names_listing_equals_the_records(capsys, rule_set):
     from cksolve import query
 
     code, out, _ = run(capsys, "enumerate", "-r", rule_set, "-a", "gfx942,gfx1201")
-    records = [r.name for r in query.enumerate_records(query.load_rule_set(rule_set),
-                                                       query.select(["gfx942", "gfx1201"]))]
-    assert code == 0 and records and out.splitlines() == records
+    records = list(query.enumerate_records(query.load_rule_set(rule_set), query.select(["gfx942", "gfx1201"])))
+    want = [line for arch in ("gfx942", "gfx1201")
+            for line in [f"# arch: {arch}"] + [r.name for r in records if r.combo.arch == arch]]
+    assert code == 0 and records and out.splitlines() == want
+    assert [line for line in want if not line.startswith("#")] == [r.name for r in records]  # arch-major
 
 
 def test_enumerate_csv_and_output_file(capsys, tmp_path):
@@ -225,7 +227,7 @@ def test_console_script_runs_without_the_cyclic_gc_and_main_leaves_it(monkeypatc
 
 
 COMMANDS = ("enumerate", "count", "check", "explain", "diff", "emit", "rule-sets", "archs", "applicable", "coverage",
-            "minimize", "features", "pipeline-variants", "audit", "cmake-dir")
+            "minimize", "features", "pipeline-variants", "audit", "cmake-dir", "report")
 
 
 @pytest.mark.parametrize("command", COMMANDS)

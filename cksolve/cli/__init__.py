@@ -15,7 +15,7 @@ from typing import Optional
 
 import typer
 
-from . import audit, checking, diff, emit, features, listing, minimize, space, workloads  # noqa: F401  (they register)
+from . import audit, checking, diff, emit, features, listing, minimize, report, space, workloads  # noqa: F401  (they register)
 from .app import app
 from .errors import run_command
 
@@ -23,7 +23,7 @@ __all__ = ["app", "main", "run"]
 
 #: the order ``cksolve --help`` lists the commands in (the families register in import order)
 ORDER = ("enumerate", "count", "check", "explain", "diff", "emit", "cmake-dir", "rule-sets", "archs", "applicable",
-         "coverage", "minimize", "features", "pipeline-variants", "audit", "sample", "search")
+         "coverage", "minimize", "features", "pipeline-variants", "audit", "sample", "search", "report")
 app.registered_commands.sort(key=lambda c: ORDER.index(c.name) if c.name in ORDER else len(ORDER))
 
 

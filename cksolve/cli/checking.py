@@ -13,12 +13,14 @@ from .app import app
 from .options import BuilderOpt, NameTarget, check_format, format_option, name_target_options
 
 CHECK_FORMATS = ("text", "jsonl")
+EXPLAIN_FORMATS = ("text", "json")
 
 
 @app.command("check")
-@name_target_options("Also check membership of this rule set:")
+@name_target_options("Also check membership of this rule set:", sections=True)
 def check_cmd(
-    source: str = typer.Argument(..., help="File of kernel names, one per line, or - for stdin."),
+    source: str = typer.Argument(..., help="File of kernel names, one per line ('# arch: ARCH' lines start an "
+                                           "arch's names, as enumerate writes them), or - for stdin."),
     target: NameTarget = None,
     fmt: str = format_option("text", CHECK_FORMATS),
     builder_configs: Optional[str] = BuilderOpt,
@@ -55,13 +57,15 @@ def explain_cmd(
     nearest: int = typer.Option(3, "--nearest", metavar="N", help="How many nearest valid configs to show."),
     problem: Optional[str] = typer.Option(None, "--problem", "-p", metavar="PROBLEM",
                                           help="Also explain whether NAME can run this problem (FIELD=VALUE,...)."),
+    fmt: str = format_option("text", EXPLAIN_FORMATS),
     builder_configs: Optional[str] = BuilderOpt,
 ) -> None:
     """Explain in words every constraint NAME violates, and show the nearest valid configs.
 
     Exit 1 when NAME is not valid for ARCH, not in --rule-set, or cannot run --problem (as check).
     """
+    check_format(fmt, EXPLAIN_FORMATS)
     arch, rs = target.load(builder_configs)
-    ok, text = query.explain_name(name, arch, rs, nearest, problem)
-    write_stdout(text)
-    raise typer.Exit(0 if ok else 1)
+    record = query.explain_name(name, arch, rs, nearest, problem)
+    write_stdout(json.dumps(record.as_dict()) + "\n" if fmt == "json" else record.text)
+    raise typer.Exit(0 if record.ok else 1)

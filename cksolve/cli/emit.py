@@ -65,7 +65,8 @@ def cmake_dir_cmd() -> None:
 
 def select_for_emit(rule_set: Optional[str], names: Optional[Path], arch, variant, dtype, ndim,
                     builder_configs: Optional[str]) -> tuple[list[str], list[tuple[str, object]]]:
-    """(selected archs, [(arch, config)]). A names file is emitted for every selected arch, each name checked."""
+    """(selected archs, [(arch, config)]). A names file's names are emitted for the arch of their
+    ``# arch: A`` section, the others for every selected arch; each name checked for its arch."""
     if (rule_set is None) == (names is None):
         raise CksolveError("emit needs exactly one of --rule-set or --names")
     selection = query.select(arch, variant, dtype, ndim)
@@ -77,17 +78,26 @@ def select_for_emit(rule_set: Optional[str], names: Optional[Path], arch, varian
         for r in query.enumerate_records(rs, selection):
             by_base.setdefault(r.combo.arch, []).append(r.config)
         return targets, [(t, c) for t in targets for c in by_base.get(_base(t), ())]
-    if not arch:
-        raise CksolveError("emit --names needs --arch")
-    configs = [c for _, c in query.read_names(Path(names))]
-    for target in selection.archs:
-        for config in configs:
-            verdict = query.evaluate(config, target)
-            if not verdict.valid:
-                first = verdict.violations[0]
-                raise CksolveError(f"{names}: {config.name()} is not valid for {target}: "
-                                   f"{first.message} [{first.constraint}]")
-    return targets, [(target, c) for target in targets for c in configs]
+    entries = query.read_sectioned_names(Path(names))  # [(section arch or None, config)]
+    sections = list(dict.fromkeys(a for a, _ in entries if a is not None))
+    if not arch:  # the file's sections say the archs
+        loose = next((c for a, c in entries if a is None), None)
+        if loose is not None or not sections:
+            raise CksolveError("emit --names needs --arch" + (f" ({loose.name()} is in no '# arch: ARCH' section)"
+                                                              if loose is not None and sections else ""))
+        targets = [a for a in query.ARCHS if a in sections]
+    else:
+        for a in sections:
+            if a not in {_base(t) for t in targets}:
+                raise CksolveError(f"{names} has a section for {a}, not among --arch {','.join(targets)}")
+    items = [(t, c) for t in targets for a, c in entries if a is None or a == _base(t)]
+    for target, config in items:
+        verdict = query.evaluate(config, _base(target))
+        if not verdict.valid:
+            first = verdict.violations[0]
+            raise CksolveError(f"{names}: {config.name()} is not valid for {_base(target)}: "
+                               f"{first.message} [{first.constraint}]")
+    return targets, items
 
 
 def _targets(arch) -> list[str]:

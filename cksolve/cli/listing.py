@@ -21,6 +21,7 @@ from .options import (BuilderOpt, complete_rule_set, OutputOpt, RuleSetOpt, Sele
 ENUMERATE_FORMATS = ("names", "jsonl", "csv", "table")
 COUNT_FORMATS = ("table", "json")
 ARCHS_FORMATS = ("table", "json")
+RULE_SETS_FORMATS = ("table", "json")
 #: the columns a kernel listing shows as a table
 RECORD_COLUMNS = (*query.Combo._fields, "name")
 
@@ -49,10 +50,11 @@ def enumerate_cmd(
     rs = load_rule_set(rule_set, builder_configs)
     if backend not in (None, "direct"):
         records = list(explore.enumerate_with(backend, rs, selection, limit))
-        write("".join(f"{r.name}\n" for r in records) if fmt == "names" else records_text(records, fmt), output)
+        write("".join(query.name_lines(((r.combo.arch, r.name) for r in records), selection.archs))
+              if fmt == "names" else records_text(records, fmt), output)
         return
-    if fmt == "names":  # the main job: names straight from the solver, no records formed
-        write("".join(f"{n}\n" for n in query.enumerate_names(rs, selection, limit)), output)
+    if fmt == "names":  # the main job: names straight from the solver, no records formed; '# arch: A' sections
+        write("".join(query.enumerate_lines(rs, selection, limit)), output)
         return
     write(records_text(query.enumerate_records(rs, selection, limit), fmt), output)
 
@@ -107,21 +109,34 @@ def rule_sets_cmd(
                                        help="Print this rule set's (or file's) constraints.",
                                        autocompletion=complete_rule_set),
     sel: SelectionArgs = None,
+    fmt: str = format_option("table", RULE_SETS_FORMATS),
     builder_configs: Optional[str] = BuilderOpt,
 ) -> None:
     """List the rule sets with a one-line description (--show R: R's constraints)."""
+    check_format(fmt, RULE_SETS_FORMATS)
     if show is not None:
-        _show_rule_set(show, sel.select(), builder_configs)
+        _show_rule_set(show, sel.select(), builder_configs, fmt)
         return
     described = query.rule_set_descriptions()
+    if fmt == "json":
+        write_stdout(json.dumps({"rule_sets": [{"name": n, "description": d} for n, d in described.items()]}) + "\n")
+        return
     width = max(len(n) for n in described)
     write_stdout("".join(f"{n.ljust(width)}  {desc}\n" for n, desc in described.items()))
 
 
-def _show_rule_set(name: str, selection, builder_configs: Optional[str]) -> None:
+def _show_rule_set(name: str, selection, builder_configs: Optional[str], fmt: str) -> None:
     rs = load_rule_set(name, builder_configs)
+    found = query.rule_set_constraints(rs, selection)
+    if fmt == "json":
+        constraints = [{"name": c.name, "scope": list(c.scope), "form": c.form, "kind": c.applies_to,
+                        "rows": None if c.rows is None else {"min": c.rows[0], "max": c.rows[1]},
+                        "combos": c.combos, "source": c.source} for c in found]
+        write_stdout(json.dumps({"rule_set": rs.name, "description": rs.description,
+                                     "constraints": constraints}) + "\n")
+        return
     rows = []
-    for c in query.rule_set_constraints(rs, selection):
+    for c in found:
         n = "-" if c.rows is None else (str(c.rows[0]) if c.rows[0] == c.rows[1] else f"{c.rows[0]}..{c.rows[1]}")
         rows.append([c.name, ",".join(c.scope), c.form, c.applies_to, n, str(c.combos), c.source])
     write_stdout(f"{rs.name}: {rs.description}\n")

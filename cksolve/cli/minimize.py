@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Optional
 
@@ -11,7 +12,10 @@ from .. import query
 from ..outputs import write_stdout
 from .app import app
 from .errors import to_stderr
-from .options import BuilderOpt, WorkloadArgs, load_rule_set, refuse_unwritable, workload_options, write
+from .options import (BuilderOpt, WorkloadArgs, check_format, load_rule_set, refuse_unwritable,
+                      workload_options, write)
+
+SUMMARY_FORMATS = ("text", "json")
 
 
 @app.command("minimize")
@@ -30,11 +34,14 @@ def minimize_cmd(
     output: Optional[Path] = typer.Option(None, "--output", "-o", metavar="FILE", help="Write the kept names here (else stdout)."),
     output_rule_set: Optional[Path] = typer.Option(None, "--output-rule-set", metavar="FILE",
                                                    help="Also write a rule-set file listing exactly the kept kernels."),
+    summary_format: str = typer.Option("text", "--summary-format", metavar="FORMAT",
+                                       help=f"The summary (stderr, or stdout with --output): {', '.join(SUMMARY_FORMATS)}."),
     builder_configs: Optional[str] = BuilderOpt,
 ) -> None:
     """The fewest kernels of a rule set that keep a workload covered and fast (CP-SAT)."""
     from .. import workload  # deferred: the workload layer loads only for its commands
 
+    check_format(summary_format, SUMMARY_FORMATS, "summary format")
     request = workload.minimize_request(keep=keep, per_problem=per_problem, max_kernels=max_kernels,
                                         time_limit=time_limit)  # checked before anything is loaded
     refuse_unwritable(output, output_rule_set)
@@ -45,7 +52,10 @@ def minimize_cmd(
     if output_rule_set is not None:
         desc = f"minimize: {len(result.kept)} kernels of {rs.name} for {wl.problems.name} on {arch}, keep {keep}"
         write(query.rule_set_file(result.configs(), desc), output_rule_set)
-    summary = "".join(f"{line}\n" for line in result.summary())
+    if summary_format == "json":
+        summary = json.dumps(workload.minimize_summary(result, wl.problems)) + "\n"
+    else:
+        summary = "".join(f"{line}\n" for line in result.summary())
     if output is not None:
         write(names, output)
         write_stdout(summary)

@@ -24,7 +24,7 @@ from .completion import rule_set_names_and_files, values
 from .errors import say
 
 __all__ = ["choices", "rule_set_option", "RuleSetOpt", "OneArchOpt", "BuilderOpt", "OutputOpt", "format_option",
-           "selection_options", "SelectionArgs", "NameTarget", "name_target_options", "option_group", "workload_options", "WorkloadArgs", "one_arch", "write", "refuse_unwritable", "load_rule_set",
+           "selection_options", "SelectionArgs", "NameTarget", "name_target_options", "SectionArchOpt", "option_group", "workload_options", "WorkloadArgs", "one_arch", "write", "refuse_unwritable", "load_rule_set",
            "ProblemsOpt", "ProblemDtypeOpt", "STRICT_ENV"]
 
 
@@ -140,18 +140,26 @@ def workload_options():
 class NameTarget(NamedTuple):
     """What a verdict on kernel names is about: one arch, and a rule set to check membership in (or None)."""
 
-    arch: str
+    arch: Optional[str]
     rule_set: Optional[str]
 
     def load(self, builder_configs: Optional[str]):
-        """(the arch, checked; the rule set loaded, or None)."""
-        arch = one_arch(self.arch)
+        """(the arch, checked, or None when left out; the rule set loaded, or None)."""
+        arch = None if self.arch is None else one_arch(self.arch)
         return arch, load_rule_set(self.rule_set, builder_configs) if self.rule_set else None
 
 
-def name_target_options(rule_set_help: str):
-    """--arch (one) and --rule-set (membership) where the command's ``target`` parameter stands."""
-    return option_group("target", [("arch", str, OneArchOpt), ("rule_set", Optional[str], rule_set_option(
+#: ``check``'s --arch: optional, a names file's sections can say it
+SectionArchOpt = typer.Option(None, "--arch", "-a", metavar="ARCH",
+                              help=f"Architecture: {choices(query.ARCHS)} (default: each name's '# arch: ARCH' "
+                                   "section of the names file).", autocompletion=values(query.ARCHS))
+
+
+def name_target_options(rule_set_help: str, sections: bool = False):
+    """--arch (one; optional with ``sections``) and --rule-set (membership) where the command's ``target``
+    parameter stands."""
+    arch = ("arch", Optional[str], SectionArchOpt) if sections else ("arch", str, OneArchOpt)
+    return option_group("target", [arch, ("rule_set", Optional[str], rule_set_option(
         False, f"{rule_set_help} {choices(query.RULE_SETS)}, or a rule-set file."))], NameTarget)
 
 

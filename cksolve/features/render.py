@@ -23,7 +23,11 @@ PARQUET_ROWS = 65_536
 
 
 def render(columns: Sequence[str], rows: Sequence[tuple], fmt: str) -> str:
-    """Header and rows; floats as Python's shortest round-trip text, so equal values give equal bytes."""
+    """Header and rows; floats as Python's shortest round-trip text, so equal values give equal bytes.
+
+    The ML feature columns are numbers as CK's selector reads them (flags 0/1); cksolve's own config
+    fields (``config_*``) spell booleans ``true``/``false`` in csv, as every other cksolve csv does.
+    """
     if fmt not in ("csv", "jsonl"):
         raise CksolveError(f"unknown format {fmt!r}; valid: csv, jsonl")
     buf = io.StringIO()
@@ -35,10 +39,11 @@ def write_rows(columns: Sequence[str], rows: Iterable[tuple], fmt: str, out: Tex
     """``render``'s text, written to ``out`` one row at a time; returns the rows written."""
     n = 0
     if fmt == "csv":
+        flags = [i for i, c in enumerate(columns) if c.startswith("config_")]
         writer = csv.writer(out, lineterminator="\n")
         writer.writerow(columns)
         for r in rows:
-            writer.writerow(r)
+            writer.writerow(_spelled(r, flags) if flags else r)
             n += 1
         return n
     if fmt == "jsonl":
@@ -112,3 +117,11 @@ def _type(pa, values):
     if kinds == {bool}:
         return pa.bool_()
     return pa.string()
+
+
+def _spelled(row: tuple, at: list[int]) -> list:
+    row = list(row)
+    for i in at:
+        if isinstance(row[i], bool):
+            row[i] = "true" if row[i] else "false"
+    return row

@@ -21,8 +21,8 @@ from ..solver import enumerate_combo
 from ..solver.evaluate import evaluate
 from ..space.combo import Combo
 from .checking import CheckRecord, check_names, explain_name
-from .diff import Source, diff_sources, open_source, read_names
-from .listing import (ENUMERATE_LIMIT, arch_facts_list, archs_document, count_records, enumerate_names,
+from .diff import Source, diff_sources, open_source, read_sectioned_names
+from .listing import (ENUMERATE_LIMIT, arch_facts_list, archs_document, count_records, enumerate_lines, enumerate_names, name_lines,
                       enumerate_records, load_rule_set, rule_set_constraints, rule_set_descriptions)
 
 __all__ = [
@@ -46,12 +46,14 @@ __all__ = [
     "ENUMERATE_LIMIT",
     "enumerate_records",
     "enumerate_names",
+    "enumerate_lines",
+    "name_lines",
     "count_records",
     "check_names",
     "evaluate",
     "explain_name",
     "open_source",
-    "read_names",
+    "read_sectioned_names",
     "diff_sources",
     "arch_facts_list",
     "archs_document",

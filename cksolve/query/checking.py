@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+from os import PathLike
 from pathlib import Path
-from typing import Iterator, NamedTuple
+from typing import Iterable, Iterator, NamedTuple
 
 from ..errors import CksolveError, shorten
 from ..rulesets import RuleSet, candidate_rule_sets
+from ..selection import select
 from ..solver.evaluate import evaluate
-from ..solver.explain import explanation
-from ..space.naming import NameError_, line_reason, name_entries, parse_name
+from ..solver.explain import Explanation, explanation
+from ..space.namesfile import section_line, sectioned_entries
+from ..space.naming import NameError_, line_reason, parse_name
 from ..space.textfile import numbered_lines
 
-__all__ = ["CheckRecord", "check_names", "explain_name"]
+__all__ = ["CheckRecord", "check_names", "section_archs", "explain_name", "Explanation"]
 
 
 class CheckRecord(NamedTuple):
@@ -36,47 +39,79 @@ class CheckRecord(NamedTuple):
         return d
 
 
-def check_names(source: Path | str, arch: str, rule_set: RuleSet | None = None) -> Iterator[CheckRecord]:
-    """One record per name of a names file (``-``: stdin), in order.
+def check_names(names: Path | str | Iterable[str], arch: str | None, rule_set: RuleSet | None = None
+                ) -> Iterator[CheckRecord]:
+    """One record per name, in order: ``names`` is a names file (a ``str`` or ``Path``; ``-``: stdin) or any
+    iterable of names (lines of a names file: comments and blank ones are skipped).
 
+    Each name is checked for the arch of its section (a ``# arch: A`` line before it, as ``enumerate``
+    over several archs writes) or else for ``arch``; a section for another arch than a given ``arch``
+    is an error, as is a name outside any section when ``arch`` is None.
     A generator over a line-at-a-time reader: memory does not grow with the
     number of names. A line that is not a kernel name gets a ``parse`` record, and once every line
     is reported the generator raises ``NameError_`` naming the first such line: bad input (exit 2),
     as for ``explain``, where an invalid kernel is exit 1.
     """
+    if isinstance(names, (str, PathLike)):
+        where = "stdin" if str(names) == "-" else shorten(str(names), quote=False)
+        lines = numbered_lines(names, "names file")
+    else:
+        where, lines = "names", enumerate(names, 1)
     first, more = None, 0
-    for no, name in name_entries(numbered_lines(source, "names file")):
+    for no, target, name in section_archs(sectioned_entries(lines), arch, where):
         try:
-            verdict = evaluate(parse_name(name), arch, rule_set)
+            verdict = evaluate(parse_name(name), target, rule_set)
         except NameError_ as exc:
-            yield CheckRecord(name, arch, False, (("parse", str(exc)),), None if rule_set is None else False)
+            yield CheckRecord(name, target, False, (("parse", str(exc)),), None if rule_set is None else False)
             if first is None:
-                where = "stdin" if str(source) == "-" else shorten(str(source), quote=False)
                 first = f"{where}:{no}: {line_reason(name, exc)}"
             else:
                 more += 1
             continue
-        yield CheckRecord(name, arch, verdict.valid,
+        yield CheckRecord(name, target, verdict.valid,
                           tuple((v.constraint, v.message) for v in verdict.violations + verdict.rule_violations),
                           verdict.member)
     if first is not None:
         raise NameError_(first + (f" (and {more} more such line{'s' * (more > 1)})" if more else ""))
 
 
+def section_archs(entries: Iterable[tuple[int, str | None, str]], arch: str | None, where: str
+                  ) -> Iterator[tuple[int, str, str]]:
+    """(line number, arch, name): each section's arch checked (known; the same as ``arch`` if one is given),
+    a name outside any section given ``arch`` (an error when there is none)."""
+    known: set[str] = set()
+    for no, section, name in entries:
+        if section is None:
+            if arch is None:
+                raise CksolveError(f"{where}:{no}: {shorten(name)} is in no '{section_line('ARCH')}' section "
+                                   f"and no {{option}} is given", option="arch")
+            yield no, arch, name
+            continue
+        if section not in known:
+            try:
+                select(archs=[section])
+            except CksolveError as exc:
+                raise CksolveError(f"{where}:{no}: {exc}") from None
+            known.add(section)
+        if arch is not None and section != arch:
+            raise CksolveError(f"{where}:{no}: {shorten(name)} is in the section for {section}, not {{option}} "
+                               f"{arch}; leave {{option}} out to check each section for its own arch", option="arch")
+        yield no, section, name
+
+
 def explain_name(name: str, arch: str, rule_set: RuleSet | None = None, nearest: int = 3,
-                 problem: str | None = None) -> tuple[bool, str]:
-    """(ok, words): ``ok`` as ``check`` says it (valid, and a member of ``rule_set`` if one is given)
-    and, with ``problem`` (a FIELD=VALUE spec), able to run that problem."""
+                 problem: str | None = None) -> Explanation:
+    """The record of ``explain``: valid, member (of ``rule_set``, if given), the violated constraints with
+    their messages, with ``problem`` (a FIELD=VALUE spec) whether it can run it and why not, and the
+    ``nearest`` valid configs. ``.ok`` is ``check``'s verdict (and the exit code); ``.text`` the words;
+    ``.as_dict()`` the JSON."""
     if nearest < 0:
         raise CksolveError(f"{{option}} {nearest} must not be negative", option="nearest")
     config = parse_name(name)
     if problem is None:  # the workload layer is loaded only for a problem (start-up of every other explain)
-        result = explanation(config, arch, rule_set, nearest,
-                             candidates=candidate_rule_sets() if rule_set is None else ())
-    else:
-        from ..workload import parse_problem
-        from ..workload.explain import explain_on_problem
+        return explanation(config, arch, rule_set, nearest,
+                           candidates=candidate_rule_sets() if rule_set is None else ())
+    from ..workload import parse_problem
+    from ..workload.explain import explain_on_problem
 
-        result = explain_on_problem(config, arch, parse_problem(problem), rule_set, nearest)
-    v = result.verdict
-    return v.valid and v.member is not False and not v.problem_violations, result.text
+    return explain_on_problem(config, arch, parse_problem(problem), rule_set, nearest)

@@ -13,9 +13,11 @@ from ..space.breakdown import axis_breakdown
 from ..space.combo import Combo
 from ..space.naming import parse_names
 from ..space.textfile import numbered_lines
+from ..space.namesfile import sectioned_entries
+from .checking import section_archs
 from .listing import load_rule_set
 
-__all__ = ["Source", "open_source", "read_names", "ComboDiff", "diff_sources"]
+__all__ = ["Source", "open_source", "read_names", "read_sectioned_names", "ComboDiff", "diff_sources"]
 
 
 @dataclass(frozen=True)
@@ -48,6 +50,18 @@ def read_names(path: Path | str) -> list[tuple[str, object]]:
     """(name, config) for every kernel named in the file at ``path`` (``-``: stdin)."""
     where = "stdin" if str(path) == "-" else shorten(str(path), quote=False)
     return [(c.name(), c) for c in parse_names(numbered_lines(path, "names file"), where)]
+
+
+def read_sectioned_names(path: Path | str) -> list[tuple[str | None, object]]:
+    """(section arch or None, config) for every kernel named in the file at ``path`` (``-``: stdin), each
+    name spelled as CK spells it; a ``# arch: A`` line makes A the arch of the names after it (checked)."""
+    where = "stdin" if str(path) == "-" else shorten(str(path), quote=False)
+    out = []
+    for no, arch, name in sectioned_entries(numbered_lines(path, "names file")):
+        if arch is not None:
+            section_archs([(no, arch, name)], None, where).__next__()  # a known arch, or one error line
+        out.append((arch, parse_names([(no, name)], where)[0]))
+    return out
 
 
 @dataclass(frozen=True)

@@ -7,10 +7,10 @@ never writes to stderr.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from itertools import repeat
-from typing import Iterator
+from typing import Iterable, Iterator, Sequence
 
 from ..arch.facts import ARCHS, ArchFacts, arch_facts, common_facts
 from ..errors import CksolveError
@@ -20,9 +20,10 @@ from ..selection import Record, Selection
 from ..solver import enumerate_combo, names_combo, solve_combo
 from ..solver.counting import SpaceTooLarge
 from ..space.combo import Combo
+from ..space.namesfile import section_line
 from ..space.pipelines import PIPELINES
 
-__all__ = ["load_rule_set", "ENUMERATE_LIMIT", "enumerate_records", "enumerate_names", "count_records",
+__all__ = ["load_rule_set", "ENUMERATE_LIMIT", "enumerate_records", "enumerate_names", "enumerate_lines", "name_lines", "count_records",
            "ConstraintSummary", "rule_set_constraints", "rule_set_descriptions", "arch_facts_list", "archs_document"]
 
 
@@ -54,6 +55,36 @@ def enumerate_names(rule_set: RuleSet, selection: Selection, limit: int | None =
     """
     _check_limit(rule_set, selection, limit)
     return _names(rule_set, selection)
+
+
+def enumerate_lines(rule_set: RuleSet, selection: Selection, limit: int | None = ENUMERATE_LIMIT) -> Iterator[str]:
+    """The names file ``enumerate`` writes (lines with their ends): one name a line and, over several archs,
+    each arch's names after its section line (``# arch: A``, a comment to every names-file reader;
+    ``check`` and ``emit --names`` read it as the arch of the names after it). One arch: names only.
+    """
+    _check_limit(rule_set, selection, limit)
+    if len(selection.archs) == 1:
+        return (f"{n}\n" for n in _names(rule_set, selection))
+    return _sectioned(rule_set, selection)
+
+
+def _sectioned(rule_set: RuleSet, selection: Selection) -> Iterator[str]:
+    for arch in selection.archs:
+        yield section_line(arch) + "\n"
+        yield from (f"{n}\n" for n in _names(rule_set, replace(selection, archs=(arch,))))
+
+
+def name_lines(arch_names: Iterable[tuple[str, str]], archs: Sequence[str]) -> Iterator[str]:
+    """(arch, name) pairs as :func:`enumerate_lines` writes them, for listings made another way (a backend's)."""
+    if len(archs) == 1:
+        yield from (f"{n}\n" for _, n in arch_names)
+        return
+    by_arch: dict[str, list[str]] = {}
+    for arch, name in arch_names:
+        by_arch.setdefault(arch, []).append(name)
+    for arch in archs:
+        yield section_line(arch) + "\n"
+        yield from (f"{n}\n" for n in by_arch.get(arch, ()))
 
 
 def _check_limit(rule_set: RuleSet, selection: Selection, limit: int | None) -> None:

@@ -1,4 +1,4 @@
-"""``explain``: every violated constraint in words, and the nearest valid configs.
+"""``explain``: every violated constraint, and the nearest valid configs, as a record and in words.
 
 "Nearest" is the number of axes that differ. Candidates are the kernels CK
 would actually build for the combination: the given rule set, or else the
@@ -6,24 +6,106 @@ would actually build for the combination: the given rule set, or else the
 ``default`` and ``full``, the kernels CK builds; subsets add nothing, and ``tests``
 and ``profiler`` need external files). A config that differs in one
 axis from a real kernel is usually a typo or a rule the user did not know.
+
+The record (:class:`Explanation`) is what the library returns and what
+``explain --format json`` prints (``as_dict``); the words (``text``) are
+rendered from its fields only, so the two cannot say different things.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import NamedTuple, Sequence
 
+from ..space.axes import value_text
 from ..space.combo import Combo, ConstraintSource
 from . import bounded_configs
 from .evaluate import Verdict, evaluate
 
-__all__ = ["Explanation", "explain", "explanation", "nearest_valid"]
+__all__ = ["Explanation", "Nearest", "explain", "explanation", "nearest_valid"]
 
 
-class Explanation(NamedTuple):
-    """The verdict on one config and the words for it."""
+class Nearest(NamedTuple):
+    """A valid config near the explained one: its name, how many axes differ, and their values in it."""
 
+    name: str
+    distance: int
+    changed: tuple[tuple[str, object], ...]  # (axis, value in this config), in the config's field order
+
+    def as_dict(self) -> dict:
+        return {"name": self.name, "distance": self.distance, "changed": dict(self.changed)}
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """The verdict on one kernel name for one arch (and a rule set, and a problem), and its nearest valid configs."""
+
+    name: str
+    arch: str
+    rule_set: str | None  # the rule set membership was asked about
     verdict: Verdict
-    text: str
+    problem: str | None  # the problem spec asked about
+    nearest: tuple[Nearest, ...]
+
+    @property
+    def valid(self) -> bool:
+        return self.verdict.valid
+
+    @property
+    def member(self) -> bool | None:
+        return self.verdict.member
+
+    @property
+    def violations(self) -> tuple[tuple[str, str], ...]:
+        """(constraint, message) of every arch, domain and rule-set constraint not met, as ``check`` lists them."""
+        v = self.verdict
+        return tuple((x.constraint, x.message) for x in v.violations + v.rule_violations)
+
+    @property
+    def problem_violations(self) -> tuple[tuple[str, str], ...]:
+        return tuple((x.constraint, x.message) for x in self.verdict.problem_violations)
+
+    @property
+    def ok(self) -> bool:
+        """What ``check`` (and ``explain``'s exit code) says: valid, a member if asked, able to run the problem if asked."""
+        return self.valid and self.member is not False and not self.verdict.problem_violations
+
+    def as_dict(self) -> dict:
+        """``explain --format json``: JSON types throughout (booleans true/false, axis values as in the config)."""
+        pairs = lambda vs: [{"constraint": c, "message": m} for c, m in vs]  # noqa: E731
+        return {"name": self.name, "arch": self.arch, "ok": self.ok, "valid": self.valid,
+                "rule_set": self.rule_set, "member": self.member,
+                "violations": pairs(self.violations),
+                "problem": None if self.problem is None else {
+                    "spec": self.problem, "runs": not self.verdict.problem_violations,
+                    "violations": pairs(self.problem_violations)},
+                "nearest": [n.as_dict() for n in self.nearest]}
+
+    @property
+    def text(self) -> str:
+        """The words ``explain`` prints."""
+        lines = []
+        if self.valid and self.member is not False:
+            where = f" and is in rule set {self.rule_set}" if self.rule_set is not None else ""
+            lines.append(f"{self.name} is valid for {self.arch}{where}.")
+        else:
+            if self.valid:
+                lines.append(f"{self.name} is valid for {self.arch} but not in rule set {self.rule_set}:")
+            else:
+                lines.append(f"{self.name} is not valid for {self.arch}:")
+            lines.extend(f"  - {m} [{c}]" for c, m in self.violations)
+        if self.problem is not None:
+            if self.problem_violations:
+                lines.append(f"It cannot run problem {self.problem}:")
+                lines.extend(f"  - {m} [{c}]" for c, m in self.problem_violations)
+            else:
+                lines.append(f"It can run problem {self.problem}.")
+        if self.nearest:
+            lines.append("Nearest valid configs (axes changed):")
+            for n in self.nearest:
+                changed = ", ".join(f"{k}={value_text(v)}" for k, v in n.changed)
+                lines.append(f"  {n.name}  ({n.distance}: {changed})")
+        return "\n".join(lines) + "\n"
 
 
 def _distance(a, b) -> int:
@@ -48,42 +130,21 @@ def nearest_valid(config, arch: str, sources: Sequence[ConstraintSource], how_ma
 
 
 def explain(config, arch: str, rule_set: ConstraintSource | None = None, how_many: int = 3, extra=(), keep=None,
-            what: str = "the problem", candidates: Sequence[ConstraintSource] = ()) -> str:
+            problem: str | None = None, candidates: Sequence[ConstraintSource] = ()) -> str:
     """The words of :func:`explanation`."""
-    return explanation(config, arch, rule_set, how_many, extra, keep, what, candidates).text
+    return explanation(config, arch, rule_set, how_many, extra, keep, problem, candidates).text
 
 
 def explanation(config, arch: str, rule_set: ConstraintSource | None = None, how_many: int = 3, extra=(), keep=None,
-                what: str = "the problem", candidates: Sequence[ConstraintSource] = ()) -> Explanation:
-    """``extra``: constraints the config must also meet (a problem's), reported after the others;
+                problem: str | None = None, candidates: Sequence[ConstraintSource] = ()) -> Explanation:
+    """``extra``: constraints the config must also meet (those of ``problem``, a spec), reported after the others;
     ``keep``: a test the nearest configs must pass too (e.g. running that problem);
     ``candidates``: where to look for nearest configs when no rule set is given."""
     verdict = evaluate(config, arch, rule_set, extra)
-    name = config.name()
-    lines = []
-    if verdict.valid and verdict.member is not False:
-        where = f" and is in rule set {rule_set.name}" if rule_set is not None else ""
-        lines.append(f"{name} is valid for {arch}{where}.")
-    else:
-        if verdict.valid:
-            lines.append(f"{name} is valid for {arch} but not in rule set {rule_set.name}:")
-        else:
-            lines.append(f"{name} is not valid for {arch}:")
-        for v in verdict.violations + verdict.rule_violations:
-            lines.append(f"  - {v.message} [{v.constraint}]")
-    if extra:
-        if verdict.problem_violations:
-            lines.append(f"It cannot run {what}:")
-            lines.extend(f"  - {v.message} [{v.constraint}]" for v in verdict.problem_violations)
-        else:
-            lines.append(f"It can run {what}.")
     sources = [rule_set] if rule_set is not None else list(candidates)
     near = nearest_valid(config, arch, sources, how_many, keep) if how_many > 0 else []
-    if near:
-        lines.append("Nearest valid configs (axes changed):")
-        for d, c in near:
-            changed = ", ".join(
-                f"{k}={v}" for k, v in c.as_dict().items() if config.as_dict().get(k) != v
-            )
-            lines.append(f"  {c.name()}  ({d}: {changed})")
-    return Explanation(verdict, "\n".join(lines) + "\n")
+    mine = config.as_dict()
+    nearest = tuple(Nearest(c.name(), d, tuple((k, v) for k, v in c.as_dict().items() if mine.get(k) != v))
+                    for d, c in near)
+    return Explanation(config.name(), arch, None if rule_set is None else rule_set.name, verdict,
+                       problem if (extra or problem is not None) else None, nearest)

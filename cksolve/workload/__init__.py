@@ -19,7 +19,8 @@ from .coverage import CoverageRecord, Workspace, applicable, coverage
 from .problem import DIRECTIONS, FIELDS, Problem, ProblemError, ProblemFacts, parse_problem, read_problems
 from .rules import RULES, applicability_constraints
 from .coverage import iter_coverage
-from .tasks import applicable_records, coverage_stream, minimize_kernels, minimize_request, write_coverage
+from .tasks import (applicable_records, coverage_records, coverage_stream, minimize_kernels, minimize_request,
+                    minimize_summary, write_coverage)
 
 __all__ = [
     "parse_problem",
@@ -32,5 +33,6 @@ __all__ = [
     "write_coverage",
     "minimize_request",
     "minimize_kernels",
+    "minimize_summary",
 ]
 #: also importable from here, for the library's own modules and the tests: Problem, ProblemFacts, ProblemError, DIRECTIONS, FIELDS, CoverageRecord, Workspace, RULES, applicability_constraints

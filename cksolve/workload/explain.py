@@ -25,5 +25,5 @@ def explain_on_problem(config, arch: str, problem: Problem, rule_set: RuleSet | 
     """
     extra = applicability_constraints(problem.facts(), arch, config.dtype, config.kind)
     return explanation(config, arch, rule_set, how_many, extra=extra,
-                   keep=lambda c: runs(c, arch, problem), what=f"problem {problem.spec()}",
+                   keep=lambda c: runs(c, arch, problem), problem=problem.spec(),
                    candidates=candidate_rule_sets() if rule_set is None else ())

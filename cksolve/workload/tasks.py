@@ -19,7 +19,7 @@ from .plan import known_kernels, plan
 from .problem import parse_problem, read_problems, read_workload
 
 __all__ = ["applicable_records", "coverage_records", "coverage_stream", "write_coverage", "minimize_request",
-           "minimize_kernels"]
+           "minimize_kernels", "minimize_summary"]
 
 
 def applicable_records(problem: str, rule_set: RuleSet, arch: str, dtypes: Sequence[str]) -> list[Record]:
@@ -65,3 +65,22 @@ def minimize_kernels(problems: Path, rule_set: RuleSet, arch: str, dtypes: Seque
     workload = read_problems(problems)
     measured = read_perf(perf, known_kernels(rule_set, workload, arch, dtypes)) if perf is not None else None
     return plan(workload, rule_set, arch, dtypes, request, measured, str(perf) if perf is not None else "analytic")
+
+
+def minimize_summary(kernel_plan, problems: Path | str) -> dict:
+    """``minimize --summary-format json`` (and the report's minimize section): the plan's numbers, from its
+    fields -- what the text summary says, as data."""
+    p = kernel_plan
+    r, request = p.result, p.request
+    ratios = p.ratios
+    return {
+        "rule_set": p.rule_set, "arch": p.arch, "dtypes": list(p.dtypes), "problems_file": str(problems),
+        "request": {"keep": request.keep, "per_problem": request.per_problem, "max_kernels": request.max_kernels,
+                    "time_limit": request.time_limit},
+        "candidates": p.candidates, "kept": len(p.kept),
+        "problems": len(p.instance.labels), "covered": r.covered, "good": r.good,
+        "scored_by": p.scored_by,
+        "ratio": {"worst": min(ratios, default=1.0), "mean": sum(ratios) / len(ratios) if ratios else 1.0},
+        "solver": {"status": r.status, "objective": "kernels" if request.max_kernels is None else "good_problems",
+                   "value": r.objective, "bound": r.bound, "gap": r.gap, "seconds": r.seconds},
+    }

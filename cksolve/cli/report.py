@@ -1,0 +1,37 @@
+"""``report``: one self-contained HTML page about a rule set and, optionally, a workload (cksolve.report)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from .app import app
+from .options import BuilderOpt, OutputOpt, RuleSetOpt, SelectionArgs, refuse_unwritable, selection_options, strict, write
+
+
+@app.command("report")
+@selection_options()
+def report_cmd(
+    rule_set: str = RuleSetOpt,
+    sel: SelectionArgs = None,
+    problems: Optional[Path] = typer.Option(None, "--problems", metavar="FILE",
+                                            help="A workload (CSV with CK's header, or JSONL): adds the coverage "
+                                                 "heat map (problem groups x archs)."),
+    minimize: Optional[str] = typer.Option(None, "--minimize", metavar="ARCH",
+                                           help="Also the minimum kernel set of the workload for ARCH."),
+    keep: float = typer.Option(0.9, "--keep", metavar="KEEP", help="minimize's --keep."),
+    output: Optional[Path] = OutputOpt,
+    builder_configs: Optional[str] = BuilderOpt,
+) -> None:
+    """Write one HTML page (inline SVG, no script, nothing fetched): kernels per arch/variant/pipeline,
+    the audit's empty combinations, and with --problems coverage and --minimize the kept kernels."""
+    from .. import report  # deferred: the report loads audit and workload only for its command
+    from .options import one_arch
+
+    refuse_unwritable(output)
+    selection = sel.select()
+    arch = None if minimize is None else one_arch(minimize)
+    data = report.gather(rule_set, selection, builder_configs, strict(), problems, arch, keep)
+    write(report.render(data), output)
