@@ -117,26 +117,8 @@ def write_text_atomic(path: Path, text: str) -> None:
     if _is_special(path):
         _write_special(path, text)
         return
-    tmp = None
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=TMP_TAG, dir=path.parent or ".")
-        _live.add(tmp)
-        try:
-            umask = os.umask(0)
-            os.umask(umask)
-            os.fchmod(fd, 0o666 & ~umask)  # mkstemp's 0600 is for the temporary, not the result
-            write_all(fd, text.encode("utf-8"))
-        finally:
-            os.close(fd)
-        os.replace(tmp, path)
-        _live.discard(tmp)
-    except BaseException as exc:
-        if tmp is not None:
-            remove([tmp])
-            _live.discard(tmp)
-        if isinstance(exc, OSError):
-            raise CksolveError(f"cannot write {path}: {exc.strerror or exc}") from None
-        raise
+    with _replacing(path) as fd:
+        write_all(fd, text.encode("utf-8"))
 
 
 @contextmanager
@@ -152,24 +134,9 @@ def atomic_text_stream(path: Path) -> Iterator[TextIO]:
         except OSError as exc:
             raise CksolveError(f"cannot write {path}: {exc.strerror or exc}") from None
         return
-    tmp = None
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=TMP_TAG, dir=path.parent or ".")
-        _live.add(tmp)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.fchmod(fd, 0o666 & ~umask)  # mkstemp's 0600 is for the temporary, not the result
-        with os.fdopen(fd, "w", encoding="utf-8", newline="", buffering=1 << 20) as f:
+    with _replacing(path) as fd:
+        with os.fdopen(os.dup(fd), "w", encoding="utf-8", newline="", buffering=1 << 20) as f:
             yield f
-        os.replace(tmp, path)
-        _live.discard(tmp)
-    except BaseException as exc:
-        if tmp is not None:
-            remove([tmp])
-            _live.discard(tmp)
-        if isinstance(exc, OSError):
-            raise CksolveError(f"cannot write {path}: {exc.strerror or exc}") from None
-        raise
 
 
 @contextmanager
@@ -177,18 +144,35 @@ def atomic_path(path: Path) -> Iterator[str]:
     """A temporary's path, beside ``path``, for a writer that opens files by name (Parquet); it becomes
     ``path`` when the block ends, or is removed if the block raises."""
     path = Path(path)
+    with _replacing(path, named=True) as tmp:
+        yield tmp
+
+
+@contextmanager
+def _replacing(path: Path, named: bool = False):
+    """The one way a temporary becomes ``path``: created exclusively beside it (so the rename stays in one
+    file system), given the mode a plain open would, renamed over ``path`` when the block ends, removed
+    if it raises. Yields the temporary's descriptor (closed here), or with ``named`` its path."""
     tmp = None
+    fd = -1
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=TMP_TAG, dir=path.parent or ".")
         _live.add(tmp)
         umask = os.umask(0)
         os.umask(umask)
-        os.fchmod(fd, 0o666 & ~umask)
-        os.close(fd)
-        yield tmp
+        os.fchmod(fd, 0o666 & ~umask)  # mkstemp's 0600 is for the temporary, not the result
+        if named:
+            os.close(fd)
+            fd = -1
+        yield tmp if named else fd
+        if fd >= 0:
+            os.close(fd)
+            fd = -1
         os.replace(tmp, path)
         _live.discard(tmp)
     except BaseException as exc:
+        if fd >= 0:
+            os.close(fd)
         if tmp is not None:
             remove([tmp])
             _live.discard(tmp)
