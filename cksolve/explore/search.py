@@ -32,8 +32,6 @@ from ..solver.direct import solve
 from ..solver.model import prune_domains
 from ..space.combo import Combo
 from ..space.variants import VARIANTS
-from ..workload import applicability_constraints, parse_problem
-from ..workload.score import score_terms
 
 __all__ = ["SearchResult", "search"]
 
@@ -69,6 +67,8 @@ def _models(problem, rule_set: RuleSet | None, arch: str, dtype: str, extra: tup
     if variant not in VARIANTS:
         raise CksolveError(f"no GEMM variant for direction {variant}")
     combo = Combo(arch, variant, dtype, f.ndim)
+    from ..workload import applicability_constraints  # deferred, as in search: the workload layer loads numpy
+
     rules = applicability_constraints(f, arch, dtype, "gemm")
     return combo, build_model(combo, rule_set, (*rules, *extra))
 
@@ -76,6 +76,10 @@ def _models(problem, rule_set: RuleSet | None, arch: str, dtype: str, extra: tup
 def search(problem_spec: str, arch: str, dtype: str, rule_set: RuleSet | None = None, top: int = 1,
            where: tuple[str, ...] = ()) -> tuple[list[SearchResult], str]:
     """(the ``top`` best configs, status) for the problem, over ``rule_set`` (None: the whole space)."""
+    # The workload layer (problems, run-time rules, scores) is imported here, not at the top: every command
+    # imports this face, and the workload layer's numpy costs the others 50 ms of start-up.
+    from ..workload import parse_problem
+
     if top < 1:
         raise CksolveError(f"--top {top} must be at least 1")
     problem = parse_problem(problem_spec)
@@ -131,6 +135,8 @@ def _factor(f, arch: str, dtype: str, domains: dict, axes: tuple, names: tuple) 
     (ties in domain order)."""
     base = {"kind": "gemm", "dtype": dtype, "tile_m": 16, "tile_n": 16, "tile_k": 16, "groups_to_merge": 1,
             "vector_a": 1, "vector_b": 1, "vector_c": 1}
+    from ..workload.score import score_terms  # deferred, as in search
+
     out = []
     for k, values in enumerate(product(*(domains[a] for a in axes))):
         terms = score_terms(f, SimpleNamespace(**{**base, **dict(zip(axes, values))}), arch)

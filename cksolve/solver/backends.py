@@ -25,7 +25,6 @@ from dataclasses import replace
 from typing import Mapping, Protocol
 
 from ..errors import CksolveError
-from . import cpsat, pyconstraint
 from .direct import solve
 from .model import Model
 
@@ -96,6 +95,8 @@ class CpSat:
     can_count = False
 
     def enumerate(self, model: Model) -> list:
+        from . import cpsat  # deferred, here and below: OR-Tools takes 0.5 s to import, and only this backend uses it
+
         return cpsat.enumerate_solutions(model)
 
     def count(self, model: Model) -> int:
@@ -103,9 +104,13 @@ class CpSat:
                           "backend (the default)")
 
     def is_feasible(self, model: Model, pins: Mapping[str, object]) -> bool:
+        from . import cpsat
+
         return cpsat.is_feasible(model, dict(pins))
 
     def find_one(self, model: Model, pins: Mapping[str, object] | None = None):
+        from . import cpsat
+
         return cpsat.find_one(model, dict(pins or {}))
 
 
@@ -116,6 +121,8 @@ class PythonConstraint:
     can_count = False
 
     def enumerate(self, model: Model) -> list:
+        from . import pyconstraint  # deferred, here and below: only this backend uses it
+
         return pyconstraint.enumerate_solutions(model)
 
     def count(self, model: Model) -> int:
@@ -123,9 +130,13 @@ class PythonConstraint:
                           "the direct backend (the default)")
 
     def is_feasible(self, model: Model, pins: Mapping[str, object]) -> bool:
+        from . import pyconstraint
+
         return pyconstraint.find_one(model, dict(pins)) is not None
 
     def find_one(self, model: Model, pins: Mapping[str, object] | None = None):
+        from . import pyconstraint
+
         return pyconstraint.find_one(model, dict(pins or {}))
 
 
