@@ -10,7 +10,7 @@ import typer
 from .. import explore, query
 from ..outputs import write_stdout
 from .app import app
-from .options import BuilderOpt, NameTarget, check_format, format_option, name_target_options
+from .options import backend_option, BuilderOpt, NameTarget, check_format, format_option, name_target_options
 
 CHECK_FORMATS = ("text", "jsonl")
 EXPLAIN_FORMATS = ("text", "json")
@@ -24,9 +24,7 @@ def check_cmd(
     target: NameTarget = None,
     fmt: str = format_option("text", CHECK_FORMATS),
     builder_configs: Optional[str] = BuilderOpt,
-    backend: Optional[str] = typer.Option(None, "--backend", metavar="BACKEND",
-                                          help="Solver deciding validity and membership: direct (default), cpsat "
-                                               "or python-constraint."),
+    backend: Optional[str] = backend_option(" deciding validity and membership"),
 ) -> None:
     """Say for each kernel name whether it is valid for ARCH, and why not (exit 1 if any is not)."""
     check_format(fmt, CHECK_FORMATS)

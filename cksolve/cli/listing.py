@@ -14,7 +14,7 @@ from ..formats import render, table_text
 from ..outputs import write_stdout
 from .app import app
 from .completion import values
-from .options import (BuilderOpt, complete_rule_set, OutputOpt, RuleSetOpt, SelectionArgs, check_format, choices, format_option,
+from .options import (BuilderOpt, backend_option, complete_rule_set, OutputOpt, RuleSetOpt, SelectionArgs, check_format, choices, format_option,
                       load_rule_set, refuse_unwritable, selection_options, write)
 
 #: formats each listing command offers (names/jsonl/csv/table are the shared writers)
@@ -40,8 +40,7 @@ def enumerate_cmd(
     output: Optional[Path] = OutputOpt,
     builder_configs: Optional[str] = BuilderOpt,
     limit: int = typer.Option(query.ENUMERATE_LIMIT, "--limit", metavar="N", help="Refuse to list more configs than this."),
-    backend: Optional[str] = typer.Option(None, "--backend", metavar="BACKEND",
-                                          help="Solver: direct (default), cpsat or python-constraint."),
+    backend: Optional[str] = backend_option(),
 ) -> None:
     """List every config of a rule set valid for the selected architectures."""
     check_format(fmt, ENUMERATE_FORMATS)
@@ -68,9 +67,7 @@ def count_cmd(
                                      autocompletion=values(query.Combo._fields, comma=True)),
     fmt: str = format_option("table", COUNT_FORMATS),
     builder_configs: Optional[str] = BuilderOpt,
-    backend: Optional[str] = typer.Option(None, "--backend", metavar="BACKEND",
-                                          help="Solver: direct (default; the only one that counts without listing), "
-                                               "cpsat or python-constraint."),
+    backend: Optional[str] = backend_option(" (only the default counts without listing)"),
 ) -> None:
     """Count configs without listing them."""
     check_format(fmt, COUNT_FORMATS)

@@ -16,14 +16,14 @@ from typing import List, NamedTuple, Optional
 
 import typer
 
-from .. import query
+from .. import explore, query
 from ..errors import CksolveError, shorten
 from ..formats import check_format
 from ..outputs import check_writable, write_stdout, write_text_atomic
 from .completion import rule_set_names_and_files, values
 from .errors import say
 
-__all__ = ["choices", "rule_set_option", "RuleSetOpt", "OneArchOpt", "BuilderOpt", "OutputOpt", "format_option",
+__all__ = ["choices", "backend_option", "rule_set_option", "RuleSetOpt", "OneArchOpt", "BuilderOpt", "OutputOpt", "format_option",
            "selection_options", "SelectionArgs", "NameTarget", "name_target_options", "SectionArchOpt", "option_group", "workload_options", "WorkloadArgs", "one_arch", "write", "refuse_unwritable", "load_rule_set",
            "ProblemsOpt", "ProblemDtypeOpt", "STRICT_ENV"]
 
@@ -52,6 +52,13 @@ OutputOpt = typer.Option(None, "--output", "-o", metavar="FILE", help="Write her
 ProblemDtypeOpt = typer.Option(None, "--dtype", metavar="DTYPE", help=f"{choices(query.DTYPES)} (default: all).",
                                autocompletion=values(query.DTYPES, comma=True))
 ProblemsOpt = typer.Option(..., "--problems", metavar="FILE", help="CSV with CK's header, or JSONL with the same keys.")
+
+
+def backend_option(what: str = ""):
+    """``--backend``: the solver that answers (``explore.BACKENDS``; the first is the default)."""
+    names = list(explore.BACKENDS)
+    return typer.Option(None, "--backend", metavar="BACKEND", autocompletion=values(names),
+                        help=f"Solver{what}: {names[0]} (default), {', '.join(names[1:])}.")
 
 
 def format_option(default: str, offered):

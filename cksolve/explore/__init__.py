@@ -5,8 +5,8 @@ constrains nothing, without listing its configs; ``*_with`` ask a chosen solver
 backend (``solver.backends.BACKENDS``: direct, cpsat, python-constraint).
 """
 
-from .backends import check_with, count_with, enumerate_with
+from .backends import BACKENDS, check_with, count_with, enumerate_with
 from .sampling import count, sample
 from .search import search
 
-__all__ = ["count", "sample", "search", "check_with", "count_with", "enumerate_with"]
+__all__ = ["count", "sample", "search", "check_with", "count_with", "enumerate_with", "BACKENDS"]
