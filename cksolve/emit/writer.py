@@ -233,7 +233,7 @@ def emit(configs: Sequence[tuple[str, KernelConfig | DepthwiseConfig]], out_dir:
     """
     t0 = time.perf_counter()
     if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
-        raise EmitError(f"--jobs {jobs} must be at least 1 (leave it out for one renderer per core)")
+        raise EmitError(f"{{opt:jobs}} {jobs} must be at least 1 (leave it out for one renderer per core)")
     items = _prepare(configs)
     root = Path(out_dir)
     if root.exists() and not root.is_dir():

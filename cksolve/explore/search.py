@@ -81,14 +81,14 @@ def search(problem_spec: str, arch: str, dtype: str, rule_set: RuleSet | None = 
     from ..workload import parse_problem
 
     if top < 1:
-        raise CksolveError(f"--top {top} must be at least 1")
+        raise CksolveError(f"{{opt:top}} {top} must be at least 1")
     problem = parse_problem(problem_spec)
     extra = []
     for i, text in enumerate(where):
         try:
             extra.append(where_check(f"search.where[{i}]", text, "--where", f"--where[{i}]"))
         except WhereError as exc:
-            raise CksolveError(f"--where {text!r} at column {exc.column}: {exc.what}") from None
+            raise CksolveError(f"{{opt:where}} {text!r} at column {exc.column}: {exc.what}") from None
     combo, model = _models(problem, rule_set, arch, dtype, tuple(extra))
     domains = prune_domains(model.constraints, {a: tuple(model.domains[a]) for a in model.axes})
     if any(not d for d in domains.values()):

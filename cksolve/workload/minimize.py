@@ -61,15 +61,15 @@ class Request:
 
     def __post_init__(self):
         if not 0.0 <= self.keep <= 1.0:  # also refuses nan
-            raise CksolveError(f"--keep {self.keep} must be between 0 and 1")
+            raise CksolveError(f"{{opt:keep}} {self.keep} must be between 0 and 1")
         if self.per_problem < 1:
-            raise CksolveError(f"--per-problem {self.per_problem} must be at least 1")
+            raise CksolveError(f"{{opt:per_problem}} {self.per_problem} must be at least 1")
         if self.max_kernels is not None and self.max_kernels < 0:
-            raise CksolveError(f"--max-kernels {self.max_kernels} must not be negative")
+            raise CksolveError(f"{{opt:max_kernels}} {self.max_kernels} must not be negative")
         if self.max_kernels is not None and self.max_kernels > MAX_KERNELS:
-            raise CksolveError(f"--max-kernels {str(self.max_kernels)[:40]} is too large (at most {MAX_KERNELS})")
+            raise CksolveError(f"{{opt:max_kernels}} {str(self.max_kernels)[:40]} is too large (at most {MAX_KERNELS})")
         if self.time_limit is not None and not self.time_limit > 0:
-            raise CksolveError(f"--time-limit {self.time_limit} must be positive")
+            raise CksolveError(f"{{opt:time_limit}} {self.time_limit} must be positive")
 
     @property
     def seconds(self) -> float:
