@@ -46,8 +46,8 @@ from typing import Callable
 from ..space.constraints import Check
 from .cache import CACHE
 from .counting import SpaceTooLarge
+from .plan import connected
 from .relations import Relation, derived, domain_ids, index_rows
-from .solutions import Component
 
 __all__ = ["Part", "Branches", "solve_piece", "TAB_LIMIT", "PIECE_LIMIT", "PIECE_BOUND"]
 
@@ -330,24 +330,7 @@ def _with_spec(rel: Relation, free: tuple, spec: tuple) -> Relation:
 
 def _split(axes: tuple, rels: list, read: set):
     """Connected parts: (axes, relations), in axis order."""
-    parent = {a: a for a in axes if a in read}
-
-    def find(a):
-        while parent[a] != a:
-            parent[a] = parent[parent[a]]
-            a = parent[a]
-        return a
-
-    for r in rels:
-        first = find(r.free[0])
-        for a in r.free[1:]:
-            parent[find(a)] = first
-    groups: dict = {}
-    for a in parent:
-        groups.setdefault(find(a), ([], []))[0].append(a)
-    for r in rels:
-        groups[find(r.free[0])][1].append(r)
-    return [(tuple(a), r) for a, r in groups.values()]
+    return [(part, [rels[k] for k in mine]) for part, mine in connected(tuple(a for a in axes if a in read), rels)]
 
 
 def _solve_connected(axes: tuple, rels: list, domains: dict, join: Callable):

@@ -13,7 +13,7 @@ from typing import NamedTuple, Sequence
 
 from .relations import Relation, index_rows
 
-__all__ = ["Plan", "make_plan"]
+__all__ = ["Plan", "make_plan", "connected"]
 
 
 class Plan(NamedTuple):
@@ -33,27 +33,8 @@ def make_plan(rels: list[Relation], free_axes: tuple) -> Plan:
     pushed = _plan_push_down(rels)
     after = [rels[i] for i, _ in pushed]
 
-    parent = {a: a for a in free_axes}
-
-    def find(a):
-        while parent[a] != a:
-            parent[a] = parent[parent[a]]
-            a = parent[a]
-        return a
-
-    for rel in after:
-        first = find(rel.free[0])
-        for a in rel.free[1:]:
-            parent[find(a)] = first
-    groups: dict[str, list[str]] = {}
-    for a in free_axes:
-        groups.setdefault(find(a), []).append(a)
-    members: dict[str, list[int]] = {}
-    for k, rel in enumerate(after):
-        members.setdefault(find(rel.free[0]), []).append(k)
     components = []
-    for root, axes in groups.items():
-        mine = members.get(root, [])
+    for axes, mine in connected(free_axes, after):
         local = [after[k] for k in mine]
         where = {id(r): j for j, r in enumerate(local)}
         leaves = tuple((where[id(t)], own, tuple(where[id(f)] for f in reads), iface)
@@ -61,6 +42,30 @@ def make_plan(rels: list[Relation], free_axes: tuple) -> Plan:
                                                                   [r for r in local if not r.is_table]))
         components.append((tuple(axes), tuple(mine), leaves))
     return Plan(tuple(pushed), tuple(components))
+
+
+def connected(axes: Sequence[str], rels: Sequence[Relation]) -> list[tuple[tuple, list[int]]]:
+    """The connected parts of ``axes`` under ``rels`` (two axes are joined when a relation reads both):
+    (axes in the given order, positions of the relations reading them), in order of each part's first axis.
+    An axis no relation reads is a part of its own; every relation's axes must be among ``axes``."""
+    parent = {a: a for a in axes}
+
+    def find(a):
+        while parent[a] != a:
+            parent[a] = parent[parent[a]]
+            a = parent[a]
+        return a
+
+    for rel in rels:
+        first = find(rel.free[0])
+        for a in rel.free[1:]:
+            parent[find(a)] = first
+    parts: dict[str, tuple[list, list]] = {}
+    for a in axes:
+        parts.setdefault(find(a), ([], []))[0].append(a)
+    for k, rel in enumerate(rels):
+        parts[find(rel.free[0])][1].append(k)
+    return [(tuple(a), k) for a, k in parts.values()]
 
 
 def _plan_push_down(rels: list[Relation]) -> list[tuple[int, tuple[int, ...]]]:
