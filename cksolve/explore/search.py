@@ -27,9 +27,10 @@ from ..errors import CksolveError
 from ..rulesets.base import RuleSet
 from ..rulesets.where import WhereError, where_check
 from ..solver import build_model
-from ..solver.backends import get_backend, pinned
+from ..solver.backends import pinned
 from ..solver.direct import solve
 from ..solver.model import prune_domains
+from ..solver.sampling import decode
 from ..space.combo import Combo
 from ..space.variants import VARIANTS
 
@@ -96,7 +97,6 @@ def search(problem_spec: str, arch: str, dtype: str, rule_set: RuleSet | None = 
     f = problem.facts()
     tiles = _factor(f, arch, dtype, domains, _TILE_AXES, ("tile", "occupancy", "reuse"))
     vectors = _factor(f, arch, dtype, domains, _VECTOR_AXES, ("vector",))
-    direct = get_backend("direct")
 
     score_axes = set(_TILE_AXES) | set(_VECTOR_AXES)
     local = [c for c in model.constraints if len(c.scope) > 1 and set(c.scope) <= score_axes]
@@ -124,7 +124,7 @@ def search(problem_spec: str, arch: str, dtype: str, rule_set: RuleSet | None = 
         n = solutions.count()
         if not n:
             continue
-        config = direct.find_one(model, pins)
+        config = decode(solutions, 0)  # its first config: what the direct backend's find_one returns
         terms = {**tiles[i][2], **vectors[j][2]}
         found.append(SearchResult(combo, config, tiles[i][0] * vectors[j][0], terms, n))
     return found, "OPTIMAL" if found else "INFEASIBLE"

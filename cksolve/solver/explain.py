@@ -147,4 +147,4 @@ def explanation(config, arch: str, rule_set: ConstraintSource | None = None, how
     nearest = tuple(Nearest(c.name(), d, tuple((k, v) for k, v in c.as_dict().items() if mine.get(k) != v))
                     for d, c in near)
     return Explanation(config.name(), arch, None if rule_set is None else rule_set.name, verdict,
-                       problem if (extra or problem is not None) else None, nearest)
+                       problem, nearest)
