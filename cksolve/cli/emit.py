@@ -165,10 +165,6 @@ def run_emit(*, out: Path, rule_set, names, arch, variant, dtype, ndim, jobs, bu
         return exc.exit_code
 
 
-def _say(line: str) -> None:
-    say(line)
-
-
 def _run(out, rule_set, names, arch, variant, dtype, ndim, jobs, builder_configs, arch_dirs, cmake_list,
          replace, unity_batch, fmt) -> int:
     from ..emit import emit_trees
@@ -182,14 +178,14 @@ def _run(out, rule_set, names, arch, variant, dtype, ndim, jobs, builder_configs
     if cmake_list is not None and arch_dirs is None:
         arch_dirs = True  # CMake gets one tree per arch, however many there are
     trees = emit_trees(items, Path(out), archs=archs, arch_dirs=arch_dirs, jobs=jobs,
-                       progress=sys.stderr is not None and sys.stderr.isatty(), on_wait=_say, selection=label,
+                       progress=sys.stderr is not None and sys.stderr.isatty(), on_wait=say, selection=label,
                        replace=replace, unity_batch=unity_batch)
     for _, summary in trees:
         for note in summary.notes:
-            _say(f"warning: {note}")
+            say(f"warning: {note}")
         if summary.foreign:
             shown = ", ".join(summary.foreign[:3]) + (", ..." if len(summary.foreign) > 3 else "")
-            _say(f"note: {len(summary.foreign)} files in {summary.out_dir} were not written by emit "
+            say(f"note: {len(summary.foreign)} files in {summary.out_dir} were not written by emit "
                  f"and were left alone: {shown}")
         if fmt == "text":
             write_stdout(summary.line() + "\n")

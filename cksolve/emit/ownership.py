@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Iterable
 
 from . import files, manifest as manifest_, render
-from .unity import UNITY_DIR
+from .unity import UNITY_DIR, is_unit
 from ..errors import CksolveError
 
 __all__ = ["owned_files", "would_remove", "check_replace", "refuse_stale", "drop_tree", "other_layout"]
@@ -118,7 +118,7 @@ def drop_tree(root: Path) -> int:
         old = _load(root)
         unity = root / UNITY_DIR
         units = [str(unity / n) for n in (os.listdir(unity) if os.path.isdir(unity) and not os.path.islink(unity) else ())
-                 if n.startswith("unity_") and n.endswith(".cpp")]
+                 if is_unit(n)]
         n = files.remove(owned_files(root, old.kernels, with_globals=True) + units)
         for d in (unity, root / render.WRAPPER_DIR):
             try:

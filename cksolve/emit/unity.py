@@ -27,10 +27,15 @@ from typing import Sequence
 
 from . import files
 
-__all__ = ["UNITY_DIR", "batches", "write_units"]
+__all__ = ["UNITY_DIR", "batches", "write_units", "is_unit"]
 
 UNITY_DIR = "unity"
 _PREFIX, _SUFFIX = "unity_", ".cpp"
+
+
+def is_unit(name: str) -> bool:
+    """Whether a file name in UNITY_DIR is a unit emit writes (and so may remove)."""
+    return name.startswith(_PREFIX) and name.endswith(_SUFFIX)
 
 
 def _h(name: str, level: int) -> int:
@@ -95,7 +100,7 @@ def write_units(root: Path, names: Sequence[str], size: int | None) -> tuple[lis
         present = os.listdir(d)
     except OSError:
         present = []
-    stale = [str(d / n) for n in present if n.startswith(_PREFIX) and n.endswith(_SUFFIX) and n not in keep]
+    stale = [str(d / n) for n in present if is_unit(n) and n not in keep]
     removed = files.remove(stale)
     if not units and present and not os.listdir(d):
         os.rmdir(d)

@@ -14,6 +14,7 @@ import json
 from typing import Iterable, Sequence, TextIO
 
 from ..errors import CksolveError
+from ..space.axes import value_text
 
 __all__ = ["FORMATS", "render", "write_rows", "write_parquet"]
 
@@ -123,5 +124,5 @@ def _spelled(row: tuple, at: list[int]) -> list:
     row = list(row)
     for i in at:
         if isinstance(row[i], bool):
-            row[i] = "true" if row[i] else "false"
+            row[i] = value_text(row[i])
     return row

@@ -57,9 +57,11 @@ def read_sectioned_names(path: Path | str) -> list[tuple[str | None, object]]:
     name spelled as CK spells it; a ``# arch: A`` line makes A the arch of the names after it (checked)."""
     where = "stdin" if str(path) == "-" else shorten(str(path), quote=False)
     out = []
+    checked: set[str] = set()  # each section's arch once, not once per name
     for no, arch, name in sectioned_entries(numbered_lines(path, "names file")):
-        if arch is not None:
+        if arch is not None and arch not in checked:
             section_archs([(no, arch, name)], None, where).__next__()  # a known arch, or one error line
+            checked.add(arch)
         out.append((arch, parse_names([(no, name)], where)[0]))
     return out
 

@@ -45,7 +45,7 @@ class ReportData:
         return sum(self.by_variant.values())
 
 
-def _pipeline(config) -> str:
+def pipeline_of(config) -> str:
     return getattr(config, "pipeline", "depthwise")
 
 
@@ -62,7 +62,7 @@ def gather(rule_set: str, selection: query.Selection, builder_configs: str | Non
     seen: dict[str, None] = {}
     for r in query.enumerate_records(rs, selection):
         by_variant[r.combo.arch, r.combo.variant] += 1
-        p = _pipeline(r.config)
+        p = pipeline_of(r.config)
         seen.setdefault(p)
         by_pipeline[r.combo.arch, p] = by_pipeline.get((r.combo.arch, p), 0) + 1
     reports, _, _ = audit.audit_selection(rule_set, selection, (), builder_configs)
@@ -81,11 +81,12 @@ def gather(rule_set: str, selection: query.Selection, builder_configs: str | Non
 
 
 def _coverage(problems: Path, rs, archs: Sequence[str], dtypes: Sequence[str]):
+    read = workload.read_problems(problems)  # once for every arch, not a read of the file per arch
     cells: dict[tuple[str, str], list[int]] = {}
     blocked: dict[tuple[str, str], dict[str, int]] = {}
     groups: dict[str, None] = {}
     for arch in archs:
-        for r in workload.coverage_records(problems, rs, arch, dtypes):
+        for r in workload.iter_coverage(read, rs, arch, dtypes):
             group = f"{r.problem.direction} {r.problem.ndim}d {r.dtype}"
             groups.setdefault(group)
             cell = cells.setdefault((group, arch), [0, 0])

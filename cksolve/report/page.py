@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from html import escape
 
-from .data import ReportData
+from .data import ReportData, pipeline_of
 from .svg import heat_map, stacked_bars
 
 __all__ = ["render", "SECTIONS"]
@@ -130,7 +130,7 @@ def _minimize(d: ReportData) -> str:
     body = "".join(f"<dt>{escape(k)}</dt><dd>{escape(v)}</dd>" for k, v in items)
     per: dict[str, list[str]] = {}
     for c in plan.configs():
-        per.setdefault(getattr(c, "pipeline", "depthwise"), []).append(c.name())
+        per.setdefault(pipeline_of(c), []).append(c.name())
     rows = [(p, n) for p in sorted(per) for n in sorted(per[p])]
     return (f'<section id="minimize"><h2>Minimum kernel set on {escape(d.minimize_arch)}: '
             f"{s['kept']} kernels</h2><dl>{body}</dl>{_table(['pipeline', 'kernel'], rows)}</section>")

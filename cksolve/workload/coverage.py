@@ -208,7 +208,6 @@ class Decisions:
             for dtype in dtypes:
                 self.parts[(direction, ndim, dtype)] = _ClassAnswer(ws, members, facts, exact, direction, ndim,
                                                                     arch, dtype)
-        self._names: dict[int, tuple[str, ...]] = {}
 
     def record(self, row: int, problem: Problem, i: int, dtype: str, with_kernels: bool,
                with_rejected: bool = True) -> CoverageRecord:

@@ -268,7 +268,7 @@ def read_workload(path: str | Path) -> tuple[list[Problem], tuple[str, ...], lis
     names: dict[str, None] = {}
     for _, values in rows:
         for k in values:
-            if k not in FIELDS:
+            if k not in FIELDS and k not in names:  # each label column is judged once, not on every row
                 if looks_like_a_field(k):
                     raise ProblemError(f"{path}: unknown field {_echo(k)!r}; valid: {', '.join(FIELDS)}")
                 if k in RECORD_KEYS:
