@@ -24,6 +24,7 @@ def _cli(*args: str, pre: str = "") -> subprocess.CompletedProcess:
                           timeout=600)
 
 
+@pytest.mark.ck_data
 def test_parquet_has_the_csv_columns_and_values(tmp_path):
     pq = pytest.importorskip("pyarrow.parquet")
     head = "".join(HOLDOUT.read_text().splitlines(keepends=True)[:21])  # 20 problems
@@ -59,6 +60,7 @@ def test_parquet_needs_an_output_file():
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and "--output" in r.stderr, r.stderr
 
 
+@pytest.mark.ck_data
 def test_stream_matches_the_table():
     from cksolve import query
     from cksolve.features.table import features, iter_features

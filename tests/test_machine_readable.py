@@ -81,6 +81,7 @@ def test_rule_sets_json(capsys):
         assert got["rows"] == (None if c.rows is None else {"min": c.rows[0], "max": c.rows[1]}), c.name
 
 
+@pytest.mark.ck_data
 def test_minimize_summary_json(capsys, tmp_path):
     kept = tmp_path / "kept.txt"
     args = ["minimize", "--problems", str(HOLDOUT), "--rule-set", "tiny", "--arch", "gfx942", "--dtype", "fp16",

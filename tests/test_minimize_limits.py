@@ -134,6 +134,7 @@ def _perf(tmp_path: Path, column: str, first: str, rest: str) -> tuple[Path, Pat
     return workload, perf
 
 
+@pytest.mark.ck_data
 def test_huge_tflops_are_scored(tmp_path):
     workload, perf = _perf(tmp_path, "tflops", "1e306", "1e305")
     r = _cli("minimize", "--problems", str(workload), "-r", "full", "-a", "gfx942", "--dtype", "fp16", "--perf",
@@ -142,6 +143,7 @@ def test_huge_tflops_are_scored(tmp_path):
     assert "OPTIMAL is for the count of kernels" in r.stderr
 
 
+@pytest.mark.ck_data
 def test_tiny_time_ms_is_one_error(tmp_path):
     workload, perf = _perf(tmp_path, "time_ms", "1e-320", "1")
     r = _cli("minimize", "--problems", str(workload), "-r", "full", "-a", "gfx942", "--dtype", "fp16", "--perf",
@@ -150,6 +152,7 @@ def test_tiny_time_ms_is_one_error(tmp_path):
     assert "time_ms: 1e-320 is too small" in r.stderr
 
 
+@pytest.mark.ck_data
 def test_tiny_time_limit_is_not_called_infeasible():
     r = _cli("minimize", "--problems", str(HOLDOUT), "-r", "full", "-a", "gfx942", "--dtype", "fp16",
              "--time-limit", "1e-300")

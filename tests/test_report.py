@@ -49,6 +49,7 @@ def page(tmp_path_factory) -> Path:
     return out
 
 
+@pytest.mark.ck_data
 def test_the_page_is_self_contained(page):
     text = page.read_text(encoding="utf-8")
     parsed = _Page(text)
@@ -60,6 +61,7 @@ def test_the_page_is_self_contained(page):
                                  minimize_arch="gfx942")), "the same inputs give the same bytes"
 
 
+@pytest.mark.ck_data
 def test_the_numbers_are_the_commands():
     selection = query.select(["gfx942", "gfx1100"], dtypes=["fp16"])
     rs = query.load_rule_set("tiny")
@@ -132,6 +134,7 @@ needs_chromium = pytest.mark.skipif(CHROMIUM is None, reason="no chromium binary
 
 
 @needs_chromium
+@pytest.mark.ck_data
 def test_the_page_renders_in_chromium(page, tmp_path):
     shot = tmp_path / "shot.png"
     proc = _chromium(tmp_path, page, "--window-size=1200,2400", f"--screenshot={shot}")
