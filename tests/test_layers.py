@@ -69,13 +69,14 @@ def test_commands_that_do_not_emit_do_not_load_emit():
 
 def test_listing_commands_load_no_solver_library_they_do_not_use():
     """Start-up is most of a listing's time: ``enumerate``/``count`` of ``default`` must not import OR-Tools
-    (0.5 s, through the cpsat backend), numpy or the workload layer (through the whole-space face's search)."""
+    (0.5 s, through the cpsat backend), numpy or the workload layer (through the whole-space face's search),
+    nor pydantic (90 ms: typer 0.29 coerces every option through it; pyproject.toml keeps typer below)."""
     import subprocess
     import sys
 
     code = ("import sys\nfrom cksolve.cli import main\n"
             "try:\n    main(sys.argv[1:])\nexcept SystemExit as e:\n    assert not e.code, e.code\n"
-            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('ortools', 'numpy', 'pandas')\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('ortools', 'numpy', 'pandas', 'pydantic')\n"
             "             or m.startswith('cksolve.workload')))")
     for argv in (["enumerate", "-r", "default", "-a", "gfx942"], ["count", "-r", "default"]):
         proc = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True)
