@@ -17,6 +17,7 @@ import pytest
 
 from cksolve.arch.target_id import TargetId, base_arch, parse_target_id
 from cksolve.emit.manifest import MANIFEST
+from cksolve.emit import emit_trees
 from cksolve.emit.unity import batches
 from cksolve.errors import CksolveError
 from cksolve.query import select
@@ -169,4 +170,8 @@ def test_unity_units_in_the_tree(tmp_path):
     assert sorted(included) == sorted(f"../{n}.cpp" for n in names)
     proc = cli("emit", "-r", "tiny", *SMALL, "--out", out)  # without batching: the units go
     assert proc.returncode == 0 and not (out / "unity").exists() and not proc.stderr, proc.stderr
-    assert _one_error(cli("emit", "-r", "tiny", *SMALL, "--out", out, "--unity-batch", "0"))
+    assert "--unity-batch 0 must be at least 1" in _one_error(cli("emit", "-r", "tiny", *SMALL, "--out", out,
+                                                                  "--unity-batch", "0"))
+    for bad in (0, -3, True, 2.5, "4"):  # the library names the parameter, not the flag
+        with pytest.raises(CksolveError, match=r"^unity_batch .* must be at least 1"):
+            emit_trees([], out, archs=["gfx942"], unity_batch=bad)

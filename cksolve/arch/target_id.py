@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from ..errors import CksolveError
 
-__all__ = ["FEATURES", "TargetId", "parse_target_id", "base_arch"]
+__all__ = ["FEATURES", "TargetId", "parse_target_id", "base_arch", "is_target_id"]
 
 #: the target features ROCm's target IDs know (LLVM AMDGPU "target ID" syntax)
 FEATURES = ("sramecc", "xnack")
@@ -66,3 +66,12 @@ def base_arch(text: str) -> str:
         return parse_target_id(text).base
     except CksolveError as exc:
         raise ValueError(str(exc)) from None
+
+
+def is_target_id(text: object) -> bool:
+    """Whether ``text`` is spelled as a target ID (an emitted tree's directory name, an arch a library caller passes)."""
+    try:
+        parse_target_id(text)
+    except CksolveError:
+        return False
+    return True

@@ -15,6 +15,7 @@ from typing import Optional
 import typer
 
 from .. import query
+from ..arch.target_id import base_arch
 from ..errors import CksolveError
 from ..outputs import check_writable, write_stdout
 from .app import app
@@ -71,13 +72,13 @@ def select_for_emit(rule_set: Optional[str], names: Optional[Path], arch, varian
         raise CksolveError("emit needs exactly one of --rule-set or --names")
     selection = query.select(arch, variant, dtype, ndim)
     # the trees: one per arch or ROCm target ID given (gfx942:xnack-), which selects by its base arch
-    targets = sorted(_targets(arch), key=lambda t: selection.archs.index(_base(t))) or list(selection.archs)
+    targets = sorted(_targets(arch), key=lambda t: selection.archs.index(base_arch(t))) or list(selection.archs)
     if rule_set is not None:
         rs = load_rule_set(rule_set, builder_configs)
         by_base: dict[str, list] = {}
         for r in query.enumerate_records(rs, selection):
             by_base.setdefault(r.combo.arch, []).append(r.config)
-        return targets, [(t, c) for t in targets for c in by_base.get(_base(t), ())]
+        return targets, [(t, c) for t in targets for c in by_base.get(base_arch(t), ())]
     entries = query.read_sectioned_names(Path(names))  # [(section arch or None, config)]
     sections = list(dict.fromkeys(a for a, _ in entries if a is not None))
     if not arch:  # the file's sections say the archs
@@ -88,14 +89,14 @@ def select_for_emit(rule_set: Optional[str], names: Optional[Path], arch, varian
         targets = [a for a in query.ARCHS if a in sections]
     else:
         for a in sections:
-            if a not in {_base(t) for t in targets}:
+            if a not in {base_arch(t) for t in targets}:
                 raise CksolveError(f"{names} has a section for {a}, not among --arch {','.join(targets)}")
-    items = [(t, c) for t in targets for a, c in entries if a is None or a == _base(t)]
+    items = [(t, c) for t in targets for a, c in entries if a is None or a == base_arch(t)]
     for target, config in items:
-        verdict = query.evaluate(config, _base(target))
+        verdict = query.evaluate(config, base_arch(target))
         if not verdict.valid:
             first = verdict.violations[0]
-            raise CksolveError(f"{names}: {config.name()} is not valid for {_base(target)}: "
+            raise CksolveError(f"{names}: {config.name()} is not valid for {base_arch(target)}: "
                                f"{first.message} [{first.constraint}]")
     return targets, items
 
@@ -104,10 +105,6 @@ def _targets(arch) -> list[str]:
     """The --arch values (archs or ROCm target IDs, already checked by query.select), each once."""
     return list(dict.fromkeys(query.split_values(arch, "arch")))
 
-
-def _base(target: str) -> str:
-    """The arch of a checked target ID (``gfx942:xnack-`` -> ``gfx942``; see cksolve.arch.target_id)."""
-    return target.split(":", 1)[0]
 
 
 def inputs(rule_set: Optional[str], names: Optional[Path], builder_configs: Optional[str]) -> list[Path]:
@@ -168,9 +165,9 @@ def run_emit(*, out: Path, rule_set, names, arch, variant, dtype, ndim, jobs, bu
 def _run(out, rule_set, names, arch, variant, dtype, ndim, jobs, builder_configs, arch_dirs, cmake_list,
          replace, unity_batch, fmt) -> int:
     from ..emit import emit_trees
+    from ..emit.unity import check_batch
 
-    if unity_batch is not None and (isinstance(unity_batch, bool) or unity_batch < 1):
-        raise CksolveError(f"--unity-batch {unity_batch} must be at least 1 (leave it out for one unit per kernel)")
+    check_batch(unity_batch)  # before the selection is solved
     archs, items = select_for_emit(rule_set, names, arch, variant, dtype, ndim, builder_configs)
     label = selection_label(rule_set, names)
     if cmake_list is not None:

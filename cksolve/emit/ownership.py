@@ -19,6 +19,7 @@ from typing import Iterable
 
 from . import files, manifest as manifest_, render
 from .unity import UNITY_DIR, is_unit
+from ..arch.target_id import is_target_id
 from ..errors import CksolveError
 
 __all__ = ["owned_files", "would_remove", "check_replace", "refuse_stale", "drop_tree", "other_layout"]
@@ -59,9 +60,7 @@ def other_layout(out_dir: Path, arch_dirs: bool, trees: Iterable[str]) -> list[P
     except OSError:
         return []
     keep = set(trees)
-    from .writer import _TARGET
-
-    return [out_dir / d for d in subdirs if _TARGET.fullmatch(d) and d not in keep
+    return [out_dir / d for d in subdirs if is_target_id(d) and d not in keep
             and not os.path.islink(out_dir / d) and os.path.isfile(out_dir / d / manifest_.MANIFEST)]
 
 

@@ -26,11 +26,22 @@ from pathlib import Path
 from typing import Sequence
 
 from . import files
+from ..errors import CksolveError
 
-__all__ = ["UNITY_DIR", "batches", "write_units", "is_unit"]
+__all__ = ["UNITY_DIR", "batches", "check_batch", "write_units", "is_unit"]
 
 UNITY_DIR = "unity"
 _PREFIX, _SUFFIX = "unity_", ".cpp"
+
+
+def check_batch(size) -> None:
+    """CksolveError unless ``size`` is a batch size (an int of at least 1; None means one unit per kernel).
+
+    Called by the CLI before the selection is solved, and by the writer for
+    library callers, so a bad size fails before any work.
+    """
+    if size is not None and (isinstance(size, bool) or not isinstance(size, int) or size < 1):
+        raise CksolveError(f"{{opt:unity_batch}} {size} must be at least 1 (leave it out for one unit per kernel)")
 
 
 def is_unit(name: str) -> bool:

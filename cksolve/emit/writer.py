@@ -46,6 +46,7 @@ from typing import Callable, Iterable, Sequence
 
 from . import files, jobs as jobs_, manifest as manifest_, ownership, render, unity
 from .interrupt import EmitInterrupted, Guard, Interrupt
+from ..arch.target_id import base_arch, is_target_id
 from ..errors import CksolveError
 from ..space.config import DepthwiseConfig, KernelConfig
 
@@ -62,7 +63,6 @@ _NAME_BYTES = _NAME_CHARS.encode()
 _BAD_FIRST = frozenset(("", *_NOT_FIRST))
 _ARCH = re.compile(r"gfx[0-9a-z]+")
 #: a tree's target: an arch or a ROCm target ID (gfx942:sramecc+:xnack-); kernels are rendered for its base arch
-_TARGET = re.compile(r"gfx[0-9a-z]+(?::[a-z]+[+-])*")
 _NAME_MAX = 255  # bytes per path component on the usual file systems
 
 
@@ -170,13 +170,13 @@ def _split_by_arch(configs) -> dict[str, list]:
 
 
 def _check_arch(arch) -> None:
-    if not isinstance(arch, str) or not _TARGET.fullmatch(arch):
+    if not is_target_id(arch):
         raise EmitError(f"refusing arch {arch!r}: expected a gfx target such as gfx942 or gfx942:xnack-")
 
 
 def _base(pairs: list) -> list:
     """(target, config) pairs as (base arch, config): what a kernel's files are rendered for."""
-    return [(t.split(":", 1)[0], c) for t, c in pairs]
+    return [(base_arch(t), c) for t, c in pairs]
 
 
 def emit_trees(configs: Iterable[tuple[str, KernelConfig | DepthwiseConfig]], out_dir: Path,
@@ -239,9 +239,7 @@ def emit(configs: Sequence[tuple[str, KernelConfig | DepthwiseConfig]], out_dir:
     if root.exists() and not root.is_dir():
         raise EmitError(f"cannot write to {root}: not a directory")
     summary = EmitSummary(kernels=len(items), out_dir=str(root))
-    if unity_batch is not None and (isinstance(unity_batch, bool) or not isinstance(unity_batch, int)
-                                    or unity_batch < 1):
-        raise EmitError(f"--unity-batch {unity_batch} must be at least 1 (leave it out for one unit per kernel)")
+    unity.check_batch(unity_batch)
     run = _Run(root, f"{os.getpid()}-{os.urandom(4).hex()}")
     run.selection, run.replace, run.unity_batch = selection, replace, unity_batch
     with Guard() as guard:
