@@ -7,7 +7,7 @@ docs' files and snippets the same way instead of parsing Markdown again.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -20,6 +20,8 @@ FILE_LINE = re.compile(r"(?:.* )?File `([^`/]+)`(?: \(.*\))?:", re.S)
 #: The (invisible) marker before a block that is too expensive for the fast tier.
 SLOW_LINE = "<!-- docs-run: slow -->"
 FENCE = re.compile(r"^```(\S*)\s*$")
+#: The end of the paragraph before a block that shows what the python block before it prints.
+PRINTS = "It prints:"
 #: ``# exit N`` in a command's comment: the exit code it is documented to end with (0 otherwise).
 EXIT = re.compile(r"#.*\bexit (\d+)")
 
@@ -47,6 +49,8 @@ class Block:
     file: str | None = None       # introduced by "File `NAME`:"
     slow: bool = False
     not_run: str | None = None
+    #: python blocks: what it prints, the block after a paragraph ending in "It prints:"
+    shown: tuple[str, ...] | None = None
 
     @property
     def id(self) -> str:
@@ -133,8 +137,15 @@ def read_doc(path: Path) -> Doc:
         not_run = NOT_RUN.fullmatch(first.strip())
         if not lang and first.startswith("$ "):
             doc.unfenced.append(f"{rel}:{start + 1}: a block of commands without a language (```console)")
-        doc.blocks.append(Block(rel, start + 1, lang, body, file=name[1] if name else None,
-                                slow=SLOW_LINE in before[-2:], not_run=not_run[1] if not_run else None))
+        if before and before[-1].endswith(PRINTS):
+            shown = tuple(body.split("\n")[:-1])
+            python = [k for k, b in enumerate(doc.blocks) if b.lang == "python"]
+            if not python:
+                raise ValueError(f"{rel}:{start + 1}: output shown before any python block")
+            doc.blocks[python[-1]] = replace(doc.blocks[python[-1]], shown=shown)
+        else:
+            doc.blocks.append(Block(rel, start + 1, lang, body, file=name[1] if name else None,
+                                    slow=SLOW_LINE in before[-2:], not_run=not_run[1] if not_run else None))
         i = end + 1
     return doc
 

@@ -75,17 +75,25 @@ def test_example_runs_as_shown(block, workspaces, monkeypatch, capsys):
     if block.lang == "python":
         monkeypatch.chdir(ws.dir)
         code = compile("\n" * block.line + block.body, block.doc, "exec")
-        exec(code, {"__name__": "__docs__"})
         capsys.readouterr()
+        exec(code, {"__name__": "__docs__"})
+        out = "".join(f"{line.rstrip()}\n" for line in capsys.readouterr().out.splitlines())
+        if block.shown is not None:
+            _compare(f"{block.id} (python)", block.shown, out)
         return
     for command in block.commands():
         code, out = ws.run(command.text)
         where = f"{block.doc}:{command.line}: $ {command.text}"
         assert "Traceback" not in out, f"{where}\n{out}"
         assert code == command.exit_code, f"{where}\nexit {code}, the doc says {command.exit_code}\n{out[-3000:]}"
-        if command.output is not None and not output_pattern(command.output).fullmatch(out):
-            diff = "\n".join(difflib.unified_diff(list(command.output), out.splitlines(), "doc", "run", lineterm=""))
-            pytest.fail(f"{where}\nthe output differs from the doc's:\n{diff[:4000]}")
+        if command.output is not None:
+            _compare(where, command.output, out)
+
+
+def _compare(where: str, shown: tuple[str, ...], out: str) -> None:
+    if not output_pattern(shown).fullmatch(out):
+        diff = "\n".join(difflib.unified_diff(list(shown), out.splitlines(), "doc", "run", lineterm=""))
+        pytest.fail(f"{where}\nthe output differs from the doc's:\n{diff[:4000]}")
 
 
 def test_every_command_is_in_a_labelled_block():
@@ -98,3 +106,12 @@ def test_examples_that_do_not_run_are_few_and_say_why():
     skipped = [f"{b.id}: {b.not_run}" for b in EXAMPLES if b.not_run]
     assert len(skipped) <= len(EXAMPLES) // 5, "\n".join(skipped)
     print(f"{len(skipped)} of {len(EXAMPLES)} doc examples are not run:", *skipped, sep="\n  ")
+
+
+def test_elisions_stand_for_what_the_rules_say_and_no_more():
+    lines = output_pattern(("first", "...", "last"))
+    assert lines.fullmatch("first\nlast\n") and lines.fullmatch("first\na\nb\nlast\n")
+    assert not lines.fullmatch("first\nlast\nmore\n") and not lines.fullmatch("frist\nlast\n")
+    inline = output_pattern(("in ... s -> out",))
+    assert inline.fullmatch("in 0.28 s -> out\n") and not inline.fullmatch("in 0.28 s -> out\nextra\n")
+    assert not inline.fullmatch("in 1\n2 s -> out\n"), "an in-line elision never spans lines"
