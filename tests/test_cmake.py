@@ -198,8 +198,7 @@ DOC = Path(__file__).resolve().parents[1] / "docs" / "cmake.md"
 
 
 def _blocks(lang: str) -> list[str]:
-    text = DOC.read_text(encoding="utf-8")
-    return [b.split("```", 1)[0] for b in text.split(f"```{lang}\n")[1:]]
+    return [b.body for b in read_doc(DOC).blocks if b.lang == lang]
 
 
 @pytest.mark.slow

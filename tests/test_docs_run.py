@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import SHARED, require_ck
+from conftest import SHARED
 from doc_examples import all_docs, output_pattern
 
 DOCS = {d.name: d for d in all_docs()}
@@ -69,8 +69,6 @@ def workspaces(tmp_path_factory):
 def test_example_runs_as_shown(block, workspaces, monkeypatch, capsys):
     if block.not_run:
         pytest.skip(f"{block.id} is marked not run: {block.not_run}")
-    if block.needs_ck:
-        require_ck()
     ws = workspaces(block)
     if block.lang == "python":
         monkeypatch.chdir(ws.dir)
