@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 from functools import lru_cache
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
@@ -21,7 +20,7 @@ from cksolve.audit import LOSS, audit, containment, run
 from cksolve.audit.model import Parts, count, pinned
 from cksolve.query import select
 from cksolve.rulesets import Combo, get_rule_set
-from conftest import CK, oracle, require_ck, split_key
+from conftest import CK, oracle, split_key
 from test_cli import _cksolve, run as run_cli
 
 BUILDER = str(CK / "builder-configs")
@@ -289,26 +288,6 @@ def test_output_is_byte_identical_across_hash_seeds():
             "--against", "default", "--format", "json")
     outs = {_cksolve(seed, *args, check=True).stdout for seed in ("0", "1", "4242")}
     assert len(outs) == 1 and len(next(iter(outs))) > 1000
-
-
-# --- docs/audit.md -------------------------------------------------------------------------
-
-
-def _doc_examples():
-    doc = Path(__file__).resolve().parents[1] / "docs" / "audit.md"
-    return [line[len("$ cksolve "):] for line in doc.read_text(encoding="utf-8").splitlines()
-            if line.startswith("$ cksolve ")]
-
-
-@pytest.mark.parametrize("line", _doc_examples())
-def test_docs_examples_run(capsys, line):
-    if "../shared" in line:
-        require_ck()
-    import shlex
-
-    argv = [a.replace("../shared", str(CK.parent)) for a in shlex.split(line)]
-    code, out, err = run_cli(capsys, *argv)
-    assert code in (0, 1) and out and not err, (line, err)
 
 
 def test_text_spells_values_as_names_and_files_do(capsys):

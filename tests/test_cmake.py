@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from conftest import CK, require_ck
+from doc_examples import read_doc
 
 from cksolve.emit.cmake import CMAKE_DIR
 
@@ -197,14 +198,13 @@ DOC = Path(__file__).resolve().parents[1] / "docs" / "cmake.md"
 
 
 def _blocks(lang: str) -> list[str]:
-    text = DOC.read_text(encoding="utf-8")
-    return [b.split("```", 1)[0] for b in text.split(f"```{lang}\n")[1:]]
+    return [b.body for b in read_doc(DOC).blocks if b.lang == lang]
 
 
 @pytest.mark.slow
 def test_doc_sample_project_builds(tmp_path):
-    (toml,) = [b for b in _blocks("toml") if b.startswith("# kernels.toml")]
-    (lists,) = [b for b in _blocks("cmake") if b.startswith("# CMakeLists.txt")]
+    files = read_doc(DOC).files
+    toml, lists = files["kernels.toml"], files["CMakeLists.txt"]
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "kernels.toml").write_text(toml)
     (tmp_path / "src" / "CMakeLists.txt").write_text(lists)
@@ -253,18 +253,6 @@ def test_doc_ck_recipe_configures_for_every_rule_set(tmp_path, rule_set):
             empty += 1
             assert f"ck_dispatcher_grouped_conv_{variant} is empty (ALLOW_EMPTY)" in proc.stdout, proc.stdout
     assert empty == (0 if rule_set == "default" else 1), f"{rule_set}: {empty} empty variants"
-
-
-@pytest.mark.slow
-def test_doc_command_examples_run(tmp_path):
-    lines = [line[len("$ cksolve "):] for line in DOC.read_text(encoding="utf-8").splitlines()
-             if line.startswith("$ cksolve ")]
-    assert lines
-    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
-    for line in lines:
-        proc = subprocess.run([sys.executable, "-m", "cksolve", *line.split()], capture_output=True, text=True,
-                              env=env, cwd=tmp_path)
-        assert proc.returncode == 0 and proc.stdout and not proc.stderr, (line, proc.stderr)
 
 
 # ------------------------------------------------------------------ ALLOW_EMPTY, compiler check, target IDs

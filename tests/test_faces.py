@@ -1,4 +1,5 @@
-"""Each face's ``__all__`` is exactly what the command line and the docs' Python examples use of it.
+"""Each face's ``__all__`` is exactly what the command line and the docs' Python examples use of it, and
+docs/api.md names all of it.
 
 A face (``cksolve.query``, ``.workload``, ``.features``, ``.audit``) re-exports;
 a name the CLI or a documented example needs and the face does not list fails
@@ -13,6 +14,8 @@ import re
 from pathlib import Path
 
 import pytest
+
+from doc_examples import all_docs
 
 ROOT = Path(__file__).resolve().parents[1]
 FACES = ("query", "workload", "features", "audit", "explore")
@@ -32,8 +35,7 @@ def _cli_uses(face: str) -> set[str]:
 
 
 def _doc_snippets() -> list[str]:
-    texts = [p.read_text(encoding="utf-8") for p in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]]
-    return [m for t in texts for m in re.findall(r"```python\n(.*?)```", t, re.S)]
+    return [b.body for d in all_docs() for b in d.examples if b.lang == "python"]
 
 
 def _docs_use(face: str) -> set[str]:
@@ -70,6 +72,17 @@ def test_a_face_defines_nothing(face):
     tree = ast.parse(path.read_text(encoding="utf-8"))
     defined = [n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))]
     assert defined == [], f"{path.name} of {face} defines {defined}"
+
+
+@pytest.mark.parametrize("face", (*FACES, "emit"))
+def test_the_api_reference_names_every_export(face):
+    """docs/api.md is the reference: its section on a face names each entry of the face's ``__all__``."""
+    text = (ROOT / "docs" / "api.md").read_text(encoding="utf-8")
+    section = re.search(rf"^## .*`cksolve\.{face}`.*?(?=^## |\Z)", text, re.M | re.S)
+    assert section, f"docs/api.md has no section on cksolve.{face}"
+    missing = [n for n in importlib.import_module(f"cksolve.{face}").__all__
+               if not re.search(rf"`{n}\b", section[0])]
+    assert not missing, f"docs/api.md's section on cksolve.{face} does not name {missing}"
 
 
 def test_the_docs_snippets_parse():
