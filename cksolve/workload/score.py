@@ -31,12 +31,13 @@ choice there), and ``reuse`` is 1.
 from __future__ import annotations
 
 from math import ceil, prod
+from typing import Sequence
 
 from ..arch.facts import arch_facts, common_facts
 from ..errors import CksolveError
 from .problem import ProblemFacts
 
-__all__ = ["analytic_score", "cu_count", "score_terms", "score_key"]
+__all__ = ["analytic_score", "analytic_scores", "cu_count", "score_terms", "score_key"]
 
 #: The widest global load CK Tile issues per thread, in bytes (dwordx4). A vector
 #: wider than this is not faster, so it is the "best" a dimension can ask for.
@@ -110,3 +111,76 @@ def score_key(config) -> tuple:
 
 def analytic_score(f: ProblemFacts, config, arch: str) -> float:
     return prod(score_terms(f, config, arch).values())
+
+
+#: Sizes below this keep every step of ``analytic_scores`` exact in float64 (tiles and CU counts are far
+#: smaller than the 2**53 margin); a problem with a larger one is scored by ``analytic_score`` instead.
+_COLUMN_LIMIT = 2 ** 50
+
+
+def analytic_scores(facts: Sequence[ProblemFacts], configs: Sequence, arch: str):
+    """``analytic_score`` of every (problem, config) pair as a (problems, configs) float64 array.
+
+    minimize scores each distinct problem against every score class of kernels
+    (``score_key``): 10^5 problems x 60 classes is 6 million calls of the scalar
+    form, seconds of Python, but one pass of numpy here. The steps are the scalar
+    form's, in its order, on values where float64 is exact, so every score is
+    bit-identical to ``analytic_score``'s (tests/test_minimize_scale.py holds them
+    equal); a problem with sizes past that range is scored by the scalar form.
+    """
+    import numpy as np  # deferred: the scalar form serves callers that never load numpy
+
+    out = np.zeros((len(facts), len(configs)), dtype=np.float64)
+    if not len(facts) or not len(configs):
+        return out
+    cus = float(cu_count(arch))
+    big = [i for i, f in enumerate(facts)
+           if max(f.gemm_m * f.gemm_n * f.G, f.gemm_k, prod(f.output) * f.G * f.N) >= _COLUMN_LIMIT]
+    col = lambda xs: np.array(xs, dtype=np.float64)[:, None]  # noqa: E731
+    small = [f if i not in big else facts[0] for i, f in enumerate(facts)] if big else facts
+    m, n, k = col([f.gemm_m for f in small]), col([f.gemm_n for f in small]), col([f.gemm_k for f in small])
+    G, N = col([f.G for f in small]), col([f.N for f in small])
+
+    def share(size, tile):
+        return size / (np.ceil(size / tile) * tile)
+
+    def occupancy(blocks):
+        return blocks / (np.ceil(blocks / cus) * cus)
+
+    for kind in ("gemm", "depthwise"):
+        at = [j for j, c in enumerate(configs) if c.kind == kind]
+        if not at:
+            continue
+        row = lambda a: np.array([getattr(configs[j], a) for j in at], dtype=np.float64)[None, :]  # noqa: E731
+        if kind == "depthwise":
+            ho, wo = col([f.output[0] for f in small]), col([f.output[1] for f in small])
+            th, tw = row("tile_h"), row("tile_w")
+            tile = (ho * wo) / (np.ceil(ho / th) * th * np.ceil(wo / tw) * tw)
+            out[:, at] = tile * occupancy(G * np.ceil(N / row("nbatch"))) * 1.0 * 1.0
+            continue
+        tm, tn, tk = row("tile_m"), row("tile_n"), row("tile_k")
+        tile = share(m, tm) * share(n, tn) * share(k, tk)
+        blocks = np.ceil(m / tm) * np.ceil(n / tn) * np.ceil(G / row("groups_to_merge"))
+        vector = np.zeros((len(facts), len(at)))
+        dims = [col(d) for d in zip(*(_vector_dims(f) for f in small))]
+        for name, dim in zip(("vector_a", "vector_b", "vector_c"), dims):
+            best = _best_vectors(dim, [configs[j].dtype for j in at])
+            vector = vector + np.minimum(row(name), best) / best
+        reuse = np.minimum(1.0, tm * tn / (tm + tn) / FULL_REUSE)
+        out[:, at] = tile * occupancy(blocks) * reuse * (vector / 3)
+    for i in big:
+        out[i] = [analytic_score(facts[i], c, arch) for c in configs]
+    return out
+
+
+def _best_vectors(dim, dtypes: Sequence[str]):
+    """``_best_vector`` over a (P, 1) column of dimensions and a row of dtypes: the same halving loop."""
+    import numpy as np
+
+    sizes = common_facts().element_size
+    v = np.broadcast_to(np.array([MAX_LOAD_BYTES // sizes[d] for d in dtypes], dtype=np.int64)[None, :],
+                        (len(dim), len(dtypes)))
+    d = dim.astype(np.int64)
+    for _ in range(MAX_LOAD_BYTES.bit_length()):
+        v = np.where((v > 1) & (d % np.maximum(v, 1) != 0), v // 2, v)
+    return v.astype(np.float64)
