@@ -40,14 +40,16 @@ class _Part:
         self.atoms = atoms                         # (pool, group, score column, kernel names)
 
     def blocks(self, scale: float):
-        """(rows, applicable, scores) per block of rows, over the part's atoms."""
+        """(rows, applicable, scores) per block of rows, over the part's atoms (in atom order: by pool)."""
+        pools = range(len(self.verdicts))
+        at = [[(g, c) for q, g, c, _ in self.atoms if q == p] for p in pools]
+        groups = [np.array([g for g, _ in a], dtype=np.intp) for a in at]
+        cols = [np.array([c for _, c in a], dtype=np.intp) for a in at]
         for lo in range(0, len(self.ids), BLOCK):
             rows = slice(lo, lo + BLOCK)
-            app = [self.verdicts[p][rows, g] for p, g, _, _ in self.atoms]
-            sc = [self.scores[p][rows, c] for p, _, c, _ in self.atoms]
             n = min(BLOCK, len(self.ids) - lo)
-            app = np.stack(app, axis=1) if app else np.zeros((n, 0), bool)
-            sc = np.stack(sc, axis=1) if sc else np.zeros((n, 0))
+            app = np.hstack([np.zeros((n, 0), bool)] + [self.verdicts[p][rows][:, groups[p]] for p in pools])
+            sc = np.hstack([np.zeros((n, 0))] + [self.scores[p][rows][:, cols[p]] for p in pools])
             yield rows, app, (sc / scale if scale != 1.0 else sc)
 
 
@@ -65,12 +67,12 @@ class GroupedWorkload:
         members: dict[tuple, list[int]] = {}
         for i, (key, _) in enumerate(dec.where):
             members.setdefault(key, []).append(i)
-        facts: dict[tuple, list] = {}
+        shapes: dict[tuple, list] = {}  # the distinct problems of each (direction, ndim), class order
         self.parts: list[_Part] = []
         for (direction, ndim, dtype), answer in dec.parts.items():
             ids = np.array(members[(direction, ndim)], dtype=np.intp)
-            if perf is None and (direction, ndim) not in facts:
-                facts[(direction, ndim)] = [self.distinct[i].facts() for i in ids]
+            if (direction, ndim) not in shapes:
+                shapes[(direction, ndim)] = [self.distinct[i] for i in ids]
             verdicts, scores, atoms = [], [], []
             for p, (pool, bits) in enumerate(answer.pools):
                 ok = np.unpackbits(bits, axis=1, count=len(pool.keys)).astype(bool)
@@ -81,9 +83,9 @@ class GroupedWorkload:
                         ok[j, [group[n] for n in names if n in group]] = True
                 configs = [c for c, _ in pool.order]
                 if perf is None:
-                    column, sc = _analytic(configs, facts[(direction, ndim)], arch)
+                    column, sc = _analytic(configs, shapes[(direction, ndim)], arch)
                 else:
-                    column, sc = _measured(pool.names, [self.distinct[i] for i in ids], perf)
+                    column, sc = _measured(pool.names, shapes[(direction, ndim)], perf)
                 verdicts.append(ok)
                 scores.append(sc)
                 found: dict[tuple, list[str]] = {}
@@ -158,7 +160,7 @@ class GroupedWorkload:
         return tuple(flat[~np.isnan(flat)].tolist())
 
 
-def _analytic(configs: list, facts: list, arch: str) -> tuple[list[int], np.ndarray]:
+def _analytic(configs: list, problems: list, arch: str) -> tuple[list[int], np.ndarray]:
     """(score column of each config, (P, columns) scores): one column per ``score_key``."""
     column: dict[tuple, int] = {}
     reps = []
@@ -169,7 +171,7 @@ def _analytic(configs: list, facts: list, arch: str) -> tuple[list[int], np.ndar
             column[k] = len(reps)
             reps.append(c)
         of.append(column[k])
-    return of, analytic_scores(facts, reps, arch)
+    return of, analytic_scores(problems, reps, arch)
 
 
 def _measured(names, problems: list, perf: dict) -> tuple[list[int], np.ndarray]:

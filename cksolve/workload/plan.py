@@ -13,7 +13,7 @@ from ..space.combo import Combo
 from ..space.naming import parse_name
 from ..rulesets import RuleSet
 from ..rulesets.listed import ListedRuleSet
-from .coverage import Workspace, coverage
+from .coverage import Workspace, iter_coverage
 from .grouping import GroupedWorkload
 from .minimize import Grouped, Request, Result, check, solve
 from .problem import DIRECTIONS, Problem
@@ -73,7 +73,7 @@ def _recheck(table: GroupedWorkload, request: Request, result: Result, arch, dty
     """Every claim again, through ``coverage`` of a rule set that is exactly the kept kernels (on the distinct
     problems: a repeated row has the same answer)."""
     kept = ListedRuleSet("kept", [parse_name(n) for n in result.kept])
-    records = coverage(table.distinct, kept, arch, dtypes)
+    records = list(iter_coverage(table.distinct, kept, arch, dtypes, with_rejected=False))
     groups = [table.groups[r.row, table.dtypes.index(r.dtype)] for r in records]
     wrong = check(table.grouped, request, result, groups, records, rows=table.first_row)
     if wrong:
