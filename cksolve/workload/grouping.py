@@ -21,7 +21,7 @@ from ..rulesets import RuleSet
 from .coverage import Decisions, Workspace
 from .minimize import Grouped, collapse
 from .problem import Problem
-from .score import analytic_scores, score_key
+from .score import analytic_scores, problem_columns, score_key
 
 __all__ = ["GroupedWorkload"]
 
@@ -72,7 +72,8 @@ class GroupedWorkload:
         for (direction, ndim, dtype), answer in dec.parts.items():
             ids = np.array(members[(direction, ndim)], dtype=np.intp)
             if (direction, ndim) not in shapes:
-                shapes[(direction, ndim)] = [self.distinct[i] for i in ids]
+                members_of = [self.distinct[i] for i in ids]
+                shapes[(direction, ndim)] = (members_of, problem_columns(members_of) if perf is None else None)
             verdicts, scores, atoms = [], [], []
             for p, (pool, bits) in enumerate(answer.pools):
                 ok = np.unpackbits(bits, axis=1, count=len(pool.keys)).astype(bool)
@@ -83,20 +84,24 @@ class GroupedWorkload:
                         ok[j, [group[n] for n in names if n in group]] = True
                 configs = [c for c, _ in pool.order]
                 if perf is None:
-                    column, sc = _analytic(configs, shapes[(direction, ndim)], arch)
+                    column, sc = _analytic(configs, *shapes[(direction, ndim)], arch)
                 else:
-                    column, sc = _measured(pool.names, shapes[(direction, ndim)], perf)
+                    column, sc = _measured(pool.names, shapes[(direction, ndim)][0], perf)
                 verdicts.append(ok)
                 scores.append(sc)
                 found: dict[tuple, list[str]] = {}
                 for name, g, c in zip(pool.names, pool.group_of.tolist(), column):
                     found.setdefault((g, c), []).append(name)
-                atoms.extend((p, g, c, names) for (g, c), names in found.items())
+                runs = ok.any(axis=0)  # kernels that run no problem are not candidates
+                atoms.extend((p, g, c, names) for (g, c), names in found.items() if runs[g])
             self.parts.append(_Part(ids, self.dtypes.index(dtype), verdicts, scores, atoms))
         self.scale = self._scale()
         self.grouped, self.groups = self._group(counts, keep)
 
     def _scale(self) -> float:
+        """1, or the top score when it is above ``SCALE_ABOVE`` (scores are then divided by it)."""
+        if max((float(sc.max()) for part in self.parts for sc in part.scores if sc.size), default=0.0) <= SCALE_ABOVE:
+            return 1.0  # no score at all is that high, let alone an applicable one
         top = 0.0
         for part in self.parts:
             for _, app, sc in part.blocks(1.0):
@@ -111,17 +116,11 @@ class GroupedWorkload:
     def _group(self, counts: np.ndarray, keep: float) -> tuple[Grouped, np.ndarray]:
         """The groups of every part side by side (parts share no kernel), and each (distinct, dtype)'s group."""
         groups = np.zeros((len(self.distinct), len(self.dtypes)), dtype=np.intp)
-        blocks, names, live = [], [], []
+        blocks, names = [], []
         n_groups = 0
         for part in self.parts:
-            used = np.zeros(len(part.atoms), bool)
-            for _, app, _ in part.blocks(self.scale):
-                used |= app.any(axis=0)
-            keep_atoms = np.flatnonzero(used)
-            live.append(keep_atoms)
-            names.extend(part.atoms[a][3] for a in keep_atoms)
-            chunks = ((app[:, keep_atoms], sc[:, keep_atoms], counts[part.ids[rows]],
-                       self.first_row[part.ids[rows]] * len(self.dtypes) + part.column)
+            names.extend(a[3] for a in part.atoms)
+            chunks = ((app, sc, counts[part.ids[rows]], self.first_row[part.ids[rows]] * len(self.dtypes) + part.column)
                       for rows, app, sc in part.blocks(self.scale))
             _, weights, firsts, app, good, inverse, totals = collapse(chunks, keep)
             groups[part.ids, part.column] = n_groups + inverse
@@ -140,17 +139,15 @@ class GroupedWorkload:
         cat = lambda i, dt: np.concatenate([b[i] for b in blocks]) if blocks else np.zeros(0, dt)  # noqa: E731
         grouped = Grouped(kernels, tuple(tuple(index[n] for n in ns) for ns in names), app_all, good_all,
                           cat(2, np.int64), cat(3, np.int64), cat(4, np.float64), len(self.inverse) * len(self.dtypes))
-        self._live = live
         return grouped, groups
 
     def ratios(self, kept: Sequence[str]) -> tuple[float, ...]:
         """Per covered (row, dtype) whose best score is not 0, in that order: best kept score / best score."""
         kept = set(kept)
         out = np.full((len(self.distinct), len(self.dtypes)), np.nan)
-        for part, live in zip(self.parts, self._live):
-            mask = np.array([any(n in kept for n in part.atoms[a][3]) for a in live], dtype=bool)
+        for part in self.parts:
+            mask = np.array([any(n in kept for n in a[3]) for a in part.atoms], dtype=bool)
             for rows, app, sc in part.blocks(self.scale):
-                app, sc = app[:, live], sc[:, live]
                 best = np.where(app, sc, 0.0).max(axis=1, initial=0.0)
                 mine = np.where(app & mask, sc, 0.0).max(axis=1, initial=0.0)
                 ok = app.any(axis=1) & (best > 0)
@@ -160,7 +157,7 @@ class GroupedWorkload:
         return tuple(flat[~np.isnan(flat)].tolist())
 
 
-def _analytic(configs: list, problems: list, arch: str) -> tuple[list[int], np.ndarray]:
+def _analytic(configs: list, problems: list, columns: dict, arch: str) -> tuple[list[int], np.ndarray]:
     """(score column of each config, (P, columns) scores): one column per ``score_key``."""
     column: dict[tuple, int] = {}
     reps = []
@@ -171,7 +168,7 @@ def _analytic(configs: list, problems: list, arch: str) -> tuple[list[int], np.n
             column[k] = len(reps)
             reps.append(c)
         of.append(column[k])
-    return of, analytic_scores(problems, reps, arch)
+    return of, analytic_scores(problems, reps, arch, columns)
 
 
 def _measured(names, problems: list, perf: dict) -> tuple[list[int], np.ndarray]:

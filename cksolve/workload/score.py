@@ -31,6 +31,7 @@ choice there), and ``reuse`` is 1.
 from __future__ import annotations
 
 from math import ceil, prod
+from operator import attrgetter
 from typing import Sequence
 
 from ..arch.facts import arch_facts, common_facts
@@ -118,7 +119,7 @@ def analytic_score(f: ProblemFacts, config, arch: str) -> float:
 _COLUMN_LIMIT = 2 ** 50
 
 
-def analytic_scores(problems: Sequence, configs: Sequence, arch: str):
+def analytic_scores(problems: Sequence, configs: Sequence, arch: str, columns: dict | None = None):
     """``analytic_score`` of every (problem, config) pair as a (problems, configs) float64 array.
 
     minimize scores each distinct problem against every score class of kernels
@@ -128,6 +129,7 @@ def analytic_scores(problems: Sequence, configs: Sequence, arch: str):
     steps are the scalar form's, in its order, on values where float64 is exact,
     so every score is bit-identical to ``analytic_score``'s (tests/test_minimize_scale.py
     holds them equal); a problem with sizes past that range is scored by the scalar form.
+    ``columns`` is ``problem_columns(problems)`` when the caller scores the same problems again.
     """
     import numpy as np  # deferred: the scalar form serves callers that never load numpy
 
@@ -135,7 +137,7 @@ def analytic_scores(problems: Sequence, configs: Sequence, arch: str):
     if not len(problems) or not len(configs):
         return out
     cus = float(cu_count(arch))
-    f = _columns(problems)
+    f = problem_columns(problems) if columns is None else columns
     m, n, k, G, N = f["m"], f["n"], f["k"], f["G"], f["N"]
 
     def share(size, tile):
@@ -173,12 +175,12 @@ _FIELDS = ("N", "G", "C", "K", "Di", "Hi", "Wi", "Z", "Y", "X", "stride_d", "str
            "pad_d", "pad_h", "pad_w", "dilation_d", "dilation_h", "dilation_w")
 
 
-def _columns(problems: Sequence) -> dict:
+def problem_columns(problems: Sequence) -> dict:
     """What the score reads of each problem, as (P, 1) float64 columns, and ``big``: the rows where float64
     might not be exact (they are scored one by one)."""
     import numpy as np
 
-    rows = [tuple(getattr(p, a) for a in _FIELDS) for p in problems]
+    rows = list(map(attrgetter(*_FIELDS), problems))
     big = np.array([max(r) >= 2 ** 31 for r in rows], dtype=bool)
     v = np.array([r if not b else (1,) * len(_FIELDS) for r, b in zip(rows, big)], dtype=np.int64)
     N, G, C, K, inp, filt, stride, pad, dil = (v[:, 0], v[:, 1], v[:, 2], v[:, 3], v[:, 4:7], v[:, 7:10],
