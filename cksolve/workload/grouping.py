@@ -122,7 +122,7 @@ class GroupedWorkload:
             names.extend(a[3] for a in part.atoms)
             chunks = ((app, sc, counts[part.ids[rows]], self.first_row[part.ids[rows]] * len(self.dtypes) + part.column)
                       for rows, app, sc in part.blocks(self.scale))
-            _, weights, firsts, app, good, inverse, totals = collapse(chunks, keep)
+            weights, firsts, app, good, inverse, totals = collapse(chunks, keep)
             groups[part.ids, part.column] = n_groups + inverse
             blocks.append((app, good, weights, firsts, totals))
             n_groups += len(weights)

@@ -11,13 +11,17 @@ problems that keep a good kernel is maximised (then the count minimised).
 Kernels that are applicable to, and good for, exactly the same problems are
 interchangeable for the count, so the model has one integer variable per such
 class (how many of its members to keep); members are taken best score first,
-then name order. The model is built in ``build_model`` and solved in ``solve``,
-OR-Tools style; ``check`` re-derives every claim through ``coverage``.
+then name order. Problems with the same classes are one constraint with a
+weight. The solver sees arrays (``Grouped``: groups of alike problems x atoms of
+alike kernels, built with numpy by ``grouping`` from a workload or by
+``group_instance`` from the per-problem ``Instance``), so the model's size and
+the time to build it follow the classes, not the 10^5 problems behind them.
+The model is built in ``build_model`` and solved in ``solve``, OR-Tools style;
+``check`` re-derives every claim through ``coverage``.
 """
 
 from __future__ import annotations
 
-import math
 import threading
 import time
 from dataclasses import dataclass, field
@@ -129,8 +133,8 @@ class Grouped:
 
 
 def collapse(chunks, keep: float):
-    """Rows with equal applicable and good bits as one group: (first input row of each group, its weight,
-    first position, applicable bits, good bits, the group of every input row, the atoms' total scores).
+    """Rows with equal applicable and good bits as one group: (each group's weight, first position,
+    applicable bits and good bits, the group of every input row, the atoms' total scores).
 
     ``chunks`` are blocks of input rows, (applicable, scores, weight, first position) each; only their bits,
     packed to bytes, are kept, and ``np.unique`` on those finds the groups.
@@ -148,7 +152,7 @@ def collapse(chunks, keep: float):
         firsts.append(f)
     if not packed or not sum(map(len, packed)):
         none = np.zeros(0, np.int64)
-        return none, none, none, np.zeros((0, n), bool), np.zeros((0, n), bool), none, \
+        return none, none, np.zeros((0, n), bool), np.zeros((0, n), bool), none, \
             np.zeros(n) if totals is None else totals
     bits = np.ascontiguousarray(np.concatenate(packed))
     keys = bits.view(np.dtype((np.void, bits.shape[1]))).ravel()
@@ -158,11 +162,11 @@ def collapse(chunks, keep: float):
     weight = np.bincount(inverse, weights=np.concatenate(weights), minlength=len(rep)).astype(np.int64)
     first = np.full(len(rep), np.iinfo(np.int64).max, dtype=np.int64)
     np.minimum.at(first, inverse, np.concatenate(firsts))
-    return rep, weight, first, rows[:, :n], rows[:, n:], inverse, totals
+    return weight, first, rows[:, :n], rows[:, n:], inverse, totals
 
 
-def group_instance(inst: Instance, keep: float) -> tuple["Grouped", object]:
-    """``inst`` as a ``Grouped`` (each kernel its own atom), and the group of each of its problems."""
+def group_instance(inst: Instance, keep: float) -> Grouped:
+    """``inst`` as a ``Grouped`` (each kernel its own atom)."""
     import numpy as np
 
     used = sorted({k for ks in inst.applicable for k in ks})
@@ -173,13 +177,12 @@ def group_instance(inst: Instance, keep: float) -> tuple["Grouped", object]:
         for k, s in zip(ks, ss):
             app[p, column[k]], sc[p, column[k]] = True, s
     n = len(inst.applicable)
-    _, weights, firsts, app, good, inverse, totals = collapse([(app, sc, np.ones(n, np.int64), np.arange(n))], keep)
+    weights, firsts, app, good, _, totals = collapse([(app, sc, np.ones(n, np.int64), np.arange(n))], keep)
     names = tuple(inst.kernels[k] for k in used)
     order = sorted(range(len(used)), key=names.__getitem__)
     rank = {j: i for i, j in enumerate(order)}
-    grouped = Grouped(tuple(names[j] for j in order), tuple((rank[j],) for j in range(len(used))),
-                      app, good, weights, firsts, totals, n)
-    return grouped, inverse
+    return Grouped(tuple(names[j] for j in order), tuple((rank[j],) for j in range(len(used))),
+                   app, good, weights, firsts, totals, n)
 
 
 def _classes(g: Grouped):
@@ -311,7 +314,7 @@ def solve(inst: "Instance | Grouped", req: Request) -> Result:
     from ortools.sat.python import cp_model  # deferred (see above)
 
     t0 = time.perf_counter()
-    g = group_instance(inst, req.keep)[0] if isinstance(inst, Instance) else inst
+    g = group_instance(inst, req.keep) if isinstance(inst, Instance) else inst
     limit = req.seconds
     m, y, (members, totals), good_flags, count = build_model(g, req)
     runs = g.applicable.any(axis=1) if g.applicable.size else np.zeros(len(g.weight), bool)
