@@ -39,7 +39,8 @@ phases, t = {}, [time.perf_counter()]
 
 def lap(name):
     t.append(time.perf_counter())
-    phases[name] = [phases.get(name, [0.0])[0] + t[-1] - t[-2], resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024]
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    phases[name] = [phases.get(name, [0.0])[0] + t[-1] - t[-2], rss]
 
 
 class Timed(grouping.Decisions):
@@ -87,7 +88,8 @@ def ties(tmp: Path) -> tuple[Path, Path]:
         for r in coverage(read_problems(problems), query.load_rule_set("full"), "gfx942", ["fp16"]):
             names = sorted(r.kernels)
             for k in rng.sample(names, min(len(names), rng.randint(8, 16))):
-                f.write(",".join(str(getattr(r.problem, a)) for a in FIELDS) + f",{k},{rng.choice((100, 200, 300, 400))}\n")
+                shape = ",".join(str(getattr(r.problem, a)) for a in FIELDS)
+                f.write(f"{shape},{k},{rng.choice((100, 200, 300, 400))}\n")
     return problems, perf
 
 

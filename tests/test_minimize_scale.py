@@ -122,3 +122,15 @@ def test_plan_equals_the_definition_on_measured_ties(workload):
         perf[r.problem] = {n: rng.choice((100.0, 200.0, 300.0, 400.0))
                            for n in rng.sample(names, min(len(names), rng.randint(8, 16)))}
     _compare(workload, rs, Request(keep=0.9), perf)
+
+
+def test_plan_equals_the_definition_past_exact_columns():
+    """Sizes the column engine and the column scores leave to the per-pair forms (a 2**33 image, N = 2**40),
+    beside ordinary and depthwise problems, one of them repeated."""
+    from cksolve.workload import parse_problem
+
+    huge = "N=2,C=64,K=128,Hi=8589934592,Wi=8,Y=1,X=1"
+    ps = [parse_problem(s) for s in ("N=4,C=256,K=256,Hi=28,Wi=28,Y=1,X=1", huge,
+                                     "N=1099511627776,C=64,K=64,Hi=14,Wi=14",
+                                     "N=4,G=32,C=32,K=32,Hi=28,Wi=28,pad_h=1,pad_w=1", huge)]
+    _compare(ps, query.load_rule_set("full"), Request(keep=1.0))
