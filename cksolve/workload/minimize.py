@@ -11,13 +11,17 @@ problems that keep a good kernel is maximised (then the count minimised).
 Kernels that are applicable to, and good for, exactly the same problems are
 interchangeable for the count, so the model has one integer variable per such
 class (how many of its members to keep); members are taken best score first,
-then name order. The model is built in ``build_model`` and solved in ``solve``,
-OR-Tools style; ``check`` re-derives every claim through ``coverage``.
+then name order. Problems with the same classes are one constraint with a
+weight. The solver sees arrays (``Grouped``: groups of alike problems x atoms of
+alike kernels, built with numpy by ``grouping`` from a workload or by
+``group_instance`` from the per-problem ``Instance``), so the model's size and
+the time to build it follow the classes, not the 10^5 problems behind them.
+The model is built in ``build_model`` and solved in ``solve``, OR-Tools style;
+``check`` re-derives every claim through ``coverage``.
 """
 
 from __future__ import annotations
 
-import math
 import threading
 import time
 from dataclasses import dataclass, field
@@ -25,7 +29,7 @@ from typing import Sequence
 
 from ..errors import CksolveError
 
-__all__ = ["Instance", "Request", "Result", "build_instance", "solve", "check"]
+__all__ = ["Instance", "Grouped", "Request", "Result", "group_instance", "solve", "check"]
 
 #: Scores are compared with this relative slack, so that keep = 1.0 keeps ties of the best.
 EPS = 1e-9
@@ -100,70 +104,128 @@ def _good(scores: Sequence[float], keep: float) -> set[int]:
     return {i for i, s in enumerate(scores) if s >= keep * best - EPS * max(1.0, best)}
 
 
-def build_instance(records, scores_of) -> Instance:
-    """From coverage records (with kernels) and ``scores_of(record) -> {name: score}``."""
-    kernels = tuple(sorted({n for r in records for n in r.kernels}))
-    index = {n: i for i, n in enumerate(kernels)}
-    labels, applicable, scores = [], [], []
-    for r in records:
-        s = scores_of(r)
-        names = sorted(r.kernels)
-        labels.append((r.row, r.dtype))
-        applicable.append(tuple(index[n] for n in names))
-        scores.append(tuple(float(s.get(n, 0.0)) for n in names))
-    top = max((x for ss in scores for x in ss), default=0.0)
-    if not math.isfinite(top):
-        raise CksolveError("a score is not a finite number")
-    if top > 1e12:  # sums of such scores could overflow: only their ratios matter, so scale them to <= 1
-        scores = [tuple(x / top for x in ss) for ss in scores]
-    return Instance(kernels, tuple(labels), tuple(applicable), tuple(scores))
+def good_mask(applicable, scores, keep: float):
+    """``_good`` over a (problems, kernels) array: the same comparison, element by element."""
+    import numpy as np
+
+    best = np.where(applicable, scores, 0.0).max(axis=1, initial=0.0)
+    return applicable & (scores >= (keep * best - EPS * np.maximum(1.0, best))[:, None]), best
 
 
-def _classes(inst: Instance, keep: float):
-    """Kernel classes with equal (applicable, good) problem sets, members best first."""
-    cover: dict[int, set] = {}
-    good: dict[int, set] = {}
-    total = [0.0] * len(inst.kernels)
+@dataclass(frozen=True)
+class Grouped:
+    """What the model is built from: problems that look alike to it collapsed into groups, kernels that look
+    alike into atoms. At 10^5 problems the per-problem form (``Instance``) is tens of millions of Python
+    objects; these arrays are a few thousand rows whatever the workload's size.
+
+    An atom is a set of kernels that run, and score alike on, every problem; a group is the (problem,
+    dtype) pairs with the same applicable atoms and the same good atoms (at the request's ``keep``).
+    """
+
+    kernels: tuple[str, ...]                 # sorted names of the kernels that run some problem
+    atoms: tuple[tuple[int, ...], ...]       # per atom: its kernels (indices into kernels)
+    applicable: object                       # (groups, atoms) bools
+    good: object                             # (groups, atoms) bools
+    weight: object                           # (groups,) ints: the (problem, dtype) pairs a group stands for
+    first: object                            # (groups,) ints: where its first pair is, in (row, dtype) order
+    totals: object                           # (atoms,) floats: an atom kernel's score summed over every pair
+    problems: int                            # (problem, dtype) pairs in all
+
+
+def collapse(chunks, keep: float):
+    """Rows with equal applicable and good bits as one group: (each group's weight, first position,
+    applicable bits and good bits, the group of every input row, the atoms' total scores).
+
+    ``chunks`` are blocks of input rows, (applicable, scores, weight, first position) each; only their bits,
+    packed to bytes, are kept, and ``np.unique`` on those finds the groups.
+    """
+    import numpy as np
+
+    packed, weights, firsts, totals, n = [], [], [], None, 0
+    for app, sc, w, f in chunks:
+        n = app.shape[1]
+        good, _ = good_mask(app, sc, keep)
+        t = (np.where(app, sc, 0.0) * w[:, None]).sum(axis=0)
+        totals = t if totals is None else totals + t
+        packed.append(np.packbits(np.hstack([app, good, np.ones((len(app), 1), bool)]), axis=1))
+        weights.append(w)
+        firsts.append(f)
+    if not packed or not sum(map(len, packed)):
+        none = np.zeros(0, np.int64)
+        return none, none, np.zeros((0, n), bool), np.zeros((0, n), bool), none, \
+            np.zeros(n) if totals is None else totals
+    bits = np.ascontiguousarray(np.concatenate(packed))
+    keys = bits.view(np.dtype((np.void, bits.shape[1]))).ravel()
+    _, rep, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    inverse = inverse.ravel()
+    rows = np.unpackbits(bits[rep], axis=1, count=2 * n).astype(bool)
+    weight = np.bincount(inverse, weights=np.concatenate(weights), minlength=len(rep)).astype(np.int64)
+    first = np.full(len(rep), np.iinfo(np.int64).max, dtype=np.int64)
+    np.minimum.at(first, inverse, np.concatenate(firsts))
+    return weight, first, rows[:, :n], rows[:, n:], inverse, totals
+
+
+def group_instance(inst: Instance, keep: float) -> Grouped:
+    """``inst`` as a ``Grouped`` (each kernel its own atom)."""
+    import numpy as np
+
+    used = sorted({k for ks in inst.applicable for k in ks})
+    column = {k: j for j, k in enumerate(used)}
+    app = np.zeros((len(inst.applicable), len(used)), dtype=bool)
+    sc = np.zeros(app.shape)
     for p, (ks, ss) in enumerate(zip(inst.applicable, inst.scores)):
-        g = _good(ss, keep)
-        for j, (k, s) in enumerate(zip(ks, ss)):
-            cover.setdefault(k, set()).add(p)
-            total[k] += s
-            if j in g:
-                good.setdefault(k, set()).add(p)
-    classes: dict[tuple, list[int]] = {}
-    for k in sorted(cover):
-        sig = (frozenset(cover[k]), frozenset(good.get(k, ())))
-        classes.setdefault(sig, []).append(k)
-    out = []
-    for (cov, gd), members in sorted(classes.items(), key=lambda kv: min(inst.kernels[k] for k in kv[1])):
-        members.sort(key=lambda k: (-total[k], inst.kernels[k]))
-        out.append((cov, gd, members, total))
-    return out
+        for k, s in zip(ks, ss):
+            app[p, column[k]], sc[p, column[k]] = True, s
+    n = len(inst.applicable)
+    weights, firsts, app, good, _, totals = collapse([(app, sc, np.ones(n, np.int64), np.arange(n))], keep)
+    names = tuple(inst.kernels[k] for k in used)
+    order = sorted(range(len(used)), key=names.__getitem__)
+    rank = {j: i for i, j in enumerate(order)}
+    return Grouped(tuple(names[j] for j in order), tuple((rank[j],) for j in range(len(used))),
+                   app, good, weights, firsts, totals, n)
 
 
-def build_model(inst: Instance, req: Request):
+def _classes(g: Grouped):
+    """Kernel classes with equal (applicable, good) groups: (members best first, applicable groups x classes,
+    good groups x classes, total of the best member), classes in the order of their first name."""
+    import numpy as np
+
+    live = np.flatnonzero(g.applicable.any(axis=0)) if g.applicable.size else np.zeros(0, np.intp)
+    sig: dict[bytes, list[int]] = {}
+    cols = np.packbits(np.vstack([g.applicable, g.good])[:, live], axis=0).T if len(live) else []
+    for a, col in zip(live, cols):
+        sig.setdefault(col.tobytes(), []).append(int(a))
+    total = {k: float(g.totals[a]) for a in live for k in g.atoms[a]}
+    classes = []
+    for atoms in sig.values():
+        members = sorted((k for a in atoms for k in g.atoms[a]), key=lambda k: (-total[k], g.kernels[k]))
+        classes.append((min(g.kernels[k] for k in members), atoms, members))
+    classes.sort(key=lambda c: c[0])
+    cover = np.stack([g.applicable[:, c[1][0]] for c in classes], axis=1) if classes else \
+        np.zeros((len(g.weight), 0), bool)
+    good = np.stack([g.good[:, c[1][0]] for c in classes], axis=1) if classes else np.zeros_like(cover)
+    members = [c[2] for c in classes]
+    return members, cover, good, [total[m[0]] for m in members]
+
+
+def build_model(g: Grouped, req: Request):
     """The CP-SAT model: class counts, coverage and quality constraints (no objective yet)."""
+    import numpy as np
     from ortools.sat.python import cp_model  # deferred: loading CP-SAT costs ~0.4 s
 
-    classes = _classes(inst, req.keep)
+    members, cover, good, totals = _classes(g)
     m = cp_model.CpModel()
-    y = [m.NewIntVar(0, len(members), f"class{i}") for i, (_, _, members, _) in enumerate(classes)]
-    covering: dict[int, list] = {}
-    goods: dict[int, list] = {}
-    for i, (cov, gd, _, _) in enumerate(classes):
-        for p in cov:
-            covering.setdefault(p, []).append(i)
-        for p in gd:
-            goods.setdefault(p, []).append(i)
-    # Problems with the same covering classes, good classes and need are one constraint (with a weight:
-    # how many problems it stands for), so ties and repeated shapes do not grow the model.
+    y = [m.NewIntVar(0, len(ms), f"class{i}") for i, ms in enumerate(members)]
+    sizes = np.array([len(a) for a in g.atoms], dtype=np.int64)
+    runs = g.applicable.astype(np.int64) @ sizes if len(sizes) else np.zeros(len(g.weight), np.int64)
+    # Groups with the same covering classes, good classes and need are one constraint (with a weight: how
+    # many problems it stands for), so ties and repeated shapes do not grow the model; constraints in the
+    # order of their first problem.
     weight: dict[tuple, int] = {}
-    for p, ks in enumerate(inst.applicable):
-        if not ks:
-            continue  # the rule set does not cover it: nothing to keep
-        key = (tuple(covering[p]), tuple(goods.get(p, ())), min(req.per_problem, len(ks)))
-        weight[key] = weight.get(key, 0) + 1
+    for u in sorted(np.flatnonzero(runs > 0), key=lambda u: g.first[u]):
+        key = (tuple(np.flatnonzero(cover[u]).tolist()), tuple(np.flatnonzero(good[u]).tolist()),
+               min(req.per_problem, int(runs[u])))
+        weight[key] = weight.get(key, 0) + int(g.weight[u])
     good_flags = []
     for n, ((cov, gd, need), w) in enumerate(weight.items()):
         m.Add(sum(y[i] for i in cov) >= need)
@@ -177,15 +239,24 @@ def build_model(inst: Instance, req: Request):
     if req.max_kernels is not None:
         m.Add(count <= req.max_kernels)
     m.problem_classes = len(weight)  # for the summary
-    return m, y, classes, good_flags, count
+    return m, y, (members, totals), good_flags, count
+
+
+#: CP-SAT's linearization level for minimize's models: 2 adds the LP relaxation of every constraint. Set
+#: cover with ties (measured scores at a few values) is where CP-SAT's default (1) left a 70% gap after 60 s
+#: on 1,886 problems; with 2 the same model is OPTIMAL in under a second (benchmarks/bench_minimize.py).
+LINEARIZATION = 2
 
 
 def _solver(time_limit: float | None):
     """The project's CP-SAT solver: one worker and a fixed seed (same inputs, same answer), and Ctrl-C
-    left to cksolve's own handler (CP-SAT's would reset it and end the process silently)."""
+    left to cksolve's own handler (CP-SAT's would reset it and end the process silently); with the LP
+    relaxation of the covering constraints (``LINEARIZATION``)."""
     from ..solver.cpsat import deterministic_solver  # deferred: loading CP-SAT costs ~0.4 s
 
-    return deterministic_solver(None if time_limit is None else float(time_limit))
+    solver = deterministic_solver(None if time_limit is None else float(time_limit))
+    solver.parameters.linearization_level = LINEARIZATION
+    return solver
 
 
 def _run(solver, model) -> int:
@@ -237,13 +308,17 @@ def _stopped(status: int, req: Request, s) -> CksolveError:
                         f"({s.StatusName(status)}); raise --time-limit")
 
 
-def solve(inst: Instance, req: Request) -> Result:
+def solve(inst: "Instance | Grouped", req: Request) -> Result:
+    """The answer for ``inst``: a ``Grouped`` (``plan`` builds one from a workload), or an ``Instance``."""
+    import numpy as np
     from ortools.sat.python import cp_model  # deferred (see above)
 
     t0 = time.perf_counter()
+    g = group_instance(inst, req.keep) if isinstance(inst, Instance) else inst
     limit = req.seconds
-    m, y, classes, good_flags, count = build_model(inst, req)
-    covered = sum(1 for ks in inst.applicable if ks)
+    m, y, (members, totals), good_flags, count = build_model(g, req)
+    runs = g.applicable.any(axis=1) if g.applicable.size else np.zeros(len(g.weight), bool)
+    covered = int(g.weight[runs].sum())
     good_total = sum(w * f for w, f in good_flags)
     # Stage 1: the primary objective.
     if req.max_kernels is None:
@@ -268,14 +343,13 @@ def solve(inst: Instance, req: Request) -> Result:
     n_kept = sum(hint)
     # Stage 3: among sets of that size, the highest total score, then earlier names (bounded by the same limit).
     m.Add(count == n_kept)
-    rank = {c: i for i, c in enumerate(sorted(range(len(classes)), key=lambda i: inst.kernels[classes[i][2][0]]))}
-    r = len(classes) + 1
-    totals = [classes[i][3][classes[i][2][0]] for i in range(len(classes))]
+    rank = {c: i for i, c in enumerate(sorted(range(len(members)), key=lambda i: g.kernels[members[i][0]]))}
+    r = len(members) + 1
     scale = SCORE_SCALE
-    biggest = max(totals, default=0.0) * SCORE_SCALE * r * max(1, len(inst.kernels))
+    biggest = max(totals, default=0.0) * SCORE_SCALE * r * max(1, len(g.kernels))
     if biggest > _OBJECTIVE_LIMIT:  # only for extreme scores; everyday ones keep SCORE_SCALE exactly
         scale = SCORE_SCALE * _OBJECTIVE_LIMIT / biggest
-    weights = [int(round(scale * totals[i])) * r + (r - rank[i]) for i in range(len(classes))]
+    weights = [int(round(scale * totals[i])) * r + (r - rank[i]) for i in range(len(members))]
     m.Maximize(sum(w * v for w, v in zip(weights, y)))
     for v, h in zip(y, hint):
         m.AddHint(v, h)
@@ -286,38 +360,50 @@ def solve(inst: Instance, req: Request) -> Result:
     else:
         counts = hint
     tie_break = {cp_model.OPTIMAL: "OPTIMAL", cp_model.FEASIBLE: "FEASIBLE"}.get(status3, "not run")
-    kept = tuple(sorted(inst.kernels[k] for (_, _, members, _), c in zip(classes, counts) for k in members[:c]))
-    good = sum(1 for ks, ss in zip(inst.applicable, inst.scores) if ks and _kept_good(inst, ks, ss, kept, req.keep))
+    chosen = [k for ms, c in zip(members, counts) for k in ms[:c]]
+    kept = tuple(sorted(g.kernels[k] for k in chosen))
+    good = int(g.weight[runs & (g.good & kept_atoms(g, chosen)).any(axis=1)].sum()) if g.good.size else 0
     return Result(kept, first, primary, bound, time.perf_counter() - t0, good, covered,
-                  extra={"problem_classes": m.problem_classes, "kernel_classes": len(classes)}, tie_break=tie_break)
+                  extra={"problem_classes": m.problem_classes, "kernel_classes": len(members)}, tie_break=tie_break)
 
 
 def _left(limit: float, t0: float) -> float:
     return max(0.1, limit - (time.perf_counter() - t0))
 
 
-def _kept_good(inst: Instance, ks, ss, kept, keep: float) -> bool:
-    names = set(kept)
-    good = _good(ss, keep)
-    return any(inst.kernels[k] in names for j, k in enumerate(ks) if j in good)
+def kept_atoms(g: Grouped, chosen) -> object:
+    """(atoms,) bools: the atoms with a kept kernel (the kernels of an atom are alike for every problem)."""
+    import numpy as np
+
+    chosen = set(chosen)
+    return np.array([any(k in chosen for k in a) for a in g.atoms], dtype=bool)
 
 
-def check(inst: Instance, req: Request, result: Result, records) -> list[str]:
-    """Claims that do not hold, re-derived from ``records`` (coverage of the kept set); empty when all hold."""
+def check(g: Grouped, req: Request, result: Result, groups, records, rows=None) -> list[str]:
+    """Claims that do not hold, re-derived from ``records`` (coverage of the kept set, one per problem or
+    distinct problem); ``groups`` holds the group of each record's problem, ``rows`` (if given) the row a
+    record's ``row`` is first found at. Empty when all hold."""
+    import numpy as np
+
     problems = []
     kept = set(result.kept)
-    by_label = {(r.row, r.dtype): r for r in records}
-    for label, ks, ss in zip(inst.labels, inst.applicable, inst.scores):
-        if not ks:
+    sizes = np.array([len(a) for a in g.atoms], dtype=np.int64)
+    runs_of = (g.applicable.astype(np.int64) @ sizes).tolist() if len(sizes) else [0] * len(g.weight)
+    good_names: dict[int, set[str]] = {}
+    for u, r in zip(groups, records):
+        runs = runs_of[u]
+        if not runs:
             continue
-        r = by_label.get(label)
-        have = set(r.kernels) if r is not None else set()
+        label = f"row {r.row if rows is None else int(rows[r.row])} {r.dtype}"
+        have = set(r.kernels)
         if not have <= kept:
-            problems.append(f"row {label[0]} {label[1]}: coverage lists kernels that were not kept")
-        need = min(req.per_problem, len(ks))
+            problems.append(f"{label}: coverage lists kernels that were not kept")
+        need = min(req.per_problem, runs)
         if len(have) < need:
-            problems.append(f"row {label[0]} {label[1]}: {len(have)} kept kernels run it, {need} required")
-        good = {inst.kernels[ks[j]] for j in _good(ss, req.keep)}
+            problems.append(f"{label}: {len(have)} kept kernels run it, {need} required")
+        good = good_names.get(u)
+        if good is None:
+            good = good_names[u] = {g.kernels[k] for a, ok in zip(g.atoms, g.good[u]) if ok for k in a} & kept
         if req.max_kernels is None and not (good & have):
-            problems.append(f"row {label[0]} {label[1]}: no kept kernel scores {req.keep} x the best")
+            problems.append(f"{label}: no kept kernel scores {req.keep} x the best")
     return problems

@@ -78,7 +78,7 @@ def minimize_summary(kernel_plan, problems: Path | str) -> dict:
         "request": {"keep": request.keep, "per_problem": request.per_problem, "max_kernels": request.max_kernels,
                     "time_limit": request.time_limit},
         "candidates": p.candidates, "kept": len(p.kept),
-        "problems": len(p.instance.labels), "covered": r.covered, "good": r.good,
+        "problems": p.grouped.problems, "covered": r.covered, "good": r.good,
         "scored_by": p.scored_by,
         "ratio": {"worst": min(ratios, default=1.0), "mean": sum(ratios) / len(ratios) if ratios else 1.0},
         "solver": {"status": r.status, "objective": "kernels" if request.max_kernels is None else "good_problems",

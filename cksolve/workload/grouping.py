@@ -1,0 +1,187 @@
+"""A workload as minimize's ``Grouped`` arrays: straight from the column engine's verdicts, never per-pair lists.
+
+Listing every problem's kernels by name (coverage records) and scoring them one
+pair at a time costs tens of millions of Python objects at 10^5 problems. Here
+the distinct problems stay rows of arrays: the column engine's (problems x rule
+groups) verdicts, and scores per (problem, score class) -- kernels equal on what
+the score reads score alike (``score.score_key``), and measured results score
+each measured kernel apart and every other kernel 0. A kernel is then an *atom*
+(rule group, score column); problems with equal applicable and good atoms are
+one group (``minimize.collapse``). Rows are processed in blocks, so what is held
+grows with the distinct problems times the score columns, not with the pairs.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from ..rulesets import RuleSet
+from .coverage import Decisions, Workspace
+from .minimize import Grouped, collapse
+from .problem import Problem
+from .score import analytic_scores, problem_columns, score_key
+
+__all__ = ["GroupedWorkload"]
+
+#: Distinct problems per block of the (problems x atoms) arrays: bounds the temporaries.
+BLOCK = 16384
+#: Scores above this are scaled to <= 1 (sums of them could overflow; only their ratios matter).
+SCALE_ABOVE = 1e12
+
+
+class _Part:
+    """One (direction, ndim, dtype) of the distinct problems: verdicts per rule group, scores per column."""
+
+    def __init__(self, ids: np.ndarray, column: int, verdicts: list, scores: list, atoms: list):
+        self.ids, self.column = ids, column        # distinct problems (class order), dtype position
+        self.verdicts, self.scores = verdicts, scores  # per pool: (P, groups) bools, (P, columns) floats
+        self.atoms = atoms                         # (pool, group, score column, kernel names)
+
+    def blocks(self, scale: float):
+        """(rows, applicable, scores) per block of rows, over the part's atoms (in atom order: by pool)."""
+        pools = range(len(self.verdicts))
+        at = [[(g, c) for q, g, c, _ in self.atoms if q == p] for p in pools]
+        groups = [np.array([g for g, _ in a], dtype=np.intp) for a in at]
+        cols = [np.array([c for _, c in a], dtype=np.intp) for a in at]
+        for lo in range(0, len(self.ids), BLOCK):
+            rows = slice(lo, lo + BLOCK)
+            n = min(BLOCK, len(self.ids) - lo)
+            app = np.hstack([np.zeros((n, 0), bool)] + [self.verdicts[p][rows][:, groups[p]] for p in pools])
+            sc = np.hstack([np.zeros((n, 0))] + [self.scores[p][rows][:, cols[p]] for p in pools])
+            yield rows, app, (sc / scale if scale != 1.0 else sc)
+
+
+class GroupedWorkload:
+    """``Grouped`` of a workload for one request's ``keep``, and what the plan needs per (row, dtype)."""
+
+    def __init__(self, problems: Sequence[Problem], rule_set: RuleSet, arch: str, dtypes: Sequence[str],
+                 keep: float, perf: dict | None = None):
+        dec = Decisions(Workspace(rule_set), problems, arch, dtypes)
+        self.distinct, self.dtypes = dec.distinct, tuple(dtypes)
+        self.inverse = np.asarray(dec.inverse, dtype=np.intp)
+        D = len(self.distinct)
+        counts = np.bincount(self.inverse, minlength=D).astype(np.int64)
+        self.first_row = np.unique(self.inverse, return_index=True)[1] if len(self.inverse) else np.zeros(0, int)
+        members: dict[tuple, list[int]] = {}
+        for i, (key, _) in enumerate(dec.where):
+            members.setdefault(key, []).append(i)
+        shapes: dict[tuple, list] = {}  # the distinct problems of each (direction, ndim), class order
+        self.parts: list[_Part] = []
+        for (direction, ndim, dtype), answer in dec.parts.items():
+            ids = np.array(members[(direction, ndim)], dtype=np.intp)
+            if (direction, ndim) not in shapes:
+                members_of = [self.distinct[i] for i in ids]
+                shapes[(direction, ndim)] = (members_of, problem_columns(members_of) if perf is None else None)
+            verdicts, scores, atoms = [], [], []
+            for p, (pool, bits) in enumerate(answer.pools):
+                ok = np.unpackbits(bits, axis=1, count=len(pool.keys)).astype(bool)
+                if answer.slow:
+                    group = dict(zip(pool.names, pool.group_of.tolist()))
+                    for j, (names, _) in answer.slow.items():
+                        ok[j] = False
+                        ok[j, [group[n] for n in names if n in group]] = True
+                configs = [c for c, _ in pool.order]
+                if perf is None:
+                    column, sc = _analytic(configs, *shapes[(direction, ndim)], arch)
+                else:
+                    column, sc = _measured(pool.names, shapes[(direction, ndim)][0], perf)
+                verdicts.append(ok)
+                scores.append(sc)
+                found: dict[tuple, list[str]] = {}
+                for name, g, c in zip(pool.names, pool.group_of.tolist(), column):
+                    found.setdefault((g, c), []).append(name)
+                runs = ok.any(axis=0)  # kernels that run no problem are not candidates
+                atoms.extend((p, g, c, names) for (g, c), names in found.items() if runs[g])
+            self.parts.append(_Part(ids, self.dtypes.index(dtype), verdicts, scores, atoms))
+        self.scale = self._scale()
+        self.grouped, self.groups = self._group(counts, keep)
+
+    def _scale(self) -> float:
+        """1, or the top score when it is above ``SCALE_ABOVE`` (scores are then divided by it)."""
+        if max((float(sc.max()) for part in self.parts for sc in part.scores if sc.size), default=0.0) <= SCALE_ABOVE:
+            return 1.0  # no score at all is that high, let alone an applicable one
+        top = 0.0
+        for part in self.parts:
+            for _, app, sc in part.blocks(1.0):
+                if app.size:
+                    top = max(top, float(np.where(app, sc, 0.0).max()))
+        if not np.isfinite(top):
+            from ..errors import CksolveError
+
+            raise CksolveError("a score is not a finite number")
+        return top if top > SCALE_ABOVE else 1.0
+
+    def _group(self, counts: np.ndarray, keep: float) -> tuple[Grouped, np.ndarray]:
+        """The groups of every part side by side (parts share no kernel), and each (distinct, dtype)'s group."""
+        groups = np.zeros((len(self.distinct), len(self.dtypes)), dtype=np.intp)
+        blocks, names = [], []
+        n_groups = 0
+        for part in self.parts:
+            names.extend(a[3] for a in part.atoms)
+            chunks = ((app, sc, counts[part.ids[rows]], self.first_row[part.ids[rows]] * len(self.dtypes) + part.column)
+                      for rows, app, sc in part.blocks(self.scale))
+            weights, firsts, app, good, inverse, totals = collapse(chunks, keep)
+            groups[part.ids, part.column] = n_groups + inverse
+            blocks.append((app, good, weights, firsts, totals))
+            n_groups += len(weights)
+        kernels = tuple(sorted(n for ns in names for n in ns))
+        index = {n: i for i, n in enumerate(kernels)}
+        n_atoms = len(names)
+        app_all = np.zeros((n_groups, n_atoms), bool)
+        good_all = np.zeros((n_groups, n_atoms), bool)
+        u = a = 0
+        for app, good, _, _, _ in blocks:
+            app_all[u:u + len(app), a:a + app.shape[1]] = app
+            good_all[u:u + len(app), a:a + app.shape[1]] = good
+            u, a = u + len(app), a + app.shape[1]
+        cat = lambda i, dt: np.concatenate([b[i] for b in blocks]) if blocks else np.zeros(0, dt)  # noqa: E731
+        grouped = Grouped(kernels, tuple(tuple(index[n] for n in ns) for ns in names), app_all, good_all,
+                          cat(2, np.int64), cat(3, np.int64), cat(4, np.float64), len(self.inverse) * len(self.dtypes))
+        return grouped, groups
+
+    def ratios(self, kept: Sequence[str]) -> tuple[float, ...]:
+        """Per covered (row, dtype) whose best score is not 0, in that order: best kept score / best score."""
+        kept = set(kept)
+        out = np.full((len(self.distinct), len(self.dtypes)), np.nan)
+        for part in self.parts:
+            mask = np.array([any(n in kept for n in a[3]) for a in part.atoms], dtype=bool)
+            for rows, app, sc in part.blocks(self.scale):
+                best = np.where(app, sc, 0.0).max(axis=1, initial=0.0)
+                mine = np.where(app & mask, sc, 0.0).max(axis=1, initial=0.0)
+                ok = app.any(axis=1) & (best > 0)
+                ids = part.ids[rows]
+                out[ids[ok], part.column] = mine[ok] / best[ok]
+        flat = out[self.inverse].ravel()
+        return tuple(flat[~np.isnan(flat)].tolist())
+
+
+def _analytic(configs: list, problems: list, columns: dict, arch: str) -> tuple[list[int], np.ndarray]:
+    """(score column of each config, (P, columns) scores): one column per ``score_key``."""
+    column: dict[tuple, int] = {}
+    reps = []
+    of = []
+    for c in configs:
+        k = score_key(c)
+        if k not in column:
+            column[k] = len(reps)
+            reps.append(c)
+        of.append(column[k])
+    return of, analytic_scores(problems, reps, arch, columns)
+
+
+def _measured(names, problems: list, perf: dict) -> tuple[list[int], np.ndarray]:
+    """(score column of each kernel, (P, columns) scores): a column per measured kernel, and one of zeros
+    for the kernels measured on none of these problems."""
+    wanted = set(names.tolist() if hasattr(names, "tolist") else names)
+    measured = sorted({n for p in problems for n in perf.get(p, ()) if n in wanted})
+    column = {n: j for j, n in enumerate(measured)}
+    scores = np.zeros((len(problems), len(measured) + 1))
+    for i, p in enumerate(problems):
+        for n, s in perf.get(p, {}).items():
+            j = column.get(n)
+            if j is not None:
+                scores[i, j] = s
+    return [column.get(n, len(measured)) for n in names], scores
+
