@@ -56,8 +56,7 @@ def search_cmd(
     fmt: str = format_option("table", SEARCH_FORMATS),
     output: Optional[Path] = OutputOpt,
     builder_configs: Optional[str] = BuilderOpt,
-    backend: Optional[str] = backend_option(" that searches (direct: exact best-first; cpsat: CP-SAT; "
-                                            "python-constraint cannot)"),
+    backend: Optional[str] = backend_option(" that searches (exact best-first, or CP-SAT)", explore.SEARCH_BACKENDS),
     time_limit: float = typer.Option(explore.TIME_LIMIT, "--time-limit", metavar="S",
                                      help="Seconds one CP-SAT solve may take (then status FEASIBLE with its gap)."),
 ) -> None:
