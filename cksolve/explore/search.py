@@ -92,8 +92,10 @@ def search(problem_spec: str, arch: str, dtype: str, rule_set: RuleSet | None = 
            time_limit: float = TIME_LIMIT) -> tuple[list[SearchResult], str]:
     """(the ``top`` best configs, status) for the problem, over ``rule_set`` (None: the whole space).
 
-    The status is OPTIMAL, INFEASIBLE (no config) or FEASIBLE with a gap ("FEASIBLE (gap 0.25)": the best
-    score might be that much higher), ``backend`` one of ``SEARCH_BACKENDS`` (None: the first)."""
+    The status is OPTIMAL, INFEASIBLE (no config), FEASIBLE (the best-first search passed its limits; CP-SAT
+    ran out of ``time_limit`` and says its gap, "FEASIBLE (gap 0.25)": the best score might be that much
+    higher) or UNKNOWN (CP-SAT ran out of time before finding any); ``backend`` is one of
+    ``SEARCH_BACKENDS`` (None: the first)."""
     # The workload layer (problems, run-time rules, scores) is imported here, not at the top: every command
     # imports this face, and the workload layer's numpy costs the others 50 ms of start-up.
     from ..workload import parse_problem

@@ -102,13 +102,6 @@ class ScoreModel:
         """The highest score a key of at least ``bound`` (an objective bound) can have."""
         return self.scores[min(max(int(bound), 0) // self.span, len(self.scores) - 1)]
 
-    def values(self, key: int) -> dict:
-        """The axis values of the config of ``key``."""
-        out = {}
-        for f, p in zip(self.factors, self.positions(key)):
-            out.update(zip(f.axes, f.rows[p][1]))
-        return out
-
 
 def _radix(variables: list, sizes: list):
     """The linear expression of ``variables`` as digits of a mixed radix (the last varies fastest)."""
