@@ -1,9 +1,10 @@
-"""The whole valid space: count it and sample it (a rule-set file with only ``kind = "gemm"``).
+"""The whole valid space: count it, sample it and search it (a rule-set file with only ``kind = "gemm"``).
 
 Targets:
   count, every combination of gfx942: <= 30 s whole process, <= 1 GiB peak
   count, every combination of all 8 archs: <= 180 s whole process
   sample -n 100000 from one combination (gfx942/forward/fp16/2d): <= 5 s whole process
+  search for one problem over the whole space of one combination: <= 5 s, --top 10: <= 10 s (each backend)
 
 Each case runs `cksolve` as a fresh process; peak memory is the child's max RSS.
 Best (lowest) of N runs; times are printed with their ratio to the target.
@@ -50,6 +51,11 @@ def main() -> None:
         cases = [("count whole space, gfx942 (all combinations)", ["count", "-r", str(whole), "-a", "gfx942"], 30.0),
                  ("sample -n 100000, gfx942/forward/fp16/2d",
                   ["sample", "-r", str(whole), *one, "-n", "100000", "--seed", "1"], 5.0)]
+        problem = ["--problem", "N=4,G=1,C=256,K=256,Hi=28,Wi=28,Y=3,X=3", "-a", "gfx942", "--dtype", "fp16"]
+        for backend in ("direct", "cpsat"):
+            for top, target in (("1", 5.0), ("10", 10.0)):
+                cases.append((f"search --top {top} --backend {backend}, whole space",
+                              ["search", "-r", str(whole), *problem, "--top", top, "--backend", backend], target))
         if not args.quick:
             cases.append(("count whole space, all 8 archs", ["count", "-r", str(whole)], 180.0))
         print(f"{'case':50} {'seconds':>8} {'target':>7} {'ratio':>6} {'peak MiB':>9} exit   (best of {args.runs})")

@@ -1,7 +1,9 @@
 """How much better, by the analytic score, the best config of the whole valid space is than the best
-kernel of `full` for each of CK's hold-out problems (the table in docs/space.md), and search's time.
+kernel of `full` for each of CK's hold-out problems (the table in docs/space.md), and search's time
+per problem with the chosen backend (direct: exact best-first; cpsat: CP-SAT), over the whole space and
+over `full`.
 
-    python benchmarks/search_gap.py [--arch gfx942] [--dtype fp16] [--every N]
+    python benchmarks/search_gap.py [--arch gfx942] [--dtype fp16] [--every N] [--backend direct|cpsat]
 """
 
 from __future__ import annotations
@@ -23,17 +25,20 @@ def main() -> None:
     parser.add_argument("--arch", default="gfx942")
     parser.add_argument("--dtype", default="fp16")
     parser.add_argument("--every", type=int, default=1, help="take every N-th problem")
+    parser.add_argument("--backend", default="direct", choices=explore.SEARCH_BACKENDS)
     args = parser.parse_args()
     problems = read_problems(HOLDOUT)[::args.every]
     full = query.load_rule_set("full")
     by_direction: dict[str, list] = {}
-    times = []
+    times, full_times = [], []
     none_in_full = 0
     for p in problems:
         t = time.perf_counter()
-        whole, status = explore.search(p.spec(), args.arch, args.dtype, None, 1)
+        whole, status = explore.search(p.spec(), args.arch, args.dtype, None, 1, backend=args.backend)
         times.append(time.perf_counter() - t)
-        best_full, _ = explore.search(p.spec(), args.arch, args.dtype, full, 1)
+        t = time.perf_counter()
+        best_full, _ = explore.search(p.spec(), args.arch, args.dtype, full, 1, backend=args.backend)
+        full_times.append(time.perf_counter() - t)
         if not whole:
             continue
         if not best_full:
@@ -55,8 +60,9 @@ def main() -> None:
     print("|---|---|---|---|")
     for ratio, _s, spec, f, w in worst:
         print(f"| `{spec}` | {f:.4f} | {w:.4f} | {ratio:.2f} |")
-    print(f"\nsearch over the whole space: median {statistics.median(times):.2f} s, max {max(times):.2f} s per problem; "
-          f"statuses: {sorted({r[1] for rows in by_direction.values() for r in rows})}")
+    print(f"\n{args.backend} search over the whole space: median {statistics.median(times):.2f} s, max "
+          f"{max(times):.2f} s per problem; over full: median {statistics.median(full_times):.2f} s, max "
+          f"{max(full_times):.2f} s; statuses: {sorted({r[1] for rows in by_direction.values() for r in rows})}")
 
 
 if __name__ == "__main__":

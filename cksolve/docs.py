@@ -125,7 +125,7 @@ def constraints_page() -> str:
     lines += _archs_section()
     header = ["", "| name | scope | form | what it checks | CK rule |", "|---|---|---|---|---|"]
     lines += ["", "## Space constraints", "", "They make a point of the raw domains a well-formed config.", *header]
-    lines += [_row(c) for c in SPACE_CONSTRAINTS]
+    lines += [_row(c) for c in {c.name: c for c in SPACE_CONSTRAINTS}.values()]  # one row per rule, not per kind
     lines += [
         "", "## Architecture constraints", "",
         "Built per architecture from `cksolve/arch/facts.toml` and the pipeline and variant tables;",

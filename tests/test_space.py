@@ -19,6 +19,7 @@ from cksolve.solver import build_model, conditioning, counting, direct, pyconstr
 from cksolve.solver.evaluate import evaluate
 from cksolve.space.axes import AXES
 from cksolve.space.combo import Combo
+from cksolve.space.naming import parse_name
 
 
 def _fresh(monkeypatch, row_limit=3, tab_limit=None, piece_limit=None):
@@ -174,6 +175,29 @@ def test_whole_space_samples_pass_check_and_repeat_with_the_seed(tmp_path):
         assert verdict.valid and verdict.member, (r.name, verdict.violations)
     distinct = explore.sample(rs, selection, 300, seed=3, distinct=True)
     assert len({r.name for r in distinct}) == 300
+
+
+#: (layout, ndim) pairs CK names kernels with: its rule sets tag every rank nhwgc (full's nhwgc_1d, nhwgc_3d),
+#: the builder's 3D files ndhwgc, its 2D depthwise kernels ngchw (unified_grouped_conv_codegen.py, builder.toml).
+CK_LAYOUT_RANKS = {("nhwgc", 1), ("nhwgc", 2), ("nhwgc", 3), ("ndhwgc", 3), ("ngchw", 2)}
+
+
+def test_the_whole_space_ties_layout_to_ndim(tmp_path):
+    rs = _file(tmp_path, 'kind = "gemm"\n')
+    drawn = explore.sample(rs, query.select(["gfx942"], ["forward", "bwd_weight"], ["fp16"]), 600, seed=5)
+    pairs = Counter((r.config.layout, r.config.ndim) for r in drawn)
+    assert set(pairs) <= CK_LAYOUT_RANKS, f"mismatched layout/ndim drawn: {set(pairs) - CK_LAYOUT_RANKS}"
+    assert len(pairs) == len(CK_LAYOUT_RANKS), pairs  # and every allowed pair is drawn
+    for ndim in (1, 2, 3):
+        by_layout = {layout: sum(explore.count(_file(tmp_path, f'kind = "gemm"\nwhere = ["layout == {layout!r}"]\n',
+                                                     f"l{ndim}{layout}"),
+                                               query.select(["gfx942"], ["forward"], ["fp16"], [str(ndim)])).values())
+                     for layout in AXES["layout"].domain}
+        assert {layout for layout, n in by_layout.items() if n} == {l for l, d in CK_LAYOUT_RANKS if d == ndim}, \
+            (ndim, by_layout)
+    verdict = evaluate(parse_name("grouped_conv_fwd_fp16_ndhwgc_2d_compv3_cshuffle_intrawave_128x128x64_2x2x1_"
+                                        "16x16x32"), "gfx942")
+    assert [v.constraint for v in verdict.violations] == ["space.layout_ndim"], verdict.violations
 
 
 def test_distinct_past_the_total_is_refused():

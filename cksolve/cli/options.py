@@ -54,9 +54,9 @@ ProblemDtypeOpt = typer.Option(None, "--dtype", metavar="DTYPE", help=f"{choices
 ProblemsOpt = typer.Option(..., "--problems", metavar="FILE", help="CSV with CK's header, or JSONL with the same keys.")
 
 
-def backend_option(what: str = ""):
-    """``--backend``: the solver that answers (``explore.BACKENDS``; the first is the default)."""
-    names = list(explore.BACKENDS)
+def backend_option(what: str = "", offered=None):
+    """``--backend``: the solver that answers (``offered``, else ``explore.BACKENDS``; the first is the default)."""
+    names = list(offered or explore.BACKENDS)
     return typer.Option(None, "--backend", metavar="BACKEND", autocompletion=values(names),
                         help=f"Solver{what}: {names[0]} (default), {', '.join(names[1:])}.")
 

@@ -14,7 +14,7 @@ from ..errors import CksolveError
 from ..formats import render, table_text
 from .app import app
 from .listing import records_text
-from .options import (BuilderOpt, OneArchOpt, OutputOpt, SelectionArgs, check_format, choices, format_option,
+from .options import (BuilderOpt, OneArchOpt, backend_option, OutputOpt, SelectionArgs, check_format, choices, format_option,
                       load_rule_set, one_arch, refuse_unwritable, rule_set_option, selection_options, write)
 
 SAMPLE_FORMATS = ("names", "jsonl", "csv")
@@ -56,6 +56,9 @@ def search_cmd(
     fmt: str = format_option("table", SEARCH_FORMATS),
     output: Optional[Path] = OutputOpt,
     builder_configs: Optional[str] = BuilderOpt,
+    backend: Optional[str] = backend_option(" that searches (exact best-first, or CP-SAT)", explore.SEARCH_BACKENDS),
+    time_limit: float = typer.Option(explore.TIME_LIMIT, "--time-limit", metavar="S",
+                                     help="Seconds one CP-SAT solve may take (then status FEASIBLE with its gap)."),
 ) -> None:
     """The best valid configs for a problem by the analytic score, over a rule set or the whole space."""
     check_format(fmt, SEARCH_FORMATS)
@@ -64,7 +67,7 @@ def search_cmd(
     if dtype not in query.DTYPES:
         raise CksolveError(f"unknown --dtype {dtype!r}; valid: {choices(query.DTYPES)}")
     rs = load_rule_set(rule_set, builder_configs) if rule_set else None
-    results, status = explore.search(problem, arch, dtype, rs, top, tuple(where or ()))
+    results, status = explore.search(problem, arch, dtype, rs, top, tuple(where or ()), backend, time_limit)
     rows = [r.as_dict() for r in results]
     said = f"status: {status}" + (" (gap 0)\n" if status == "OPTIMAL" else "\n")
     if fmt == "table":  # the status is part of the report; machine formats keep it on stderr

@@ -2,11 +2,13 @@
 
 ``count`` and ``sample`` work on any rule set, including a rule-set file that
 constrains nothing, without listing its configs; ``*_with`` ask a chosen solver
-backend (``solver.backends.BACKENDS``: direct, cpsat, python-constraint).
+backend (``solver.backends.BACKENDS``: direct, cpsat, python-constraint);
+``search`` searches with one of ``SEARCH_BACKENDS``.
 """
 
 from .backends import BACKENDS, check_with, count_with, enumerate_with
 from .sampling import count, sample
-from .search import search
+from .search import SEARCH_BACKENDS, TIME_LIMIT, search
 
-__all__ = ["count", "sample", "search", "check_with", "count_with", "enumerate_with", "BACKENDS"]
+__all__ = ["count", "sample", "search", "check_with", "count_with", "enumerate_with", "BACKENDS", "SEARCH_BACKENDS",
+           "TIME_LIMIT"]

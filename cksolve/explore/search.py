@@ -14,6 +14,14 @@ with one config that has it (the first of its configs in the solver's order)
 and how many configs share it.
 
 ``where`` expressions (as in rule-set files) add constraints.
+
+``backend="cpsat"`` asks CP-SAT instead: the same model, with the two factor
+tables and the score's exact integer key (``solver.score_model``) as the
+objective; the K best come from K solves, each excluding the tuples found
+before. A solve stopped by ``time_limit`` reports FEASIBLE with the gap
+between its score and the best its objective bound allows. Either way each
+tuple is shown with the direct backend's first config of that tuple and its
+count, so both backends print the same lines when they agree.
 """
 
 from __future__ import annotations
@@ -27,14 +35,19 @@ from ..errors import CksolveError
 from ..rulesets.base import RuleSet
 from ..rulesets.where import WhereError, where_check
 from ..solver import build_model
-from ..solver.backends import pinned
+from ..solver.backends import get_backend, pinned
 from ..solver.direct import solve
 from ..solver.model import prune_domains
 from ..solver.sampling import decode
 from ..space.combo import Combo
 from ..space.variants import VARIANTS
 
-__all__ = ["SearchResult", "search"]
+__all__ = ["SearchResult", "search", "SEARCH_BACKENDS", "TIME_LIMIT"]
+
+#: The backends that search: exact best-first over score tuples (the default), CP-SAT optimisation.
+SEARCH_BACKENDS = ("direct", "cpsat")
+#: Seconds one CP-SAT solve may take before it stops with the best it has (status FEASIBLE).
+TIME_LIMIT = 60.0
 
 _TILE_AXES = ("tile_m", "tile_n", "tile_k", "groups_to_merge")
 _VECTOR_AXES = ("vector_a", "vector_b", "vector_c")
@@ -75,14 +88,27 @@ def _models(problem, rule_set: RuleSet | None, arch: str, dtype: str, extra: tup
 
 
 def search(problem_spec: str, arch: str, dtype: str, rule_set: RuleSet | None = None, top: int = 1,
-           where: tuple[str, ...] = ()) -> tuple[list[SearchResult], str]:
-    """(the ``top`` best configs, status) for the problem, over ``rule_set`` (None: the whole space)."""
+           where: tuple[str, ...] = (), backend: str | None = None,
+           time_limit: float = TIME_LIMIT) -> tuple[list[SearchResult], str]:
+    """(the ``top`` best configs, status) for the problem, over ``rule_set`` (None: the whole space).
+
+    The status is OPTIMAL, INFEASIBLE (no config), FEASIBLE (the best-first search passed its limits; CP-SAT
+    ran out of ``time_limit`` and says its gap, "FEASIBLE (gap 0.25)": the best score might be that much
+    higher) or UNKNOWN (CP-SAT ran out of time before finding any); ``backend`` is one of
+    ``SEARCH_BACKENDS`` (None: the first)."""
     # The workload layer (problems, run-time rules, scores) is imported here, not at the top: every command
     # imports this face, and the workload layer's numpy costs the others 50 ms of start-up.
     from ..workload import parse_problem
 
     if top < 1:
         raise CksolveError(f"{{opt:top}} {top} must be at least 1")
+    backend = backend or SEARCH_BACKENDS[0]
+    if backend not in SEARCH_BACKENDS:
+        get_backend(backend)  # an unknown name: the registry's error
+        raise CksolveError(f"the {backend} backend cannot search (it has no objective); search with "
+                           f"{' or '.join(SEARCH_BACKENDS)}")
+    if not time_limit > 0:
+        raise CksolveError(f"{{opt:time_limit}} {time_limit} must be positive")
     problem = parse_problem(problem_spec)
     extra = []
     for i, text in enumerate(where):
@@ -98,6 +124,8 @@ def search(problem_spec: str, arch: str, dtype: str, rule_set: RuleSet | None = 
     tiles = _factor(f, arch, dtype, domains, _TILE_AXES, ("tile", "occupancy", "reuse"))
     vectors = _factor(f, arch, dtype, domains, _VECTOR_AXES, ("vector",))
 
+    if backend == "cpsat":
+        return _cpsat(combo, model, tiles, vectors, top, time_limit)
     score_axes = set(_TILE_AXES) | set(_VECTOR_AXES)
     local = [c for c in model.constraints if len(c.scope) > 1 and set(c.scope) <= score_axes]
     skipped = 0
@@ -120,14 +148,53 @@ def search(problem_spec: str, arch: str, dtype: str, rule_set: RuleSet | None = 
         if not all(c.holds(tuple(pins[a] for a in c.scope)) for c in local):
             continue  # a rule over score axes only (merged groups and vector A, say): no solve needed
         probes += 1
-        solutions = solve(pinned(model, pins))
-        n = solutions.count()
-        if not n:
-            continue
-        config = decode(solutions, 0)  # its first config: what the direct backend's find_one returns
-        terms = {**tiles[i][2], **vectors[j][2]}
-        found.append(SearchResult(combo, config, tiles[i][0] * vectors[j][0], terms, n))
+        result = _result(combo, model, tiles[i], vectors[j])
+        if result is not None:
+            found.append(result)
     return found, "OPTIMAL" if found else "INFEASIBLE"
+
+
+def _result(combo: Combo, model, tile: tuple, vector: tuple) -> SearchResult | None:
+    """The tuple of ``tile`` and ``vector`` (rows of ``_factor``) with its first config and count, if any."""
+    pins = {**dict(zip(_TILE_AXES, tile[1])), **dict(zip(_VECTOR_AXES, vector[1]))}
+    solutions = solve(pinned(model, pins))
+    n = solutions.count()
+    if not n:
+        return None
+    config = decode(solutions, 0)  # its first config: what the direct backend's find_one returns
+    return SearchResult(combo, config, tile[0] * vector[0], {**tile[2], **vector[2]}, n)
+
+
+def _cpsat(combo: Combo, model, tiles: list, vectors: list, top: int, time_limit: float):
+    """The CP-SAT search: K solves of the score model, each excluding the tuples found before."""
+    from ..solver.score_model import Factor, ScoreModel, search_solver  # deferred: OR-Tools takes 0.5 s to import
+
+    factors = (Factor(_TILE_AXES, tuple(t[:2] for t in tiles)), Factor(_VECTOR_AXES, tuple(v[:2] for v in vectors)))
+    sm = ScoreModel(model, factors)
+    if sm.empty:
+        return [], "INFEASIBLE"
+    found: list[SearchResult] = []
+    gap = 0.0
+    while len(found) < top:
+        solver = search_solver(time_limit)
+        status = solver.StatusName(solver.Solve(sm.cp))
+        if status not in ("OPTIMAL", "FEASIBLE"):
+            if status != "INFEASIBLE":  # stopped before any solution: what is left is unknown
+                gap = float("inf")
+            break
+        key = solver.Value(sm.key)
+        i, j = sm.positions(key)
+        result = _result(combo, model, tiles[i], vectors[j])
+        assert result is not None, "CP-SAT found a score tuple the direct backend has no config for"
+        found.append(result)
+        if status == "OPTIMAL":
+            sm.cp.Add(sm.key > key)  # every key below it is infeasible or found
+        else:
+            gap = max(gap, sm.best_score(solver.BestObjectiveBound()) / result.score - 1)
+            sm.cp.Add(sm.key != key)
+    if not found:
+        return [], "INFEASIBLE" if gap == 0 else "UNKNOWN"
+    return found, "OPTIMAL" if gap == 0 else f"FEASIBLE (gap {gap:.4g})"
 
 
 def _factor(f, arch: str, dtype: str, domains: dict, axes: tuple, names: tuple) -> list:

@@ -47,9 +47,9 @@ from ..space.constraints import Check
 from .cache import CACHE
 from .counting import SpaceTooLarge
 from .plan import connected
-from .relations import Relation, derived, domain_ids, index_rows
+from .relations import Relation, derived, domain_ids, index_rows, relation
 
-__all__ = ["Part", "Branches", "solve_piece", "TAB_LIMIT", "PIECE_LIMIT", "PIECE_BOUND"]
+__all__ = ["Part", "Branches", "solve_piece", "filter_pieces", "TAB_LIMIT", "PIECE_LIMIT", "PIECE_BOUND"]
 
 #: A filter over at most this many free tuples is tabulated (evaluated on each) into a table.
 TAB_LIMIT = 50_000
@@ -375,6 +375,49 @@ def _width(rel: Relation, domains: dict) -> int:
     return prod(len(domains[a]) for a in rel.free)
 
 
+def _options(base: Relation, axes: tuple, rels: list, domains: dict) -> list:
+    """What ``base`` can be conditioned on: each of its axes, and each table of ``rels`` within its scope,
+    as (axes, value rows, width)."""
+    scope = set(base.free)
+    options = [((a,), tuple((v,) for v in domains[a]), len(domains[a]))
+               for a in axes if a in scope and len(domains[a]) > 1]
+    options += [(r.free, tuple(sorted(r.rows, key=repr)), _width(r, domains)) for r in rels
+                if r.is_table and r is not base and set(r.free) <= scope and 1 < len(r.rows) < _width(r, domains)]
+    return options
+
+
+def filter_pieces(constraint: Check, tables: tuple, domains: dict, assign: dict | None = None):
+    """A check too wide to tabulate as pieces that are: (assignment, free axes, allowed rows over them).
+
+    Under each assignment (values of a few of its axes, or the rows of one of ``tables`` -- allowed tables
+    over axes within its scope -- found as ``_condition`` finds them) the check is a table of at most
+    ``TAB_LIMIT`` tuples; assignments under which it allows everything are left out, and empty rows mean
+    it allows nothing. The check holds exactly when the pieces whose assignment holds do: what the CP-SAT
+    backend needs to state it without a table over all its axes.
+    """
+    ids = domain_ids(domains)
+    rel = relation(constraint, domains, ids)
+    rels = [relation(t, domains, ids) for t in tables]
+    yield from _pieces(rel, rels, domains, assign or {})
+
+
+def _pieces(rel: Relation, rels: list, domains: dict, assign: dict):
+    got = _tabulated(rel, domains)
+    if got is _TRUE:
+        return
+    if got.is_table:
+        yield assign, got.free, got.rows
+        return
+    cond_axes, choices = _cheapest(_options(rel, rel.free, rels, domains), _width(rel, domains) / TAB_LIMIT)
+    for values in choices:
+        fix = dict(zip(cond_axes, values))
+        sub = restrict(rel, {a: fix[a] for a in rel.free if a in fix})
+        if sub is _FALSE:
+            yield {**assign, **fix}, (), frozenset()
+        elif sub is not _TRUE:
+            yield from _pieces(sub, [], {**domains, **{a: (v,) for a, v in fix.items()}}, {**assign, **fix})
+
+
 def _condition(axes: tuple, rels: list, domains: dict, join: Callable, widest) -> Branches | Part:
     """Fix one axis, or the rows of a table, within the widest filter (the largest table if every filter is
     tabulated) and solve each branch.
@@ -384,13 +427,8 @@ def _condition(axes: tuple, rels: list, domains: dict, join: Callable, widest) -
     in all (the wave split's rows, then the pipeline); its choice that shrinks most per branch goes first.
     """
     base = widest if widest is not None else max(rels, key=lambda r: (len(r.rows), r.free))
-    scope = set(base.free)
     need = _width(base, domains) / TAB_LIMIT if widest is not None else 2
-    options = [((a,), tuple((v,) for v in domains[a]), len(domains[a]))
-               for a in axes if a in scope and len(domains[a]) > 1]
-    options += [(r.free, tuple(sorted(r.rows, key=repr)), _width(r, domains)) for r in rels
-                if r.is_table and r is not base and set(r.free) <= scope and 1 < len(r.rows) < _width(r, domains)]
-    cond_axes, choices = _cheapest(options, need)
+    cond_axes, choices = _cheapest(_options(base, axes, rels, domains), need)
     options = []
     for values in choices:
         assign = dict(zip(cond_axes, values))

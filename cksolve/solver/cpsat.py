@@ -5,6 +5,11 @@ string-valued axes (pipeline, dtype, ...) need no special treatment. Every
 constraint becomes ``AddAllowedAssignments`` / ``AddForbiddenAssignments``: a
 ``Check`` is tabulated over the (unary-pruned) domains of its scope first, so
 the model never contains a multiplication (measured 30x slower, design.md).
+A check too wide to tabulate (``arch.tile_coverage`` over nine axes of the
+whole space: 8 million tuples) is stated in pieces, as the direct backend
+conditions it (``conditioning.filter_pieces``): one table per wave split and
+pipeline, enforced only when those values are chosen; equal tables are one
+constraint, enforced by any of their assignments.
 
 CP-SAT is the backend for feasibility of partial configs, optimisation (the
 minimum covers behind ``tiny``) and explanations; enumeration through it is a
@@ -18,7 +23,10 @@ from typing import Mapping
 
 from ortools.sat.python import cp_model
 
-from ..space.constraints import Constraint, Table
+from math import prod
+
+from ..space.constraints import Check, Constraint, Table
+from .conditioning import TAB_LIMIT, filter_pieces
 from .model import Model, prune_domains
 
 __all__ = ["CompiledModel", "compile_model", "deterministic_solver", "enumerate_solutions", "find_one", "is_feasible"]
@@ -33,8 +41,46 @@ class CompiledModel:
         self.index = {a: {v: i for i, v in enumerate(d)} for a, d in self.domains.items()}
         self.vars = {a: self.cp.NewIntVar(0, max(len(d) - 1, 0), a) for a, d in self.domains.items()}
         self.empty = any(len(d) == 0 for d in self.domains.values())
+        self._literals: dict = {}
+        if self.empty:
+            return
+        self._tables = tuple(c for c in model.constraints if isinstance(c, Table) and not c.forbid)
         for c in model.constraints:
-            self._add(c)
+            if isinstance(c, Check) and prod(len(self.domains[a]) for a in c.scope) > TAB_LIMIT:
+                self._add_pieces(c)
+            else:
+                self._add(c)
+
+    def is_value(self, axis: str, value):
+        """The literal "``axis`` takes ``value``" (one per pair)."""
+        key = (axis, value)
+        lit = self._literals.get(key)
+        if lit is None:
+            lit = self._literals[key] = self.cp.NewBoolVar(f"{axis}={value}")
+            var, i = self.vars[axis], self.index[axis][value]
+            self.cp.Add(var == i).OnlyEnforceIf(lit)
+            self.cp.Add(var != i).OnlyEnforceIf(lit.Not())
+        return lit
+
+    def _add_pieces(self, c: Check) -> None:
+        """A wide check as its pieces: a table enforced under each assignment (see the module docstring)."""
+        by_table: dict = {}
+        for assign, free, rows in filter_pieces(c, self._tables, self.domains):
+            when = [self.is_value(a, v) for a, v in assign.items()]
+            if not rows:
+                self.cp.AddBoolOr([lit.Not() for lit in when])
+            else:
+                by_table.setdefault((free, rows), []).append(when)
+        for (free, rows), whens in by_table.items():
+            if len(whens) == 1:
+                enforce = whens[0]
+            else:  # one table for every assignment that needs it: each of them implies its literal
+                enforce = [self.cp.NewBoolVar(f"{c.name}[{len(whens)}]")]
+                for when in whens:
+                    self.cp.AddBoolOr([lit.Not() for lit in when] + enforce)
+            index = [self.index[a] for a in free]
+            table = [tuple(ix[v] for ix, v in zip(index, r)) for r in sorted(rows)]
+            self.cp.AddAllowedAssignments([self.vars[a] for a in free], table).OnlyEnforceIf(enforce)
 
     def _rows(self, c: Constraint) -> tuple[list[tuple], bool]:
         """Index tuples for the constraint, and whether they are the allowed ones.

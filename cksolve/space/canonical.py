@@ -1,15 +1,31 @@
 """Space constraints: what makes a point of the raw domains a well-formed config.
 
-They hold for every arch and every rule set. Today there is one: stream-K's
-strategy and persistence only exist when stream-K is on. Without it two
-configs that differ only in an unused axis would share a kernel name.
+They hold for every arch and every rule set. Stream-K's strategy and
+persistence only exist when stream-K is on: without that rule two configs that
+differ only in an unused axis would share a kernel name. A layout tag spells
+the spatial dims of the tensors (values.toml ``ndims``): without that rule the
+whole space would hold ``ndhwgc`` kernels of rank 2, named for 3D tensors and
+built for 2D ones.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from .constraints import Table
+from .values import value_facts
 
 __all__ = ["SPACE_CONSTRAINTS", "space_constraints"]
+
+_LAYOUT_NDIM = Table(
+    "space.layout_ndim", ("layout", "ndim"),
+    frozenset((layout, n) for layout, ndims in value_facts("layout", "ndims").items() for n in ndims),
+    "layout {layout} does not name {ndim}D tensors",
+    "unified_grouped_conv_codegen.py GroupedConvKernelConfig.name / DepthwiseConvKernelConfig.name "
+    "(layout tag, then ndim_spatial)",
+    doc="A layout tag goes with the spatial ranks it spells (values.toml ndims: nhwgc, CK's default tag, "
+        "with every rank; ndhwgc with 3D; ngchw with 2D).",
+)
 
 SPACE_CONSTRAINTS = (
     Table(
@@ -21,6 +37,8 @@ SPACE_CONSTRAINTS = (
         "unified_grouped_conv_codegen.py GroupedConvKernelConfig.name (suffix only with stream-K)",
         doc="Stream-K strategy and persistence exist only with stream-K on (else names would collide).",
     ),
+    # layout and ndim are common axes: the rule holds for both kernel kinds
+    *(replace(_LAYOUT_NDIM, applies_to=kind) for kind in ("gemm", "depthwise")),
 )
 
 
