@@ -15,7 +15,6 @@ from typing import Optional
 import typer
 
 from .. import query
-from ..arch.target_id import base_arch
 from ..errors import CksolveError
 from ..outputs import check_writable, write_stdout
 from .app import app
@@ -72,13 +71,13 @@ def select_for_emit(rule_set: Optional[str], names: Optional[Path], arch, varian
         raise CksolveError("emit needs exactly one of --rule-set or --names")
     selection = query.select(arch, variant, dtype, ndim)
     # the trees: one per arch or ROCm target ID given (gfx942:xnack-), which selects by its base arch
-    targets = sorted(_targets(arch), key=lambda t: selection.archs.index(base_arch(t))) or list(selection.archs)
+    targets = sorted(_targets(arch), key=lambda t: selection.archs.index(query.base_arch(t))) or list(selection.archs)
     if rule_set is not None:
         rs = load_rule_set(rule_set, builder_configs)
         by_base: dict[str, list] = {}
         for r in query.enumerate_records(rs, selection):
             by_base.setdefault(r.combo.arch, []).append(r.config)
-        return targets, [(t, c) for t in targets for c in by_base.get(base_arch(t), ())]
+        return targets, [(t, c) for t in targets for c in by_base.get(query.base_arch(t), ())]
     entries = query.read_sectioned_names(Path(names))  # [(section arch or None, config)]
     sections = list(dict.fromkeys(a for a, _ in entries if a is not None))
     if not arch:  # the file's sections say the archs
@@ -89,14 +88,14 @@ def select_for_emit(rule_set: Optional[str], names: Optional[Path], arch, varian
         targets = [a for a in query.ARCHS if a in sections]
     else:
         for a in sections:
-            if a not in {base_arch(t) for t in targets}:
+            if a not in {query.base_arch(t) for t in targets}:
                 raise CksolveError(f"{names} has a section for {a}, not among --arch {','.join(targets)}")
-    items = [(t, c) for t in targets for a, c in entries if a is None or a == base_arch(t)]
+    items = [(t, c) for t in targets for a, c in entries if a is None or a == query.base_arch(t)]
     for target, config in items:
-        verdict = query.evaluate(config, base_arch(target))
+        verdict = query.evaluate(config, query.base_arch(target))
         if not verdict.valid:
             first = verdict.violations[0]
-            raise CksolveError(f"{names}: {config.name()} is not valid for {base_arch(target)}: "
+            raise CksolveError(f"{names}: {config.name()} is not valid for {query.base_arch(target)}: "
                                f"{first.message} [{first.constraint}]")
     return targets, items
 

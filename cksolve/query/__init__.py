@@ -12,6 +12,7 @@ Workloads, ML features and audits have faces of their own (``cksolve.workload``,
 ``__all__`` to what the command line and the docs use.
 """
 
+from ..arch.target_id import base_arch
 from ..errors import CksolveError
 from ..rulesets import RULE_SETS, rule_set_names
 from ..rulesets.listed import rule_set_file
@@ -36,6 +37,7 @@ __all__ = [
     "Selection",
     "select",
     "split_values",
+    "base_arch",
     "canonical_order",
     "gemm_variants",
     "rule_set_names",
