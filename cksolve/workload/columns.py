@@ -24,10 +24,11 @@ from typing import Sequence
 import numpy as np
 
 from . import checks
-from .problem import DIRECTIONS, Problem
+from .problem import DIRECTIONS, FIELDS, Problem
+from .problem_table import rows_of
 from .rules import rules_for
 
-__all__ = ["COLUMN_CHECKS", "Facts", "facts_of", "decide_groups"]
+__all__ = ["COLUMN_CHECKS", "Facts", "facts_of", "facts_of_matrix", "matrix_of", "decide_groups"]
 
 #: Above this a derived size might not be exact in float64 (the per-pair tests divide in float).
 EXACT_LIMIT = 2 ** 53
@@ -68,15 +69,32 @@ def facts_of(problems: Sequence[Problem], direction: str, ndim: int) -> tuple[Fa
     All problems must have ``direction`` and ``ndim``; the derivations are
     ``problem._facts``'s, over columns.
     """
+    matrix, big = matrix_of(problems)
+    return facts_of_matrix(matrix, big, direction, ndim)
+
+
+def matrix_of(problems: Sequence[Problem]) -> tuple[np.ndarray, np.ndarray]:
+    """(problems as a (P, FIELDS) int64 matrix, direction as its code; rows with a field past ``FIELD_LIMIT``).
+
+    Fields are at most 18 digits when read from a file, but a library caller may
+    pass any int: such a row is all ones in the matrix but its direction and goes to the per-pair path.
+    """
+    raw = rows_of(problems)
+    big = np.array([max(map(abs, row)) >= FIELD_LIMIT for row in raw], dtype=bool)
+    at = FIELDS.index("direction")
+    matrix = np.array([[1] * at + [row[at]] + [1] * (len(FIELDS) - at - 1) if b else row
+                       for b, row in zip(big.tolist(), raw)], dtype=np.int64)
+    return matrix.reshape(len(raw), len(FIELDS)), big
+
+
+_COLUMN = {f: i for i, f in enumerate(FIELDS)}
+
+
+def facts_of_matrix(matrix: np.ndarray, big: np.ndarray, direction: str, ndim: int) -> tuple[Facts, np.ndarray]:
+    """``facts_of`` for problems given as ``matrix_of``'s matrix (rows in ``big`` are not decided exactly)."""
     dims = _SPATIAL[ndim]
-    names = ["N", "G", "C", "K", "split_k"] + [f"{_INPUT[d]}" for d in dims] + [f"{_FILTER[d]}" for d in dims] \
-        + [f"{k}_{d}" for k in ("stride", "pad", "dilation") for d in dims]
-    raw = np.array([[getattr(p, n) for n in names] for p in problems], dtype=object).reshape(len(problems), len(names))
-    # Fields are at most 18 digits (the reader's bound) but a library caller may pass any int.
-    big = np.array([max(map(abs, row), default=0) >= FIELD_LIMIT for row in raw], dtype=bool) \
-        if len(raw) else np.zeros(0, bool)
-    cols = np.where(big[:, None], 1, raw).astype(np.int64) if len(raw) else np.zeros((0, len(names)), np.int64)
-    col = {n: cols[:, i:i + 1] for i, n in enumerate(names)}
+    cols = np.where(big[:, None], 1, matrix)
+    col = {n: cols[:, i:i + 1] for n, i in _COLUMN.items()}
     inp = [col[_INPUT[d]] for d in dims]
     filt = [col[_FILTER[d]] for d in dims]
     stride = [col[f"stride_{d}"] for d in dims]

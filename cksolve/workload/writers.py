@@ -17,13 +17,20 @@ import csv
 import json
 from typing import Callable, Iterable, TextIO
 
-from .coverage import CoverageRecord
+import numpy as np
+
+from .coverage import CoverageRecord, CoverageStream
+from .problem import FIELDS
+from .problem_table import DIRECTION, DIRECTION_NAMES
+from .progress import Progress
 from .report import count, coverage_table, tally_lines
 
 __all__ = ["TABLE_ROWS", "write_coverage"]
 
 #: Most records a --format table prints as rows; more get the summary and a pointer to jsonl/csv.
 TABLE_ROWS = 5000
+#: Rows of a ``CoverageStream`` turned into text at a time (bounds the Python objects alive at once).
+CHUNK = 1 << 16
 
 
 def write_coverage(records: Iterable[CoverageRecord], fmt: str, out: TextIO, with_kernels: bool = False,
@@ -33,6 +40,8 @@ def write_coverage(records: Iterable[CoverageRecord], fmt: str, out: TextIO, wit
     ``table(header, rows)`` renders an aligned table (the CLI passes the shared
     ``formats.table_text``, which this layer may not import).
     """
+    if isinstance(records, CoverageStream) and fmt in ("jsonl", "csv"):
+        return _write_columns(records, fmt, out, with_kernels)
     if fmt == "jsonl":
         n = 0
         for r in records:
@@ -74,4 +83,59 @@ def _write_table(records, out: TextIO, with_kernels: bool, table, table_rows: in
     lines.append(f"{n} records are too many for a table (at most {table_rows}); every record: --format jsonl "
                  f"or --format csv")
     out.write("".join(f"{line}\n" for line in lines))
+    return n
+
+
+def _write_columns(stream: CoverageStream, fmt: str, out: TextIO, with_kernels: bool) -> int:
+    """``write_coverage`` of a ``CoverageStream`` from its columns: the bytes ``as_dict`` and ``json.dumps`` (or
+    ``csv``) would give, without a record object per row (a million rows are a million records)."""
+    table, decisions, dtypes = stream.table, stream.decisions, stream.dtypes
+    listed = with_kernels and stream.with_kernels  # a stream made without kernels lists none
+    names = np.array(DIRECTION_NAMES, dtype=object)
+    keys = ["row", *FIELDS, "ndim", "dtype", "applicable", *table.label_columns] + (["kernels"] if with_kernels
+                                                                                    else [])
+    if fmt == "jsonl":
+        head = "{" + ", ".join(json.dumps(k) + (': "%s"' if k == "direction" else ": %d")
+                               for k in ("row", *FIELDS, "ndim")) + ", "
+        tails = {d: f'"dtype": {json.dumps(d)}, "applicable": ' for d in dtypes}
+        label_keys = [", " + json.dumps(k) + ": " for k in table.label_columns]
+    else:
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(keys)
+    written = 0
+    with Progress("writing records", len(table)) as bar:
+        for start in range(0, len(table), CHUNK):
+            block = table.values[start:start + CHUNK]
+            inverse = decisions.inverse[start:start + CHUNK]
+            cols = [names[block[:, k]].tolist() if k == DIRECTION else block[:, k].tolist() for k in range(len(FIELDS))]
+            ndim = decisions.ndim[inverse].tolist()
+            counts = {d: decisions.counts[d][inverse].tolist() for d in dtypes}
+            inv = inverse.tolist()
+            lines: list = []
+            for r, values in enumerate(zip(*cols)):
+                row = start + r
+                labels = table.labels[row] if table.label_columns else ()
+                for d in dtypes:
+                    kernels = sorted(decisions.kernels(inv[r], d)) if listed else []
+                    if fmt == "jsonl":
+                        line = head % ((row,) + values + (ndim[r],)) + tails[d] + str(counts[d][r])
+                        line += "".join(k + json.dumps(v) for k, v in zip(label_keys, labels))
+                        lines.append(line + (f', "kernels": {json.dumps(kernels)}' if with_kernels else "") + "}\n")
+                    else:
+                        lines.append([row, *values, ndim[r], d, counts[d][r], *labels]
+                                     + ([" ".join(kernels)] if with_kernels else []))
+                if with_kernels and len(lines) >= 256:  # kernel lists are long: write them as they come
+                    written += _flush(lines, fmt, out, writer if fmt == "csv" else None)
+            written += _flush(lines, fmt, out, writer if fmt == "csv" else None)
+            bar.advance(len(block))
+    return written
+
+
+def _flush(lines: list, fmt: str, out: TextIO, writer) -> int:
+    n = len(lines)
+    if fmt == "jsonl":
+        out.write("".join(lines))
+    else:
+        writer.writerows(lines)
+    lines.clear()
     return n

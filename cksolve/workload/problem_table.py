@@ -1,0 +1,228 @@
+"""A workload as integer columns: read, validated and collapsed without a Python object per row.
+
+Reading a CSV row by row into ``Problem`` objects cost about 0.25 ms a row (a
+million-row file took minutes and gigabytes). A plain workload file -- CK's
+fields only, ASCII, no quoting -- is parsed here by numpy's C reader into one
+int64 matrix, checked a column at a time, and its identical rows collapsed
+before any rule runs. What the columns cannot say exactly (a bad value's
+message, a label column, quoting) goes through ``problem.read_workload``, the
+reader that defines the answers: the first bad row found by the column checks
+is re-read by it, so its one-line error is the same as it always was.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from ..errors import CksolveError
+from ..space.textfile import read_text
+from .problem import (DIRECTIONS, FIELDS, Problem, ProblemError, _from_mapping, csv_header, read_workload,
+                      skipped)
+
+__all__ = ["DIRECTION_NAMES", "ProblemTable", "ndims", "problem_of", "read_table", "rows_of", "table_of"]
+
+#: Direction names in code order: the direction column holds the index of the name.
+DIRECTION_NAMES: tuple[str, ...] = tuple(DIRECTIONS)
+DIRECTION = FIELDS.index("direction")
+INTS = tuple(i for i, f in enumerate(FIELDS) if f != "direction")
+#: Field values at or above this are checked one row at a time (the column checks' products stay in int64).
+_SMALL = 2 ** 31
+#: The longest direction cell the C reader keeps; a cell this long may have been cut, so the row reader decides.
+_DIRECTION_WIDTH = 16
+#: A run of 19 digits in a value below 10**18 starts with a zero (int64 refuses the larger ones itself).
+_DIGITS_19 = re.compile(r"0[0-9]{18}")
+_COL = {f: i for i, f in enumerate(FIELDS)}
+_POSITIVE = [_COL[f] for f in ("N", "G", "C", "K", "Di", "Hi", "Wi", "Z", "Y", "X", "stride_d", "stride_h",
+                               "stride_w", "dilation_d", "dilation_h", "dilation_w", "split_k")]
+_PADS = [_COL[f] for f in ("pad_d", "pad_h", "pad_w")]
+_DIMS = [(_COL[i], _COL[f], _COL[f"stride_{d}"], _COL[f"pad_{d}"], _COL[f"dilation_{d}"])
+         for i, f, d in (("Di", "Z", "d"), ("Hi", "Y", "h"), ("Wi", "X", "w"))]
+
+
+@dataclass
+class ProblemTable:
+    """The rows of a workload: ``values`` (rows, FIELDS) int64 with the direction as its code, labels if any."""
+
+    values: np.ndarray
+    label_columns: tuple[str, ...] = ()
+    labels: Sequence[tuple] = ()
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+    def problem(self, row: int) -> Problem:
+        return problem_of(self.values[row])
+
+    def distinct(self) -> tuple[np.ndarray, np.ndarray]:
+        """(first row of each distinct problem, distinct index of every row): identical rows are one problem."""
+        return distinct_rows(self.values)
+
+
+def problem_of(values: np.ndarray) -> Problem:
+    kwargs = {f: int(v) for f, v in zip(FIELDS, values.tolist())}
+    kwargs["direction"] = DIRECTION_NAMES[kwargs["direction"]]
+    return Problem(**kwargs)
+
+
+def ndims(values: np.ndarray) -> np.ndarray:
+    """CK's rule per row: 3D when Di > 1, Z > 1 or pad_d > 0."""
+    return np.where((values[:, _COL["Di"]] > 1) | (values[:, _COL["Z"]] > 1) | (values[:, _COL["pad_d"]] > 0), 3, 2)
+
+
+def distinct_rows(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(first row of each distinct row, in first-seen order; distinct index of every row).
+
+    Rows are hashed to one integer and the hashes made unique (a sort of one
+    column, not of twenty); a collision -- two different rows with one hash --
+    is caught by comparing every row with its representative, and then the rows
+    themselves are made unique.
+    """
+    if not len(values):
+        return np.zeros(0, np.intp), np.zeros(0, np.intp)
+    mult = np.random.default_rng(20).integers(1, 2 ** 62, size=values.shape[1], dtype=np.uint64) | np.uint64(1)
+    with np.errstate(over="ignore"):
+        h = (values.astype(np.uint64) * mult).sum(axis=1, dtype=np.uint64)
+    _, first, inverse = np.unique(h, return_index=True, return_inverse=True)
+    if not np.array_equal(values[first[inverse]], values):
+        rows = np.ascontiguousarray(values).view(np.dtype((np.void, values.shape[1] * 8))).ravel()
+        _, first, inverse = np.unique(rows, return_index=True, return_inverse=True)
+    # first-seen order, as a dict of problems would give
+    order = np.argsort(first, kind="stable")
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order))
+    return first[order], rank[inverse.ravel()]
+
+
+def rows_of(problems: Sequence[Problem]) -> list[list[int]]:
+    """Each problem's fields in FIELDS order, the direction as its code (Python ints: any size)."""
+    code = {d: i for i, d in enumerate(DIRECTION_NAMES)}
+    return [[code[v] if f == "direction" else v for f, v in zip(FIELDS, (getattr(p, f) for f in FIELDS))]
+            for p in problems]
+
+
+def table_of(problems: Sequence[Problem], label_columns: tuple[str, ...] = (), labels: Sequence[tuple] = ()
+             ) -> ProblemTable:
+    """The table of problems read from a file (a JSONL file, labels): values of at most 18 digits."""
+    values = np.array(rows_of(problems), dtype=np.int64).reshape(len(problems), len(FIELDS))
+    return ProblemTable(values, label_columns, labels)
+
+
+def read_table(path: str | Path) -> ProblemTable:
+    """The workload file as a table: a plain CSV by the column reader, anything else by ``read_workload``.
+
+    Errors are ``read_workload``'s, word for word.
+    """
+    try:
+        text = read_text(Path(path), "problem file")
+    except CksolveError as exc:
+        raise ProblemError(str(exc)) from None
+    table = _plain_csv(path, text)
+    if table is None:
+        problems, label_columns, labels = read_workload(path)
+        table = table_of(problems, label_columns, labels)
+    return table
+
+
+def _plain_csv(path, text: str) -> ProblemTable | None:
+    """The table of a CSV with CK's fields only, ASCII and unquoted; None when the row reader must decide."""
+    if '"' in text or not text.isascii() or text.count("\r") != text.count("\r\n") or _DIGITS_19.search(text):
+        return None
+    reader = csv.reader(io.StringIO(text))
+    header = None
+    for row in reader:
+        if skipped(row):
+            continue
+        if row[0].lstrip().startswith("{"):
+            return None  # JSONL
+        header = csv_header(path, reader.line_num, row, FIELDS, labels=True)
+        break
+    if header is None or len(set(header)) != len(header) or not set(header) <= set(FIELDS):
+        return None
+    body_start = _offset_of_line(text, reader.line_num)
+    dtype = [(h, f"U{_DIRECTION_WIDTH}" if h == "direction" else "i8") for h in header]
+    try:
+        cells = np.loadtxt(io.StringIO(text[body_start:]), delimiter=",", dtype=dtype, ndmin=1, comments=None)
+    except ValueError:
+        return None
+    values = np.empty((len(cells), len(FIELDS)), dtype=np.int64)
+    for f in FIELDS:
+        values[:, _COL[f]] = Problem.__dataclass_fields__[f].default if f != "direction" else 0
+    for h in header:
+        if h != "direction":
+            values[:, _COL[h]] = cells[h]
+    bad = np.zeros(len(values), dtype=bool)
+    if "direction" in header:
+        names, index = np.unique(np.char.strip(cells["direction"]), return_inverse=True)
+        if any(len(n) >= _DIRECTION_WIDTH for n in names.tolist()):
+            return None
+        known = {"": 0, **{d: i for i, d in enumerate(DIRECTION_NAMES)}}
+        codes = np.array([known.get(n, -1) for n in names.tolist()], dtype=np.int64)
+        values[:, DIRECTION] = codes[index.ravel()]
+        bad |= values[:, DIRECTION] < 0
+    bad |= _invalid(values)
+    if bad.any():
+        _raise_first(Path(path), text[body_start:], reader.line_num, header, int(np.argmax(bad)))
+        return None  # the row reader finds nothing wrong with it: let it read the file
+    return ProblemTable(values) if len(values) else None
+
+
+def _invalid(values: np.ndarray) -> np.ndarray:
+    """Rows ``Problem`` would refuse (a row with a value past ``_SMALL`` is checked by ``Problem`` itself)."""
+    col = {f: values[:, i] for f, i in _COL.items()}
+    bad = np.zeros(len(values), dtype=bool)
+    big = np.zeros(len(values), dtype=bool)
+    for i in _POSITIVE:
+        bad |= values[:, i] < 1
+    for i in _PADS:
+        bad |= values[:, i] < 0
+    for i in INTS:
+        big |= np.abs(values[:, i]) >= _SMALL
+    safe = ~big & ~bad  # the arithmetic below is exact and divides by at least 1 on these rows
+    one = np.int64(1)
+    v = {f: np.where(safe, c, one) for f, c in col.items()}
+    wrong = (v["C"] % v["G"] != 0) | (v["K"] % v["G"] != 0)
+    three = (v["Di"] > 1) | (v["Z"] > 1) | (v["pad_d"] > 0)
+    for n, (i, f, st, p, dl) in enumerate(_DIMS):
+        i, f, st, p, dl = (v[FIELDS[k]] for k in (i, f, st, p, dl))
+        out = (i + 2 * p - dl * (f - 1) - 1) // st + 1
+        wrong |= (out < 1) & (three if n == 0 else True)
+    bad |= safe & wrong
+    for row in np.flatnonzero(big & ~bad):
+        try:
+            problem_of(values[row])
+        except ProblemError:
+            bad[row] = True
+    return bad
+
+
+def _offset_of_line(text: str, line: int) -> int:
+    """Where the line after line ``line`` (1-based) starts in ``text``."""
+    at = 0
+    for _ in range(line):
+        at = text.find("\n", at) + 1
+        if not at:
+            return len(text)
+    return at
+
+
+def _raise_first(path, body: str, header_line: int, header: list[str], index: int) -> None:
+    """Raise the row reader's error for the ``index``-th row of ``body`` (rows: its non-empty lines)."""
+    seen = -1
+    for n, line in enumerate(body.split("\n")):
+        if not line.rstrip("\r"):
+            continue
+        seen += 1
+        if seen == index:
+            row = line.rstrip("\r").split(",")
+            try:
+                _from_mapping(dict(zip(header, row)))
+            except ProblemError as exc:
+                raise ProblemError(f"{path}:{header_line + 1 + n}: {exc}") from None
+            return
