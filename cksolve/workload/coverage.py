@@ -21,11 +21,15 @@ from ..space.combo import Combo, kind_of
 from ..solver import bounded_configs
 from . import columns
 from .problem import DIRECTIONS, Problem
-from .problem_table import DIRECTION, DIRECTION_NAMES, INTS, ProblemTable, ndims, problem_of
+from .problem_table import DIRECTION, DIRECTION_NAMES, ProblemTable, ndims, problem_of
 from .progress import Progress
 from .rules import applicability_constraints, rule_axes
 
 __all__ = ["CoverageRecord", "CoverageStream", "Workspace", "applicable", "coverage", "iter_coverage"]
+
+
+#: Kernel lists a class answer keeps for reuse (problems of one verdict class share theirs).
+_LISTED = 1024
 
 
 class _Pool:
@@ -229,7 +233,8 @@ class Decisions:
             self.class_of[ids] = c
             self.position[ids] = np.arange(len(ids))
             direction, nd = DIRECTION_NAMES[k // 4], k % 4
-            facts, exact = columns.facts_of_matrix(matrix[ids], big[ids], direction, nd)
+            members = (matrix, big) if len(ids) == n else (matrix[ids], big[ids])
+            facts, exact = columns.facts_of_matrix(*members, direction, nd)
             at = (lambda j, ids=ids: problem_at(int(ids[j])))
             self.parts.append({})
             for dtype in dtypes:
@@ -249,8 +254,8 @@ class Decisions:
     @classmethod
     def of_table(cls, ws: "Workspace", table: ProblemTable, arch: str, dtypes: Sequence[str]) -> "Decisions":
         first, inverse = table.distinct()
-        matrix = table.values[first]
-        big = (np.abs(matrix[:, INTS]) >= columns.FIELD_LIMIT).any(axis=1)
+        every = len(first) == len(table)  # all distinct: first is every row in order, no copy needed
+        matrix, big = (table.values, table.big) if every else (table.values[first], table.big[first])
         return cls(ws, matrix, big, matrix[:, DIRECTION], ndims(matrix), lambda i: problem_of(matrix[i]), inverse,
                    arch, dtypes)
 
@@ -268,48 +273,55 @@ class Decisions:
 
 
 class _ClassAnswer:
-    """Verdicts of one (direction, ndim, dtype) class of distinct problems over every variant's pool."""
+    """Verdicts of one (direction, ndim, dtype) class of distinct problems over every variant's pool.
+
+    Per pool, each problem has a verdict class (``columns.decide_groups``); the
+    applicable groups and the rejections are held per verdict class.
+    """
 
     def __init__(self, ws: "Workspace", problem_at: Callable[[int], Problem], facts, exact, direction: str,
                  ndim: int, arch: str, dtype: str):
         n = len(facts)
         self.candidates = 0
-        self.pools: list[tuple[_Pool, np.ndarray]] = []  # (pool, packed ok bits per member)
+        #: (pool, verdict class per problem, ok (classes, groups), {rule: (classes,) kernels rejected})
+        self.pools: list[tuple[_Pool, np.ndarray, np.ndarray, dict[str, np.ndarray]]] = []
         self.counts = np.zeros(n, dtype=np.int64)
-        self.rejected: dict[str, np.ndarray] = {}
         self.slow: dict[int, tuple[list[str], dict[str, int]]] = {}
+        self._listed: dict[tuple, tuple[str, ...]] = {}
         for variant in DIRECTIONS[direction]:
             pool = ws.pool(Combo(arch, variant, dtype, ndim))
             if not pool.size:
                 continue
             self.candidates += pool.size
-            ok, rejected = columns.decide_groups(pool.keys, pool.axes, pool.sizes, facts, direction,
-                                                 kind_of(variant), arch, dtype)
-            self.counts += ok.astype(np.int64) @ pool.sizes.astype(np.int64)
-            self.pools.append((pool, np.packbits(ok, axis=1)))
-            for name, c in rejected.items():
-                self.rejected[name] = self.rejected[name] + c if name in self.rejected else c
+            classes, ok, rejected = columns.decide_groups(pool.keys, pool.axes, pool.sizes, facts, direction,
+                                                          kind_of(variant), arch, dtype)
+            self.counts += (ok.astype(np.int64) @ pool.sizes.astype(np.int64))[classes]
+            self.pools.append((pool, classes, ok, rejected))
         for j in np.flatnonzero(~exact):  # sizes past exact column arithmetic: the per-pair evaluator
             found, rejected, _ = ws.decide(problem_at(int(j)), arch, dtype)
             self.slow[int(j)] = ([c.name() for _, c in found], rejected)
             self.counts[j] = len(found)
-        self._rule_names = sorted(self.rejected)
-        self._matrix = (np.stack([self.rejected[r] for r in self._rule_names], axis=1)
-                        if self._rule_names else np.zeros((n, 0), dtype=np.int64))
 
     def ranked(self, j: int) -> tuple[tuple[str, int], ...]:
         if j in self.slow:
-            items = self.slow[j][1].items()
+            items = self.slow[j][1]
         else:
-            row = self._matrix[j]
-            items = [(self._rule_names[k], int(row[k])) for k in np.flatnonzero(row)]
-        return tuple(sorted(items, key=lambda kv: (-kv[1], kv[0])))
+            items = {}
+            for _, classes, _, rejected in self.pools:
+                for name, count in rejected.items():
+                    items[name] = items.get(name, 0) + int(count[classes[j]])
+        return tuple(sorted(((k, v) for k, v in items.items() if v), key=lambda kv: (-kv[1], kv[0])))
 
     def kernels(self, j: int) -> tuple[str, ...]:
         if j in self.slow:
             return tuple(self.slow[j][0])
-        out: list[str] = []
-        for pool, bits in self.pools:
-            ok = np.unpackbits(bits[j], count=len(pool.keys)).view(bool)
-            out.extend(pool.names[ok[pool.group_of]])
-        return tuple(out)
+        key = tuple(int(classes[j]) for _, classes, _, _ in self.pools)
+        out = self._listed.get(key)
+        if out is None:
+            names: list[str] = []
+            for (pool, _, ok, _), c in zip(self.pools, key):
+                names.extend(pool.names[ok[c][pool.group_of]])
+            if len(self._listed) >= _LISTED:
+                self._listed.clear()
+            out = self._listed[key] = tuple(names)
+        return out

@@ -32,8 +32,9 @@ __all__ = ["DIRECTION_NAMES", "ProblemTable", "ndims", "problem_of", "read_table
 DIRECTION_NAMES: tuple[str, ...] = tuple(DIRECTIONS)
 DIRECTION = FIELDS.index("direction")
 INTS = tuple(i for i, f in enumerate(FIELDS) if f != "direction")
-#: Field values at or above this are checked one row at a time (the column checks' products stay in int64).
-_SMALL = 2 ** 31
+#: Field values at or above this are checked one row at a time, and decided by the per-pair evaluator
+#: (products of two fields then stay inside int64 in the column checks and the column engine).
+FIELD_LIMIT = 2 ** 31
 #: The longest direction cell the C reader keeps; a cell this long may have been cut, so the row reader decides.
 _DIRECTION_WIDTH = 16
 #: A run of 19 digits in a value below 10**18 starts with a zero (int64 refuses the larger ones itself).
@@ -53,6 +54,11 @@ class ProblemTable:
     values: np.ndarray
     label_columns: tuple[str, ...] = ()
     labels: Sequence[tuple] = ()
+    big: np.ndarray | None = None  # rows with a field past 2**31 (the column engine leaves them to the per-pair path)
+
+    def __post_init__(self):
+        if self.big is None:
+            self.big = (np.abs(self.values[:, INTS]) >= FIELD_LIMIT).any(axis=1)
 
     def __len__(self) -> int:
         return len(self.values)
@@ -87,10 +93,14 @@ def distinct_rows(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     if not len(values):
         return np.zeros(0, np.intp), np.zeros(0, np.intp)
     mult = np.random.default_rng(20).integers(1, 2 ** 62, size=values.shape[1], dtype=np.uint64) | np.uint64(1)
+    h = np.zeros(len(values), dtype=np.uint64)
     with np.errstate(over="ignore"):
-        h = (values.astype(np.uint64) * mult).sum(axis=1, dtype=np.uint64)
+        for k in range(values.shape[1]):  # a column at a time: no (rows x columns) temporaries
+            h += values[:, k].astype(np.uint64) * mult[k]
     _, first, inverse = np.unique(h, return_index=True, return_inverse=True)
-    if not np.array_equal(values[first[inverse]], values):
+    same = len(first) == len(values) or all(np.array_equal(values[first[inverse], k], values[:, k])
+                                            for k in range(values.shape[1]))
+    if not same:
         rows = np.ascontiguousarray(values).view(np.dtype((np.void, values.shape[1] * 8))).ravel()
         _, first, inverse = np.unique(rows, return_index=True, return_inverse=True)
     # first-seen order, as a dict of problems would give
@@ -145,45 +155,60 @@ def _plain_csv(path, text: str) -> ProblemTable | None:
         break
     if header is None or len(set(header)) != len(header) or not set(header) <= set(FIELDS):
         return None
-    body_start = _offset_of_line(text, reader.line_num)
+    header_line = reader.line_num
     dtype = [(h, f"U{_DIRECTION_WIDTH}" if h == "direction" else "i8") for h in header]
-    try:
-        cells = np.loadtxt(io.StringIO(text[body_start:]), delimiter=",", dtype=dtype, ndmin=1, comments=None)
-    except ValueError:
+    try:  # numpy reads the file itself, a block at a time (a StringIO of the text would hold it four times over)
+        with open(path, encoding="utf-8-sig", newline=None) as fh:
+            cells = np.loadtxt(fh, delimiter=",", dtype=dtype, ndmin=1, comments=None, skiprows=header_line)
+    except (ValueError, OSError):
         return None
     values = np.empty((len(cells), len(FIELDS)), dtype=np.int64)
     for f in FIELDS:
-        values[:, _COL[f]] = Problem.__dataclass_fields__[f].default if f != "direction" else 0
-    for h in header:
-        if h != "direction":
-            values[:, _COL[h]] = cells[h]
-    bad = np.zeros(len(values), dtype=bool)
+        if f not in header:
+            values[:, _COL[f]] = Problem.__dataclass_fields__[f].default if f != "direction" else 0
+        elif f != "direction":
+            values[:, _COL[f]] = cells[f]
     if "direction" in header:
-        names, index = np.unique(np.char.strip(cells["direction"]), return_inverse=True)
+        codes = _direction_codes(cells["direction"])
+        if codes is None:
+            return None
+        values[:, DIRECTION] = codes
+    del cells
+    bad, big = _invalid(values)
+    if bad.any():
+        _raise_first(Path(path), text[_offset_of_line(text, header_line):], header_line, header,
+                     int(np.argmax(bad)))
+        return None  # the row reader finds nothing wrong with it: let it read the file
+    return ProblemTable(values, big=big) if len(values) else None
+
+
+def _direction_codes(cells: np.ndarray) -> np.ndarray | None:
+    """Each direction cell's code (-1: unknown); None when a cell may have been cut to the reader's width."""
+    codes = np.full(len(cells), -1, dtype=np.int64)
+    codes[cells == ""] = 0  # an empty cell takes CK's default
+    for i, name in enumerate(DIRECTION_NAMES):
+        codes[cells == name] = i
+    rest = np.flatnonzero(codes < 0)
+    if len(rest):  # spaces around a name, or no name at all: as the row reader strips them
+        names, index = np.unique(np.char.strip(cells[rest]), return_inverse=True)
         if any(len(n) >= _DIRECTION_WIDTH for n in names.tolist()):
             return None
         known = {"": 0, **{d: i for i, d in enumerate(DIRECTION_NAMES)}}
-        codes = np.array([known.get(n, -1) for n in names.tolist()], dtype=np.int64)
-        values[:, DIRECTION] = codes[index.ravel()]
-        bad |= values[:, DIRECTION] < 0
-    bad |= _invalid(values)
-    if bad.any():
-        _raise_first(Path(path), text[body_start:], reader.line_num, header, int(np.argmax(bad)))
-        return None  # the row reader finds nothing wrong with it: let it read the file
-    return ProblemTable(values) if len(values) else None
+        codes[rest] = np.array([known.get(n, -1) for n in names.tolist()], dtype=np.int64)[index.ravel()]
+    return codes
 
 
-def _invalid(values: np.ndarray) -> np.ndarray:
-    """Rows ``Problem`` would refuse (a row with a value past ``_SMALL`` is checked by ``Problem`` itself)."""
+def _invalid(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(rows ``Problem`` would refuse, rows with a value past ``FIELD_LIMIT``: ``Problem`` itself checks those)."""
     col = {f: values[:, i] for f, i in _COL.items()}
-    bad = np.zeros(len(values), dtype=bool)
+    bad = values[:, DIRECTION] < 0
     big = np.zeros(len(values), dtype=bool)
     for i in _POSITIVE:
         bad |= values[:, i] < 1
     for i in _PADS:
         bad |= values[:, i] < 0
     for i in INTS:
-        big |= np.abs(values[:, i]) >= _SMALL
+        big |= np.abs(values[:, i]) >= FIELD_LIMIT
     safe = ~big & ~bad  # the arithmetic below is exact and divides by at least 1 on these rows
     one = np.int64(1)
     v = {f: np.where(safe, c, one) for f, c in col.items()}
@@ -199,7 +224,7 @@ def _invalid(values: np.ndarray) -> np.ndarray:
             problem_of(values[row])
         except ProblemError:
             bad[row] = True
-    return bad
+    return bad, big
 
 
 def _offset_of_line(text: str, line: int) -> int:

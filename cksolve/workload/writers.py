@@ -31,6 +31,8 @@ __all__ = ["TABLE_ROWS", "write_coverage"]
 TABLE_ROWS = 5000
 #: Rows of a ``CoverageStream`` turned into text at a time (bounds the Python objects alive at once).
 CHUNK = 1 << 16
+#: The same with kernel lists (each row can be tens of kilobytes).
+KERNEL_CHUNK = 256
 
 
 def write_coverage(records: Iterable[CoverageRecord], fmt: str, out: TextIO, with_kernels: bool = False,
@@ -92,50 +94,55 @@ def _write_columns(stream: CoverageStream, fmt: str, out: TextIO, with_kernels: 
     table, decisions, dtypes = stream.table, stream.decisions, stream.dtypes
     listed = with_kernels and stream.with_kernels  # a stream made without kernels lists none
     names = np.array(DIRECTION_NAMES, dtype=object)
-    keys = ["row", *FIELDS, "ndim", "dtype", "applicable", *table.label_columns] + (["kernels"] if with_kernels
-                                                                                    else [])
+    writer = csv.writer(out, lineterminator="\n")
     if fmt == "jsonl":
         head = "{" + ", ".join(json.dumps(k) + (': "%s"' if k == "direction" else ": %d")
                                for k in ("row", *FIELDS, "ndim")) + ", "
-        tails = {d: f'"dtype": {json.dumps(d)}, "applicable": ' for d in dtypes}
+        templates = {d: head + f'"dtype": {json.dumps(d).replace("%", "%%")}, "applicable": %d%s'
+                     for d in dtypes}
         label_keys = [", " + json.dumps(k) + ": " for k in table.label_columns]
     else:
-        writer = csv.writer(out, lineterminator="\n")
-        writer.writerow(keys)
+        writer.writerow(["row", *FIELDS, "ndim", "dtype", "applicable", *table.label_columns]
+                        + (["kernels"] if with_kernels else []))
     written = 0
+    chunk = CHUNK if not with_kernels else KERNEL_CHUNK
+    rendered: dict[tuple, tuple] = {}  # kernel list -> (jsonl text, csv text): problems of a class share one
     with Progress("writing records", len(table)) as bar:
-        for start in range(0, len(table), CHUNK):
-            block = table.values[start:start + CHUNK]
-            inverse = decisions.inverse[start:start + CHUNK]
+        for start in range(0, len(table), chunk):
+            block = table.values[start:start + chunk]
+            inverse = decisions.inverse[start:start + chunk]
+            rows = range(start, start + len(block))
             cols = [names[block[:, k]].tolist() if k == DIRECTION else block[:, k].tolist() for k in range(len(FIELDS))]
             ndim = decisions.ndim[inverse].tolist()
-            counts = {d: decisions.counts[d][inverse].tolist() for d in dtypes}
-            inv = inverse.tolist()
-            lines: list = []
-            for r, values in enumerate(zip(*cols)):
-                row = start + r
-                labels = table.labels[row] if table.label_columns else ()
-                for d in dtypes:
-                    kernels = sorted(decisions.kernels(inv[r], d)) if listed else []
-                    if fmt == "jsonl":
-                        line = head % ((row,) + values + (ndim[r],)) + tails[d] + str(counts[d][r])
-                        line += "".join(k + json.dumps(v) for k, v in zip(label_keys, labels))
-                        lines.append(line + (f', "kernels": {json.dumps(kernels)}' if with_kernels else "") + "}\n")
-                    else:
-                        lines.append([row, *values, ndim[r], d, counts[d][r], *labels]
-                                     + ([" ".join(kernels)] if with_kernels else []))
-                if with_kernels and len(lines) >= 256:  # kernel lists are long: write them as they come
-                    written += _flush(lines, fmt, out, writer if fmt == "csv" else None)
-            written += _flush(lines, fmt, out, writer if fmt == "csv" else None)
+            labels = table.labels[start:start + len(block)] if table.label_columns else [()] * len(block)
+            per_dtype = []
+            for d in dtypes:
+                counts = decisions.counts[d][inverse].tolist()
+                kernels = ([_rendered(rendered, decisions.kernels(i, d)) for i in inverse.tolist()] if listed
+                           else [("[]", "")] * len(block))
+                if fmt == "jsonl":
+                    tails = [("".join(k + json.dumps(v) for k, v in zip(label_keys, ls))
+                              + (f', "kernels": {ks[0]}' if with_kernels else "") + "}\n")
+                             for ls, ks in zip(labels, kernels)] if (labels[0] or with_kernels) else ["}\n"] * len(block)
+                    per_dtype.append(list(map(templates[d].__mod__, zip(rows, *cols, ndim, counts, tails))))
+                else:
+                    per_dtype.append([[r, *values, n, d, c, *ls] + ([ks[1]] if with_kernels else [])
+                                      for r, *values, n, c, ls, ks in zip(rows, *cols, ndim, counts, labels, kernels)])
+            lines = per_dtype[0] if len(dtypes) == 1 else [x for row in zip(*per_dtype) for x in row]
+            if fmt == "jsonl":
+                out.write("".join(lines))
+            else:
+                writer.writerows(lines)
+            written += len(lines)
             bar.advance(len(block))
     return written
 
 
-def _flush(lines: list, fmt: str, out: TextIO, writer) -> int:
-    n = len(lines)
-    if fmt == "jsonl":
-        out.write("".join(lines))
-    else:
-        writer.writerows(lines)
-    lines.clear()
-    return n
+def _rendered(cache: dict, kernels: tuple[str, ...]) -> tuple[str, str]:
+    text = cache.get(kernels)
+    if text is None:
+        ordered = sorted(kernels)
+        if len(cache) >= 1024:
+            cache.clear()
+        text = cache[kernels] = (json.dumps(ordered), " ".join(ordered))
+    return text
