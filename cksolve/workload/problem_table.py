@@ -55,6 +55,7 @@ class ProblemTable:
     label_columns: tuple[str, ...] = ()
     labels: Sequence[tuple] = ()
     big: np.ndarray | None = None  # rows with a field past 2**31 (the column engine leaves them to the per-pair path)
+    _distinct: tuple[np.ndarray, np.ndarray] | None = None
 
     def __post_init__(self):
         if self.big is None:
@@ -68,7 +69,9 @@ class ProblemTable:
 
     def distinct(self) -> tuple[np.ndarray, np.ndarray]:
         """(first row of each distinct problem, distinct index of every row): identical rows are one problem."""
-        return distinct_rows(self.values)
+        if self._distinct is None:
+            self._distinct = distinct_rows(self.values)
+        return self._distinct
 
 
 def problem_of(values: np.ndarray) -> Problem:
@@ -174,12 +177,15 @@ def _plain_csv(path, text: str) -> ProblemTable | None:
             return None
         values[:, DIRECTION] = codes
     del cells
-    bad, big = _invalid(values)
+    if not len(values):
+        return None
+    first, inverse = distinct_rows(values)  # checked once per distinct problem: its first row is the first bad
+    bad, big = _invalid(values[first])
     if bad.any():
         _raise_first(Path(path), text[_offset_of_line(text, header_line):], header_line, header,
-                     int(np.argmax(bad)))
+                     int(first[bad].min()))
         return None  # the row reader finds nothing wrong with it: let it read the file
-    return ProblemTable(values, big=big) if len(values) else None
+    return ProblemTable(values, big=big[inverse], _distinct=(first, inverse))
 
 
 def _direction_codes(cells: np.ndarray) -> np.ndarray | None:
@@ -211,7 +217,7 @@ def _invalid(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         big |= np.abs(values[:, i]) >= FIELD_LIMIT
     safe = ~big & ~bad  # the arithmetic below is exact and divides by at least 1 on these rows
     one = np.int64(1)
-    v = {f: np.where(safe, c, one) for f, c in col.items()}
+    v = col if safe.all() else {f: np.where(safe, c, one) for f, c in col.items()}
     wrong = (v["C"] % v["G"] != 0) | (v["K"] % v["G"] != 0)
     three = (v["Di"] > 1) | (v["Z"] > 1) | (v["pad_d"] > 0)
     for n, (i, f, st, p, dl) in enumerate(_DIMS):

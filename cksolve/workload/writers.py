@@ -96,10 +96,8 @@ def _write_columns(stream: CoverageStream, fmt: str, out: TextIO, with_kernels: 
     names = np.array(DIRECTION_NAMES, dtype=object)
     writer = csv.writer(out, lineterminator="\n")
     if fmt == "jsonl":
-        head = "{" + ", ".join(json.dumps(k) + (': "%s"' if k == "direction" else ": %d")
-                               for k in ("row", *FIELDS, "ndim")) + ", "
-        templates = {d: head + f'"dtype": {json.dumps(d).replace("%", "%%")}, "applicable": %d%s'
-                     for d in dtypes}
+        body = ", ".join(json.dumps(k) + (': "%s"' if k == "direction" else ": %d") for k in (*FIELDS, "ndim"))
+        templates = {d: body + f', "dtype": {json.dumps(d).replace("%", "%%")}, "applicable": %d' for d in dtypes}
         label_keys = [", " + json.dumps(k) + ": " for k in table.label_columns]
     else:
         writer.writerow(["row", *FIELDS, "ndim", "dtype", "applicable", *table.label_columns]
@@ -112,22 +110,33 @@ def _write_columns(stream: CoverageStream, fmt: str, out: TextIO, with_kernels: 
             block = table.values[start:start + chunk]
             inverse = decisions.inverse[start:start + chunk]
             rows = range(start, start + len(block))
-            cols = [names[block[:, k]].tolist() if k == DIRECTION else block[:, k].tolist() for k in range(len(FIELDS))]
-            ndim = decisions.ndim[inverse].tolist()
+            # a block's distinct problems are rendered once each (a workload of copies renders few)
+            shown, one, at = np.unique(inverse, return_index=True, return_inverse=True)
+            at = at.ravel()
+            if len(shown) * 2 > len(block):
+                shown, at = None, np.arange(len(block))
+            some = block if shown is None else block[one]
+            cols = [names[some[:, k]].tolist() if k == DIRECTION else some[:, k].tolist() for k in range(len(FIELDS))]
+            some_inverse = inverse if shown is None else shown
+            ndim = decisions.ndim[some_inverse].tolist()
             labels = table.labels[start:start + len(block)] if table.label_columns else [()] * len(block)
+            at_list = at.tolist()
             per_dtype = []
             for d in dtypes:
-                counts = decisions.counts[d][inverse].tolist()
+                counts = decisions.counts[d][some_inverse].tolist()
                 kernels = ([_rendered(rendered, decisions.kernels(i, d)) for i in inverse.tolist()] if listed
                            else [("[]", "")] * len(block))
                 if fmt == "jsonl":
+                    bodies = list(map(templates[d].__mod__, zip(*cols, ndim, counts)))
                     tails = [("".join(k + json.dumps(v) for k, v in zip(label_keys, ls))
                               + (f', "kernels": {ks[0]}' if with_kernels else "") + "}\n")
                              for ls, ks in zip(labels, kernels)] if (labels[0] or with_kernels) else ["}\n"] * len(block)
-                    per_dtype.append(list(map(templates[d].__mod__, zip(rows, *cols, ndim, counts, tails))))
+                    per_dtype.append(list(map('{"row": %d, %s%s'.__mod__,
+                                              zip(rows, map(bodies.__getitem__, at_list), tails))))
                 else:
-                    per_dtype.append([[r, *values, n, d, c, *ls] + ([ks[1]] if with_kernels else [])
-                                      for r, *values, n, c, ls, ks in zip(rows, *cols, ndim, counts, labels, kernels)])
+                    fields = list(zip(*cols))
+                    per_dtype.append([[r, *fields[a], ndim[a], d, counts[a], *ls] + ([ks[1]] if with_kernels else [])
+                                      for r, a, ls, ks in zip(rows, at_list, labels, kernels)])
             lines = per_dtype[0] if len(dtypes) == 1 else [x for row in zip(*per_dtype) for x in row]
             if fmt == "jsonl":
                 out.write("".join(lines))
