@@ -15,6 +15,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
@@ -161,7 +162,8 @@ def _plain_csv(path, text: str) -> ProblemTable | None:
     header_line = reader.line_num
     dtype = [(h, f"U{_DIRECTION_WIDTH}" if h == "direction" else "i8") for h in header]
     try:  # numpy reads the file itself, a block at a time (a StringIO of the text would hold it four times over)
-        with open(path, encoding="utf-8-sig", newline=None) as fh:
+        with open(path, encoding="utf-8-sig", newline=None) as fh, warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # "no data": the row reader says so in its words
             cells = np.loadtxt(fh, delimiter=",", dtype=dtype, ndmin=1, comments=None, skiprows=header_line)
     except (ValueError, OSError):
         return None
