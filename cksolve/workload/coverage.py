@@ -35,8 +35,8 @@ _LISTED = 1024
 class _Pool:
     """The kernels of one (rule set, combination), grouped by the axes the rules read."""
 
-    def __init__(self, configs: Sequence, axes: tuple[str, ...]):
-        self.axes = axes
+    def __init__(self, configs: Sequence, axes: tuple[str, ...], combo: Combo | None = None):
+        self.axes, self.combo = axes, combo
         groups: dict[tuple, list[str]] = {}
         key = attrgetter(*axes) if len(axes) > 1 else (lambda c, g=attrgetter(axes[0]): (g(c),))
         index: dict[tuple, int] = {}
@@ -89,7 +89,7 @@ class Workspace:
         if pool is None:
             direction = next(d for d, vs in DIRECTIONS.items() if combo.variant in vs)
             configs = bounded_configs(self.rule_set, combo)
-            pool = self._pools[combo] = _Pool(configs, rule_axes(direction, kind_of(combo.variant)))
+            pool = self._pools[combo] = _Pool(configs, rule_axes(direction, kind_of(combo.variant)), combo)
         return pool
 
     def decide(self, problem: Problem, arch: str, dtype: str) -> tuple[list[tuple[Combo, object]], dict[str, int], int]:
@@ -219,7 +219,7 @@ class Decisions:
                  dtypes: Sequence[str]):
         """``matrix``: the distinct problems (``columns.matrix_of``); ``problem_at(i)``: distinct problem ``i``
         as a ``Problem`` (for the per-pair path)."""
-        self.inverse, self.ndim = inverse, ndim
+        self.inverse, self.ndim, self.problem_at = inverse, ndim, problem_at
         self.ws, self.arch = ws, arch
         key = directions * 4 + ndim
         _, first = np.unique(key, return_index=True)
@@ -271,6 +271,10 @@ class Decisions:
         """The applicable kernels of distinct problem ``i`` in ``dtype`` (pool order, per variant)."""
         return self.parts[self.class_of[i]][dtype].kernels(int(self.position[i]))
 
+    def found(self, i: int, dtype: str) -> tuple:
+        """``Workspace.decide``'s (combo, config) pairs for distinct problem ``i`` in ``dtype``."""
+        return self.parts[self.class_of[i]][dtype].found(int(self.position[i]))
+
 
 class _ClassAnswer:
     """Verdicts of one (direction, ndim, dtype) class of distinct problems over every variant's pool.
@@ -286,8 +290,9 @@ class _ClassAnswer:
         #: (pool, verdict class per problem, ok (classes, groups), {rule: (classes,) kernels rejected})
         self.pools: list[tuple[_Pool, np.ndarray, np.ndarray, dict[str, np.ndarray]]] = []
         self.counts = np.zeros(n, dtype=np.int64)
-        self.slow: dict[int, tuple[list[str], dict[str, int]]] = {}
+        self.slow: dict[int, tuple[list[str], dict[str, int], list]] = {}
         self._listed: dict[tuple, tuple[str, ...]] = {}
+        self._found: dict[tuple, tuple] = {}
         for variant in DIRECTIONS[direction]:
             pool = ws.pool(Combo(arch, variant, dtype, ndim))
             if not pool.size:
@@ -299,7 +304,7 @@ class _ClassAnswer:
             self.pools.append((pool, classes, ok, rejected))
         for j in np.flatnonzero(~exact):  # sizes past exact column arithmetic: the per-pair evaluator
             found, rejected, _ = ws.decide(problem_at(int(j)), arch, dtype)
-            self.slow[int(j)] = ([c.name() for _, c in found], rejected)
+            self.slow[int(j)] = ([c.name() for _, c in found], rejected, found)
             self.counts[j] = len(found)
 
     def ranked(self, j: int) -> tuple[tuple[str, int], ...]:
@@ -324,4 +329,19 @@ class _ClassAnswer:
             if len(self._listed) >= _LISTED:
                 self._listed.clear()
             out = self._listed[key] = tuple(names)
+        return out
+
+    def found(self, j: int) -> tuple:
+        """``Workspace.decide``'s (combo, config) pairs for member ``j`` (one tuple per verdict class)."""
+        if j in self.slow:
+            return tuple(self.slow[j][2])
+        key = tuple(int(classes[j]) for _, classes, _, _ in self.pools)
+        out = self._found.get(key)
+        if out is None:
+            pairs: list = []
+            for (pool, _, ok, _), c in zip(self.pools, key):
+                pairs.extend((pool.combo, pool.order[k][0]) for k in np.flatnonzero(ok[c][pool.group_of]))
+            if len(self._found) >= _LISTED:
+                self._found.clear()
+            out = self._found[key] = tuple(pairs)
         return out

@@ -24,10 +24,10 @@ import numpy as np
 
 from ..errors import CksolveError
 from ..space.textfile import read_text
-from .problem import (DIRECTIONS, FIELDS, Problem, ProblemError, _from_mapping, csv_header, read_workload,
-                      skipped)
+from .problem import (DIRECTIONS, FIELDS, Problem, ProblemError, _from_mapping, csv_header, read_problems,
+                      read_workload, skipped)
 
-__all__ = ["DIRECTION_NAMES", "ProblemTable", "ndims", "problem_of", "read_table", "rows_of", "table_of"]
+__all__ = ["DIRECTION_NAMES", "ProblemTable", "ndims", "problem_of", "read_problem_list", "read_table", "rows_of", "table_of"]
 
 #: Direction names in code order: the direction column holds the index of the name.
 DIRECTION_NAMES: tuple[str, ...] = tuple(DIRECTIONS)
@@ -142,6 +142,20 @@ def read_table(path: str | Path) -> ProblemTable:
         problems, label_columns, labels = read_workload(path)
         table = table_of(problems, label_columns, labels)
     return table
+
+
+def read_problem_list(path: str | Path) -> list[Problem]:
+    """``read_problems``' answer through the column reader: one ``Problem`` per distinct row, shared by its
+    copies. A file with label columns is ``read_problems``' to refuse."""
+    try:
+        table = read_table(path)
+    except ProblemError:
+        table = None  # a header error may name another column (labels are judged apart): read_problems' own
+    if table is None or table.label_columns:
+        return read_problems(path)
+    first, inverse = table.distinct()
+    distinct = [table.problem(int(f)) for f in first]
+    return [distinct[k] for k in inverse.tolist()]
 
 
 def _plain_csv(path, text: str) -> ProblemTable | None:
