@@ -20,7 +20,8 @@ from cksolve.workload.problem import FIELDS, ProblemError, read_workload
 from cksolve.workload.problem_table import read_table
 
 ROOT = Path(__file__).resolve().parents[1]
-HEADER = "N,G,C,K,Di,Hi,Wi,Z,Y,X,stride_d,stride_h,stride_w,pad_d,pad_h,pad_w,dilation_d,dilation_h,dilation_w,direction"
+HEADER = ("N,G,C,K,Di,Hi,Wi,Z,Y,X,stride_d,stride_h,stride_w,pad_d,pad_h,pad_w,dilation_d,dilation_h,dilation_w,"
+          "direction")
 GOOD = "4,1,64,128,1,32,32,1,3,3,1,1,1,0,1,1,1,1,1,forward"
 
 
@@ -53,6 +54,8 @@ BAD = {
     "an underscore": _row(Wi="1_000"),
     "19 digits with zeros": _row(N="0000000000000000004"),
     "20 digits": _row(K="99999999999999999999"),
+    "19 digits": _row(C="1000000000000000000"),
+    "19 digits, negative": _row(pad_w="-1000000000000000000"),
     "zero N": _row(N=0),
     "negative pad": _row(pad_h=-1),
     "C not divisible by G": _row(G=3),

@@ -28,6 +28,8 @@ from .rules import applicability_constraints, rule_axes
 __all__ = ["CoverageRecord", "CoverageStream", "Workspace", "applicable", "coverage", "iter_coverage"]
 
 
+#: Problems a coverage stream keeps made for the copies of their rows.
+_MADE = 100_000
 #: Kernel lists a class answer keeps for reuse (problems of one verdict class share theirs).
 _LISTED = 1024
 
@@ -199,8 +201,19 @@ class CoverageStream:
         self.decisions = Decisions.of_table(workspace or Workspace(rule_set), table, arch, dtypes)
 
     def __iter__(self) -> Iterator[CoverageRecord]:
-        t = self.table
-        return _records(self.decisions, t.problem, len(t), self.dtypes, self.with_kernels, self.with_rejected,
+        t, inverse = self.table, self.decisions.inverse
+        made: dict[int, Problem] = {}  # copies of a row share its Problem (up to _MADE of them are kept)
+
+        def problem_at(row: int) -> Problem:
+            i = int(inverse[row])
+            p = made.get(i)
+            if p is None:
+                p = t.problem(row)
+                if len(made) < _MADE:
+                    made[i] = p
+            return p
+
+        return _records(self.decisions, problem_at, len(t), self.dtypes, self.with_kernels, self.with_rejected,
                         (t.label_columns, t.labels))
 
 

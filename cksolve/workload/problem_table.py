@@ -24,10 +24,11 @@ import numpy as np
 
 from ..errors import CksolveError
 from ..space.textfile import read_text
-from .problem import (DIRECTIONS, FIELDS, Problem, ProblemError, _from_mapping, csv_header, read_problems,
-                      read_workload, skipped)
+from .problem import (DIRECTIONS, FIELDS, MAX_DIGITS, Problem, ProblemError, _from_mapping, csv_header,
+                      read_problems, read_workload, skipped)
 
-__all__ = ["DIRECTION_NAMES", "ProblemTable", "ndims", "problem_of", "read_problem_list", "read_table", "rows_of", "table_of"]
+__all__ = ["DIRECTION_NAMES", "ProblemTable", "ndims", "problem_of", "read_problem_list", "read_table", "rows_of",
+           "table_of"]
 
 #: Direction names in code order: the direction column holds the index of the name.
 DIRECTION_NAMES: tuple[str, ...] = tuple(DIRECTIONS)
@@ -38,8 +39,11 @@ INTS = tuple(i for i, f in enumerate(FIELDS) if f != "direction")
 FIELD_LIMIT = 2 ** 31
 #: The longest direction cell the C reader keeps; a cell this long may have been cut, so the row reader decides.
 _DIRECTION_WIDTH = 16
-#: A run of 19 digits in a value below 10**18 starts with a zero (int64 refuses the larger ones itself).
+#: Records copied from the reader's array to the table at a time (they stay in cache).
+_BLOCK = 16384
+#: A value of more than 18 digits is at least 10**18 (``_invalid`` finds it) or starts with a zero (this does).
 _DIGITS_19 = re.compile(r"0[0-9]{18}")
+_MAX_DIGITS_VALUE = 10 ** MAX_DIGITS
 _COL = {f: i for i, f in enumerate(FIELDS)}
 _POSITIVE = [_COL[f] for f in ("N", "G", "C", "K", "Di", "Hi", "Wi", "Z", "Y", "X", "stride_d", "stride_h",
                                "stride_w", "dilation_d", "dilation_h", "dilation_w", "split_k")]
@@ -185,8 +189,11 @@ def _plain_csv(path, text: str) -> ProblemTable | None:
     for f in FIELDS:
         if f not in header:
             values[:, _COL[f]] = Problem.__dataclass_fields__[f].default if f != "direction" else 0
-        elif f != "direction":
-            values[:, _COL[f]] = cells[f]
+    for start in range(0, len(cells), _BLOCK):  # a block of records at a time: a column of all would stride
+        block, into = cells[start:start + _BLOCK], values[start:start + _BLOCK]
+        for f in header:
+            if f != "direction":
+                into[:, _COL[f]] = block[f]
     if "direction" in header:
         codes = _direction_codes(cells["direction"])
         if codes is None:
@@ -231,6 +238,7 @@ def _invalid(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         bad |= values[:, i] < 0
     for i in INTS:
         big |= np.abs(values[:, i]) >= FIELD_LIMIT
+        bad |= (values[:, i] >= _MAX_DIGITS_VALUE) | (values[:, i] <= -_MAX_DIGITS_VALUE)
     safe = ~big & ~bad  # the arithmetic below is exact and divides by at least 1 on these rows
     one = np.int64(1)
     v = col if safe.all() else {f: np.where(safe, c, one) for f, c in col.items()}

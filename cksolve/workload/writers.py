@@ -128,9 +128,10 @@ def _write_columns(stream: CoverageStream, fmt: str, out: TextIO, with_kernels: 
                            else [("[]", "")] * len(block))
                 if fmt == "jsonl":
                     bodies = list(map(templates[d].__mod__, zip(*cols, ndim, counts)))
-                    tails = [("".join(k + json.dumps(v) for k, v in zip(label_keys, ls))
-                              + (f', "kernels": {ks[0]}' if with_kernels else "") + "}\n")
-                             for ls, ks in zip(labels, kernels)] if (labels[0] or with_kernels) else ["}\n"] * len(block)
+                    tails = (["}\n"] * len(block) if not (labels[0] or with_kernels) else
+                             [("".join(k + json.dumps(v) for k, v in zip(label_keys, ls))
+                               + (f', "kernels": {ks[0]}' if with_kernels else "") + "}\n")
+                              for ls, ks in zip(labels, kernels)])
                     per_dtype.append(list(map('{"row": %d, %s%s'.__mod__,
                                               zip(rows, map(bodies.__getitem__, at_list), tails))))
                 else:
