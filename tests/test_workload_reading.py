@@ -32,12 +32,12 @@ def _row(**changes) -> str:
 
 
 def _outcome(reader, path: Path):
-    """The problems a reader gives, or its error line."""
+    """The problems a reader gives (with label columns and labels), or its error line."""
     try:
         if reader is read_table:
             t = read_table(path)
-            return [t.problem(i) for i in range(len(t))]
-        return read_workload(path)[0]
+            return [t.problem(i) for i in range(len(t))], t.label_columns, [t.labels[i] for i in range(len(t.labels))]
+        return read_workload(path)
     except ProblemError as exc:
         return f"error: {exc}"
 
@@ -74,6 +74,10 @@ def test_each_bad_row_gives_the_row_readers_line(tmp_path, kind):
     path.write_text("\n".join([HEADER, GOOD, GOOD, _row(N=8), BAD[kind], _row(N=2)]) + "\n")
     got = _same(path)
     assert isinstance(got, str) and "w.csv:5: " in got, got
+    path.write_text("\n".join(["model," + HEADER, *(f"net{i}," + r for i, r in enumerate([GOOD, GOOD, _row(N=8),
+                                                                                          BAD[kind]]))]) + "\n")
+    got = _same(path)
+    assert isinstance(got, str) and "w.csv:5: " in got, got
 
 
 GOOD_VARIANTS = {
@@ -89,7 +93,7 @@ GOOD_VARIANTS = {
 def test_unusual_good_rows_read_alike(tmp_path, kind):
     path = tmp_path / "w.csv"
     path.write_text("\n".join([HEADER, GOOD, GOOD_VARIANTS[kind], GOOD]) + "\n")
-    assert len(_same(path)) == 3
+    assert len(_same(path)[0]) == 3
 
 
 def test_the_first_bad_row_wins_whatever_its_kind(tmp_path):
@@ -110,6 +114,10 @@ def test_layout_variants(tmp_path):
         "partial header": "N,C,K,Hi,Wi\n1,64,64,28,28\n2,64,64,1,28\n",
         "no rows": f"{HEADER}\n",
         "quoted": f'{HEADER}\n{GOOD}\n"8",1,64,128,1,32,32,1,3,3,1,1,1,0,1,1,1,1,1,forward\n',
+        "labels": f"model,{HEADER},layer\nresnet,{GOOD}, conv 1 \n,{_row(N=8)},\nvit,{GOOD},x#2\n",
+        "a label row like a comment": f"model,{HEADER}\nresnet,{GOOD}\n  #vit,{_row(N=8)}\nbert,{GOOD}\n",
+        "a label named like a record key": f"dtype,{HEADER}\nhalf,{GOOD}\n",
+        "a long label": f"model,{HEADER}\n{'m' * 300},{GOOD}\n",
     }
     for name, text in cases.items():
         path = tmp_path / f"{name}.csv"

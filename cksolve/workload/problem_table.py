@@ -24,8 +24,8 @@ import numpy as np
 
 from ..errors import CksolveError
 from ..space.textfile import read_text
-from .problem import (DIRECTIONS, FIELDS, MAX_DIGITS, Problem, ProblemError, _from_mapping, csv_header,
-                      read_problems, read_workload, skipped)
+from .problem import (DIRECTIONS, FIELDS, MAX_DIGITS, RECORD_KEYS, Problem, ProblemError, _from_mapping,
+                      csv_header, read_problems, read_workload, skipped)
 
 __all__ = ["DIRECTION_NAMES", "ProblemTable", "ndims", "problem_of", "read_problem_list", "read_table", "rows_of",
            "table_of"]
@@ -44,6 +44,8 @@ _BLOCK = 16384
 #: A value of more than 18 digits is at least 10**18 (``_invalid`` finds it) or starts with a zero (this does).
 _DIGITS_19 = re.compile(r"0[0-9]{18}")
 _MAX_DIGITS_VALUE = 10 ** MAX_DIGITS
+#: A row the row reader skips as a comment (its first cell starts with '#'), which the C reader would read.
+_COMMENT = re.compile(r"(?:^|\n)[ \t]*#")
 _COL = {f: i for i, f in enumerate(FIELDS)}
 _POSITIVE = [_COL[f] for f in ("N", "G", "C", "K", "Di", "Hi", "Wi", "Z", "Y", "X", "stride_d", "stride_h",
                                "stride_w", "dilation_d", "dilation_h", "dilation_w", "split_k")]
@@ -163,9 +165,11 @@ def read_problem_list(path: str | Path) -> list[Problem]:
 
 
 def _plain_csv(path, text: str) -> ProblemTable | None:
-    """The table of a CSV with CK's fields only, ASCII and unquoted; None when the row reader must decide."""
-    if '"' in text or not text.isascii() or text.count("\r") != text.count("\r\n") or _DIGITS_19.search(text):
-        return None
+    """The table of a CSV with CK's fields (and label columns), ASCII and unquoted; None when the row reader
+    must decide."""
+    if ('"' in text or "\x00" in text or not text.isascii() or text.count("\r") != text.count("\r\n")
+            or _DIGITS_19.search(text) or ("#" in text and _COMMENT.search(text))):
+        return None  # quotes, NUL, non-ASCII, a lone CR, 19 digits, a comment row: the row reader's cases
     reader = csv.reader(io.StringIO(text))
     header = None
     for row in reader:
@@ -175,10 +179,11 @@ def _plain_csv(path, text: str) -> ProblemTable | None:
             return None  # JSONL
         header = csv_header(path, reader.line_num, row, FIELDS, labels=True)
         break
-    if header is None or len(set(header)) != len(header) or not set(header) <= set(FIELDS):
-        return None
+    if header is None or len(set(header)) != len(header) or set(header) & set(RECORD_KEYS):
+        return None  # a label named like a record key: the row reader's error
     header_line = reader.line_num
-    dtype = [(h, f"U{_DIRECTION_WIDTH}" if h == "direction" else "i8") for h in header]
+    label_columns = tuple(h for h in header if h not in FIELDS)
+    dtype = [(h, f"U{_DIRECTION_WIDTH}" if h == "direction" else "i8" if h in FIELDS else "O") for h in header]
     try:  # numpy reads the file itself, a block at a time (a StringIO of the text would hold it four times over)
         with open(path, encoding="utf-8-sig", newline=None) as fh, warnings.catch_warnings():
             warnings.simplefilter("ignore")  # "no data": the row reader says so in its words
@@ -192,13 +197,14 @@ def _plain_csv(path, text: str) -> ProblemTable | None:
     for start in range(0, len(cells), _BLOCK):  # a block of records at a time: a column of all would stride
         block, into = cells[start:start + _BLOCK], values[start:start + _BLOCK]
         for f in header:
-            if f != "direction":
+            if f != "direction" and f in FIELDS:
                 into[:, _COL[f]] = block[f]
     if "direction" in header:
         codes = _direction_codes(cells["direction"])
         if codes is None:
             return None
         values[:, DIRECTION] = codes
+    labels = LabelRows([_shared(cells[c].tolist()) for c in label_columns]) if label_columns else ()
     del cells
     if not len(values):
         return None
@@ -208,7 +214,28 @@ def _plain_csv(path, text: str) -> ProblemTable | None:
         _raise_first(Path(path), text[_offset_of_line(text, header_line):], header_line, header,
                      int(first[bad].min()))
         return None  # the row reader finds nothing wrong with it: let it read the file
-    return ProblemTable(values, big=big[inverse], _distinct=(first, inverse))
+    return ProblemTable(values, label_columns, labels, big=big[inverse], _distinct=(first, inverse))
+
+
+class LabelRows:
+    """Label columns' text by row (``labels[row]``: a tuple, ``labels[a:b]``: a list of them), kept as columns."""
+
+    def __init__(self, columns: list[list[str]]):
+        self.columns = columns
+
+    def __len__(self) -> int:
+        return len(self.columns[0])
+
+    def __getitem__(self, at):
+        if isinstance(at, slice):
+            return list(zip(*(c[at] for c in self.columns)))
+        return tuple(c[at] for c in self.columns)
+
+
+def _shared(cells: list[str]) -> list[str]:
+    """The cells with one string object per distinct text (a label column repeats a few names)."""
+    one: dict[str, str] = {}
+    return [one.setdefault(c, c) for c in cells]
 
 
 def _direction_codes(cells: np.ndarray) -> np.ndarray | None:
@@ -277,7 +304,7 @@ def _raise_first(path, body: str, header_line: int, header: list[str], index: in
         if seen == index:
             row = line.rstrip("\r").split(",")
             try:
-                _from_mapping(dict(zip(header, row)))
+                _from_mapping({k: v for k, v in zip(header, row) if k in FIELDS})
             except ProblemError as exc:
                 raise ProblemError(f"{path}:{header_line + 1 + n}: {exc}") from None
             return
