@@ -39,8 +39,6 @@ INTS = tuple(i for i, f in enumerate(FIELDS) if f != "direction")
 FIELD_LIMIT = 2 ** 31
 #: The longest direction cell the C reader keeps; a cell this long may have been cut, so the row reader decides.
 _DIRECTION_WIDTH = 16
-#: Records copied from the reader's array to the table at a time (they stay in cache).
-_BLOCK = 16384
 #: A value of more than 18 digits is at least 10**18 (``_invalid`` finds it) or starts with a zero (this does).
 _DIGITS_19 = re.compile(r"0[0-9]{18}")
 _MAX_DIGITS_VALUE = 10 ** MAX_DIGITS
@@ -194,11 +192,9 @@ def _plain_csv(path, text: str) -> ProblemTable | None:
     for f in FIELDS:
         if f not in header:
             values[:, _COL[f]] = Problem.__dataclass_fields__[f].default if f != "direction" else 0
-    for start in range(0, len(cells), _BLOCK):  # a block of records at a time: a column of all would stride
-        block, into = cells[start:start + _BLOCK], values[start:start + _BLOCK]
-        for f in header:
-            if f != "direction" and f in FIELDS:
-                into[:, _COL[f]] = block[f]
+    for f in header:
+        if f != "direction" and f in FIELDS:
+            values[:, _COL[f]] = cells[f]
     if "direction" in header:
         codes = _direction_codes(cells["direction"])
         if codes is None:
