@@ -76,6 +76,8 @@ def write_parquet(columns: Sequence[str], rows: Iterable[tuple], path: str) -> i
     floats float64, text string; a column holding both ints and floats is float64.
     """
     pa, pq = _pyarrow()
+    if hasattr(rows, "column_batches"):
+        return _write_column_batches(pa, pq, columns, rows, path)
     writer = None
     schema = None
     n = 0
@@ -107,6 +109,40 @@ def write_parquet(columns: Sequence[str], rows: Iterable[tuple], path: str) -> i
         if writer is not None:
             writer.close()
     return n
+
+
+def _write_column_batches(pa, pq, columns: Sequence[str], rows, path: str) -> int:
+    """``write_parquet`` of rows given as column blocks (``pairs.PairRows``): per column, its distinct values
+    converted once and taken by index, in the same row groups, types and values as the rows would give."""
+    writer = None
+    n = 0
+    try:
+        for batch in rows.column_batches(PARQUET_ROWS):
+            if writer is None:
+                schema = pa.schema([(name, pa.int64() if values is None else _type(pa, values))
+                                    for name, (values, _) in zip(columns, batch)])
+                writer = pq.ParquetWriter(path, schema)
+            arrays = [_taken(pa, values, index, f.type) for (values, index), f in zip(batch, schema)]
+            writer.write_table(pa.Table.from_arrays(arrays, schema=schema))
+            n += len(batch[0][1])
+        if writer is None:  # no rows: as write_parquet, string columns that name them
+            writer = pq.ParquetWriter(path, pa.schema([(name, pa.string()) for name in columns]))
+    finally:
+        if writer is not None:
+            writer.close()
+    return n
+
+
+def _taken(pa, values, index, kind):
+    """The column ``values[index]`` as ``kind``: numbers through numpy (as pyarrow converts them), text by take."""
+    import numpy as np
+
+    if values is None:
+        return pa.array(index, type=kind)
+    numeric = {pa.int64(): np.int64, pa.float64(): np.float64, pa.bool_(): np.bool_}.get(kind)
+    if numeric is None:
+        return pa.array(values, type=kind).take(pa.array(index))
+    return pa.array(np.asarray(values, dtype=numeric)[index], type=kind)
 
 
 def _type(pa, values):

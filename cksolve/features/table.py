@@ -21,6 +21,7 @@ from ..workload import Problem, Workspace
 from .ckname import dispatcher_name, read_name
 from .engine import (SEMANTICS, hardware_block, interactions, kernel_block, kernel_shape, problem_block,
                      problem_gemm)
+from .pairs import PairRows
 from .spec import FEATURE_NAMES, KERNEL_NAMES
 
 __all__ = ["FeatureTable", "features", "iter_features", "PAIR_COLUMNS", "KERNEL_COLUMNS"]
@@ -124,7 +125,8 @@ def iter_features(rule_set: RuleSet, combo: Combo | Iterable[Combo], problems: S
     kernels = _Kernels(semantics)
     for arch in dict.fromkeys(c.arch for c in combos):
         hardware_block(arch)  # fails before the first row on an arch without a CK profile
-    rows = _pair_rows(combos, problems, kernels, workspace or Workspace(rule_set))
+    ws = workspace or Workspace(rule_set)
+    rows = PairRows(_pair_rows(combos, problems, kernels, ws), combos, problems, kernels, ws)
     return PAIR_COLUMNS, rows, lambda: tuple(sorted(kernels.unread))
 
 

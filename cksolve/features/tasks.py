@@ -23,20 +23,23 @@ FEATURE_SEMANTICS: tuple[str, ...] = tuple(SEMANTICS)
 
 def feature_table(rule_set: RuleSet, selection: Selection, problems: Path | None, semantics: str) -> FeatureTable:
     """CK's ML-selector rows, per kernel or, with a problem file, per (problem, applicable kernel) pair."""
-    from ..workload import read_problems
-
     check_format(semantics, FEATURE_SEMANTICS, "semantics")
-    return features(rule_set, selection.combos(), read_problems(problems) if problems is not None else None, semantics)
+    return features(rule_set, selection.combos(), _problems(problems), semantics)
 
 
 def feature_stream(rule_set: RuleSet, selection: Selection, problems: Path | None, semantics: str):
     """``feature_table``'s rows one at a time: (columns, rows, unread) -- ``unread()`` once the rows are done."""
-    from ..workload import read_problems
     from .table import iter_features
 
     check_format(semantics, FEATURE_SEMANTICS, "semantics")
-    return iter_features(rule_set, selection.combos(), read_problems(problems) if problems is not None else None,
-                         semantics)
+    return iter_features(rule_set, selection.combos(), _problems(problems), semantics)
+
+
+def _problems(path: Path | None):
+    """The workload's problems, read by columns (``read_problems``' answer and errors), or None."""
+    from ..workload.problem_table import read_problem_list
+
+    return read_problem_list(path) if path is not None else None
 
 
 def write_features(columns, rows, fmt: str, out=None, path: str | None = None) -> int:

@@ -24,15 +24,14 @@ from typing import Sequence
 import numpy as np
 
 from . import checks
-from .problem import DIRECTIONS, Problem
+from .problem import DIRECTIONS, FIELDS, Problem
+from .problem_table import FIELD_LIMIT, distinct_rows, rows_of
 from .rules import rules_for
 
-__all__ = ["COLUMN_CHECKS", "Facts", "facts_of", "decide_groups"]
+__all__ = ["COLUMN_CHECKS", "Facts", "facts_of", "facts_of_matrix", "matrix_of", "decide_groups"]
 
 #: Above this a derived size might not be exact in float64 (the per-pair tests divide in float).
 EXACT_LIMIT = 2 ** 53
-#: Fields at or above this go to the per-pair path (products of two fields then stay inside int64).
-FIELD_LIMIT = 2 ** 31
 
 
 @dataclass
@@ -68,15 +67,32 @@ def facts_of(problems: Sequence[Problem], direction: str, ndim: int) -> tuple[Fa
     All problems must have ``direction`` and ``ndim``; the derivations are
     ``problem._facts``'s, over columns.
     """
+    matrix, big = matrix_of(problems)
+    return facts_of_matrix(matrix, big, direction, ndim)
+
+
+def matrix_of(problems: Sequence[Problem]) -> tuple[np.ndarray, np.ndarray]:
+    """(problems as a (P, FIELDS) int64 matrix, direction as its code; rows with a field past ``FIELD_LIMIT``).
+
+    Fields are at most 18 digits when read from a file, but a library caller may
+    pass any int: such a row is all ones in the matrix but its direction and goes to the per-pair path.
+    """
+    raw = rows_of(problems)
+    big = np.array([max(map(abs, row)) >= FIELD_LIMIT for row in raw], dtype=bool)
+    at = FIELDS.index("direction")
+    matrix = np.array([[1] * at + [row[at]] + [1] * (len(FIELDS) - at - 1) if b else row
+                       for b, row in zip(big.tolist(), raw)], dtype=np.int64)
+    return matrix.reshape(len(raw), len(FIELDS)), big
+
+
+_COLUMN = {f: i for i, f in enumerate(FIELDS)}
+
+
+def facts_of_matrix(matrix: np.ndarray, big: np.ndarray, direction: str, ndim: int) -> tuple[Facts, np.ndarray]:
+    """``facts_of`` for problems given as ``matrix_of``'s matrix (rows in ``big`` are not decided exactly)."""
     dims = _SPATIAL[ndim]
-    names = ["N", "G", "C", "K", "split_k"] + [f"{_INPUT[d]}" for d in dims] + [f"{_FILTER[d]}" for d in dims] \
-        + [f"{k}_{d}" for k in ("stride", "pad", "dilation") for d in dims]
-    raw = np.array([[getattr(p, n) for n in names] for p in problems], dtype=object).reshape(len(problems), len(names))
-    # Fields are at most 18 digits (the reader's bound) but a library caller may pass any int.
-    big = np.array([max(map(abs, row), default=0) >= FIELD_LIMIT for row in raw], dtype=bool) \
-        if len(raw) else np.zeros(0, bool)
-    cols = np.where(big[:, None], 1, raw).astype(np.int64) if len(raw) else np.zeros((0, len(names)), np.int64)
-    col = {n: cols[:, i:i + 1] for i, n in enumerate(names)}
+    cols = np.where(big[:, None], 1, matrix) if big.any() else matrix
+    col = {n: cols[:, i:i + 1] for n, i in _COLUMN.items()}
     inp = [col[_INPUT[d]] for d in dims]
     filt = [col[_FILTER[d]] for d in dims]
     stride = [col[f"stride_{d}"] for d in dims]
@@ -250,27 +266,54 @@ COLUMN_CHECKS = {name[1:]: fn for name, fn in dict(globals()).items()
 
 
 def decide_groups(group_keys: Sequence[tuple], axes: tuple[str, ...], sizes: np.ndarray, facts: Facts,
-                  direction: str, kind: str, arch: str, dtype: str) -> tuple[np.ndarray, dict[str, np.ndarray]]:
-    """(ok: (P, groups) bools, {rule name: (P,) kernels it rejects}) for the pool's groups of kernels.
+                  direction: str, kind: str, arch: str, dtype: str
+                  ) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]:
+    """(verdict class of each problem: (P,); ok: (classes, groups) bools; {rule name: (classes,) kernels it
+    rejects}) for the pool's groups of kernels.
 
-    Each rule is evaluated once per distinct value of its own scope, then spread
-    to the groups; a rule's rejections count the kernels of the groups it fails.
+    Each rule is evaluated once per distinct value of its own scope. Problems
+    that every rule treats alike (the same verdicts on every scope value) are one
+    class, and only the classes -- a few hundred, however many problems -- are
+    spread to the groups: a (problems x groups) matrix would be 100 MB for a
+    million problems. A rule's rejections count the kernels of the groups it fails.
     """
     P, n_groups = len(facts), len(group_keys)
-    ok = np.ones((P, n_groups), dtype=bool)
-    rejected: dict[str, np.ndarray] = {}
+    failing = []  # (rule name, verdict (1 or P, U), group -> scope value, kernels per scope value)
+    codes = []
     for rule in rules_for(direction, kind):
         at = [axes.index(a) for a in rule.scope]
         index: dict[tuple, int] = {}
         where = np.array([index.setdefault(tuple(k[j] for j in at), len(index)) for k in group_keys], dtype=np.intp)
         distinct = list(index)
+        if not distinct:
+            continue
         scope = [_col([v[i] for v in distinct]) for i in range(len(at))]
-        verdict = np.broadcast_to(COLUMN_CHECKS[rule.check](*scope, facts, arch, dtype, direction),
-                                  (P, len(distinct)))
-        fails = ~verdict
-        weights = np.bincount(where, weights=sizes, minlength=len(distinct))
-        count = (fails.astype(np.float64) @ weights).astype(np.int64) if len(distinct) else np.zeros(P, np.int64)
-        if count.any():
-            rejected[rule.name(direction)] = count
-            ok &= verdict[:, where]
-    return ok, rejected
+        verdict = np.asarray(COLUMN_CHECKS[rule.check](*scope, facts, arch, dtype, direction))
+        verdict = np.broadcast_to(verdict, (verdict.shape[0] if verdict.ndim == 2 else 1, len(distinct)))
+        if verdict.all():
+            continue  # rejects nothing
+        failing.append((rule.name(direction), verdict, where, np.bincount(where, weights=sizes,
+                                                                           minlength=len(distinct))))
+        if verdict.shape[0] > 1:
+            codes.append(_row_codes(verdict))
+    if codes:
+        first, classes = distinct_rows(np.stack(codes, axis=1))
+    else:
+        first, classes = np.zeros(min(P, 1), dtype=np.intp), np.zeros(P, dtype=np.intp)
+    ok = np.ones((len(first), n_groups), dtype=bool)
+    rejected: dict[str, np.ndarray] = {}
+    for name, verdict, where, weights in failing:
+        v = verdict[first] if verdict.shape[0] > 1 else np.broadcast_to(verdict, (len(first), verdict.shape[1]))
+        rejected[name] = ((~v).astype(np.float64) @ weights).astype(np.int64)
+        ok &= v[:, where]
+    return classes, ok, rejected
+
+
+def _row_codes(verdict: np.ndarray) -> np.ndarray:
+    """One integer per row that tells rows with different verdicts apart."""
+    if verdict.shape[1] > 62:
+        return distinct_rows(verdict.astype(np.int64))[1]
+    code = np.zeros(verdict.shape[0], dtype=np.int64)
+    for u in range(verdict.shape[1]):
+        code |= verdict[:, u].astype(np.int64) << u
+    return code

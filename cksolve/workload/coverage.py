@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from operator import attrgetter
-from typing import Iterable, Iterator, Sequence
+from typing import Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 
@@ -21,17 +21,24 @@ from ..space.combo import Combo, kind_of
 from ..solver import bounded_configs
 from . import columns
 from .problem import DIRECTIONS, Problem
+from .problem_table import DIRECTION, DIRECTION_NAMES, ProblemTable, ndims, problem_of
 from .progress import Progress
 from .rules import applicability_constraints, rule_axes
 
-__all__ = ["CoverageRecord", "Workspace", "applicable", "coverage", "iter_coverage"]
+__all__ = ["CoverageRecord", "CoverageStream", "Workspace", "applicable", "coverage", "iter_coverage"]
+
+
+#: Problems a coverage stream keeps made for the copies of their rows.
+_MADE = 100_000
+#: Kernel lists a class answer keeps for reuse (problems of one verdict class share theirs).
+_LISTED = 1024
 
 
 class _Pool:
     """The kernels of one (rule set, combination), grouped by the axes the rules read."""
 
-    def __init__(self, configs: Sequence, axes: tuple[str, ...]):
-        self.axes = axes
+    def __init__(self, configs: Sequence, axes: tuple[str, ...], combo: Combo | None = None):
+        self.axes, self.combo = axes, combo
         groups: dict[tuple, list[str]] = {}
         key = attrgetter(*axes) if len(axes) > 1 else (lambda c, g=attrgetter(axes[0]): (g(c),))
         index: dict[tuple, int] = {}
@@ -84,7 +91,7 @@ class Workspace:
         if pool is None:
             direction = next(d for d, vs in DIRECTIONS.items() if combo.variant in vs)
             configs = bounded_configs(self.rule_set, combo)
-            pool = self._pools[combo] = _Pool(configs, rule_axes(direction, kind_of(combo.variant)))
+            pool = self._pools[combo] = _Pool(configs, rule_axes(direction, kind_of(combo.variant)), combo)
         return pool
 
     def decide(self, problem: Problem, arch: str, dtype: str) -> tuple[list[tuple[Combo, object]], dict[str, int], int]:
@@ -166,16 +173,48 @@ def iter_coverage(problems: Iterable[Problem], rule_set: RuleSet, arch: str, dty
     ``labels`` (``read_workload``'s label columns and rows) are carried into each record.
     """
     problems = problems if isinstance(problems, Sequence) else list(problems)
-    table = Decisions(workspace or Workspace(rule_set), problems, arch, dtypes)
-    with Progress("writing records", len(problems)) as bar:
-        for row, problem in enumerate(problems):
-            i = table.inverse[row]
+    table = Decisions.of_problems(workspace or Workspace(rule_set), problems, arch, dtypes)
+    yield from _records(table, problems.__getitem__, len(problems), dtypes, with_kernels, with_rejected, labels)
+
+
+def _records(table: "Decisions", problem_at, rows: int, dtypes, with_kernels, with_rejected, labels):
+    with Progress("writing records", rows) as bar:
+        for row in range(rows):
+            i = int(table.inverse[row])
+            problem = problem_at(row)
             for dtype in dtypes:
                 record = table.record(row, problem, i, dtype, with_kernels, with_rejected)
                 if labels and labels[0]:
                     record = replace(record, labels=tuple(zip(labels[0], labels[1][row])))
                 yield record
             bar.advance()
+
+
+class CoverageStream:
+    """The coverage of a workload table, decided when made (errors come before any output); iterating gives
+    ``iter_coverage``'s records, and the writers read its columns directly (``writers.write_coverage``)."""
+
+    def __init__(self, table: ProblemTable, rule_set: RuleSet, arch: str, dtypes: Sequence[str],
+                 with_kernels: bool = False, with_rejected: bool = True, workspace: "Workspace | None" = None):
+        self.table, self.dtypes = table, tuple(dtypes)
+        self.with_kernels, self.with_rejected = with_kernels, with_rejected
+        self.decisions = Decisions.of_table(workspace or Workspace(rule_set), table, arch, dtypes)
+
+    def __iter__(self) -> Iterator[CoverageRecord]:
+        t, inverse = self.table, self.decisions.inverse
+        made: dict[int, Problem] = {}  # copies of a row share its Problem (up to _MADE of them are kept)
+
+        def problem_at(row: int) -> Problem:
+            i = int(inverse[row])
+            p = made.get(i)
+            if p is None:
+                p = t.problem(row)
+                if len(made) < _MADE:
+                    made[i] = p
+            return p
+
+        return _records(self.decisions, problem_at, len(t), self.dtypes, self.with_kernels, self.with_rejected,
+                        (t.label_columns, t.labels))
 
 
 class Decisions:
@@ -188,80 +227,134 @@ class Decisions:
     integer columns.
     """
 
-    def __init__(self, ws: "Workspace", problems: Sequence[Problem], arch: str, dtypes: Sequence[str]):
-        index: dict[Problem, int] = {}
-        self.inverse = [index.setdefault(p, len(index)) for p in problems]
-        self.distinct = list(index)
+    def __init__(self, ws: "Workspace", matrix: np.ndarray, big: np.ndarray, directions: np.ndarray,
+                 ndim: np.ndarray, problem_at: Callable[[int], Problem], inverse: np.ndarray, arch: str,
+                 dtypes: Sequence[str]):
+        """``matrix``: the distinct problems (``columns.matrix_of``); ``problem_at(i)``: distinct problem ``i``
+        as a ``Problem`` (for the per-pair path)."""
+        self.inverse, self.ndim, self.problem_at = inverse, ndim, problem_at
         self.ws, self.arch = ws, arch
-        classes: dict[tuple[str, int], list[int]] = {}
-        for i, p in enumerate(self.distinct):
-            classes.setdefault((p.direction, p.ndim), []).append(i)
-        #: distinct problem -> (class key, position in its class)
-        self.where: list[tuple[tuple[str, int], int]] = [None] * len(self.distinct)  # type: ignore[list-item]
-        for key, ids in classes.items():
-            for j, i in enumerate(ids):
-                self.where[i] = (key, j)
-        self.parts: dict[tuple, _ClassAnswer] = {}
-        for (direction, ndim), ids in classes.items():
-            members = [self.distinct[i] for i in ids]
-            facts, exact = columns.facts_of(members, direction, ndim)
+        key = directions * 4 + ndim
+        _, first = np.unique(key, return_index=True)
+        n = len(matrix)
+        self.class_of = np.zeros(n, dtype=np.intp)
+        self.position = np.zeros(n, dtype=np.intp)
+        self.counts = {d: np.zeros(n, dtype=np.int64) for d in dtypes}
+        self.parts: list[dict[str, _ClassAnswer]] = []
+        for c, k in enumerate(key[np.sort(first)].tolist()):  # classes in first-seen order
+            ids = np.flatnonzero(key == k)
+            self.class_of[ids] = c
+            self.position[ids] = np.arange(len(ids))
+            direction, nd = DIRECTION_NAMES[k // 4], k % 4
+            members = (matrix, big) if len(ids) == n else (matrix[ids], big[ids])
+            facts, exact = columns.facts_of_matrix(*members, direction, nd)
+            at = (lambda j, ids=ids: problem_at(int(ids[j])))
+            self.parts.append({})
             for dtype in dtypes:
-                self.parts[(direction, ndim, dtype)] = _ClassAnswer(ws, members, facts, exact, direction, ndim,
-                                                                    arch, dtype)
+                part = self.parts[-1][dtype] = _ClassAnswer(ws, at, facts, exact, direction, nd, arch, dtype)
+                self.counts[dtype][ids] = part.counts
+
+    @classmethod
+    def of_problems(cls, ws: "Workspace", problems: Sequence[Problem], arch: str, dtypes: Sequence[str]
+                    ) -> "Decisions":
+        index: dict[Problem, int] = {}
+        inverse = np.array([index.setdefault(p, len(index)) for p in problems], dtype=np.intp)
+        distinct = list(index)
+        matrix, big = columns.matrix_of(distinct)
+        ndim = np.array([p.ndim for p in distinct], dtype=np.int64)
+        return cls(ws, matrix, big, matrix[:, DIRECTION], ndim, distinct.__getitem__, inverse, arch, dtypes)
+
+    @classmethod
+    def of_table(cls, ws: "Workspace", table: ProblemTable, arch: str, dtypes: Sequence[str]) -> "Decisions":
+        first, inverse = table.distinct()
+        every = len(first) == len(table)  # all distinct: first is every row in order, no copy needed
+        matrix, big = (table.values, table.big) if every else (table.values[first], table.big[first])
+        return cls(ws, matrix, big, matrix[:, DIRECTION], ndims(matrix), lambda i: problem_of(matrix[i]), inverse,
+                   arch, dtypes)
 
     def record(self, row: int, problem: Problem, i: int, dtype: str, with_kernels: bool,
                with_rejected: bool = True) -> CoverageRecord:
-        (direction, ndim), j = self.where[i]
-        part = self.parts[(direction, ndim, dtype)]
+        part, j = self.parts[self.class_of[i]][dtype], int(self.position[i])
         rejected = part.ranked(j) if with_rejected else ()
         if with_kernels:
             return CoverageRecord(row, problem, dtype, part.kernels(j), part.candidates, rejected)
         return CoverageRecord(row, problem, dtype, (), part.candidates, rejected, int(part.counts[j]))
 
+    def kernels(self, i: int, dtype: str) -> tuple[str, ...]:
+        """The applicable kernels of distinct problem ``i`` in ``dtype`` (pool order, per variant)."""
+        return self.parts[self.class_of[i]][dtype].kernels(int(self.position[i]))
+
+    def found(self, i: int, dtype: str) -> tuple:
+        """``Workspace.decide``'s (combo, config) pairs for distinct problem ``i`` in ``dtype``."""
+        return self.parts[self.class_of[i]][dtype].found(int(self.position[i]))
+
 
 class _ClassAnswer:
-    """Verdicts of one (direction, ndim, dtype) class of distinct problems over every variant's pool."""
+    """Verdicts of one (direction, ndim, dtype) class of distinct problems over every variant's pool.
 
-    def __init__(self, ws: "Workspace", members: Sequence[Problem], facts, exact, direction: str, ndim: int,
-                 arch: str, dtype: str):
-        n = len(members)
+    Per pool, each problem has a verdict class (``columns.decide_groups``); the
+    applicable groups and the rejections are held per verdict class.
+    """
+
+    def __init__(self, ws: "Workspace", problem_at: Callable[[int], Problem], facts, exact, direction: str,
+                 ndim: int, arch: str, dtype: str):
+        n = len(facts)
         self.candidates = 0
-        self.pools: list[tuple[_Pool, np.ndarray]] = []  # (pool, packed ok bits per member)
+        #: (pool, verdict class per problem, ok (classes, groups), {rule: (classes,) kernels rejected})
+        self.pools: list[tuple[_Pool, np.ndarray, np.ndarray, dict[str, np.ndarray]]] = []
         self.counts = np.zeros(n, dtype=np.int64)
-        self.rejected: dict[str, np.ndarray] = {}
-        self.slow: dict[int, tuple[list[str], dict[str, int]]] = {}
+        self.slow: dict[int, tuple[list[str], dict[str, int], list]] = {}
+        self._listed: dict[tuple, tuple[str, ...]] = {}
+        self._found: dict[tuple, tuple] = {}
         for variant in DIRECTIONS[direction]:
             pool = ws.pool(Combo(arch, variant, dtype, ndim))
             if not pool.size:
                 continue
             self.candidates += pool.size
-            ok, rejected = columns.decide_groups(pool.keys, pool.axes, pool.sizes, facts, direction,
-                                                 kind_of(variant), arch, dtype)
-            self.counts += ok.astype(np.int64) @ pool.sizes.astype(np.int64)
-            self.pools.append((pool, np.packbits(ok, axis=1)))
-            for name, c in rejected.items():
-                self.rejected[name] = self.rejected[name] + c if name in self.rejected else c
+            classes, ok, rejected = columns.decide_groups(pool.keys, pool.axes, pool.sizes, facts, direction,
+                                                          kind_of(variant), arch, dtype)
+            self.counts += (ok.astype(np.int64) @ pool.sizes.astype(np.int64))[classes]
+            self.pools.append((pool, classes, ok, rejected))
         for j in np.flatnonzero(~exact):  # sizes past exact column arithmetic: the per-pair evaluator
-            found, rejected, _ = ws.decide(members[j], arch, dtype)
-            self.slow[int(j)] = ([c.name() for _, c in found], rejected)
+            found, rejected, _ = ws.decide(problem_at(int(j)), arch, dtype)
+            self.slow[int(j)] = ([c.name() for _, c in found], rejected, found)
             self.counts[j] = len(found)
-        self._rule_names = sorted(self.rejected)
-        self._matrix = (np.stack([self.rejected[r] for r in self._rule_names], axis=1)
-                        if self._rule_names else np.zeros((n, 0), dtype=np.int64))
 
     def ranked(self, j: int) -> tuple[tuple[str, int], ...]:
         if j in self.slow:
-            items = self.slow[j][1].items()
+            items = self.slow[j][1]
         else:
-            row = self._matrix[j]
-            items = [(self._rule_names[k], int(row[k])) for k in np.flatnonzero(row)]
-        return tuple(sorted(items, key=lambda kv: (-kv[1], kv[0])))
+            items = {}
+            for _, classes, _, rejected in self.pools:
+                for name, count in rejected.items():
+                    items[name] = items.get(name, 0) + int(count[classes[j]])
+        return tuple(sorted(((k, v) for k, v in items.items() if v), key=lambda kv: (-kv[1], kv[0])))
 
     def kernels(self, j: int) -> tuple[str, ...]:
         if j in self.slow:
             return tuple(self.slow[j][0])
-        out: list[str] = []
-        for pool, bits in self.pools:
-            ok = np.unpackbits(bits[j], count=len(pool.keys)).view(bool)
-            out.extend(pool.names[ok[pool.group_of]])
-        return tuple(out)
+        key = tuple(int(classes[j]) for _, classes, _, _ in self.pools)
+        out = self._listed.get(key)
+        if out is None:
+            names: list[str] = []
+            for (pool, _, ok, _), c in zip(self.pools, key):
+                names.extend(pool.names[ok[c][pool.group_of]])
+            if len(self._listed) >= _LISTED:
+                self._listed.clear()
+            out = self._listed[key] = tuple(names)
+        return out
+
+    def found(self, j: int) -> tuple:
+        """``Workspace.decide``'s (combo, config) pairs for member ``j`` (one tuple per verdict class)."""
+        if j in self.slow:
+            return tuple(self.slow[j][2])
+        key = tuple(int(classes[j]) for _, classes, _, _ in self.pools)
+        out = self._found.get(key)
+        if out is None:
+            pairs: list = []
+            for (pool, _, ok, _), c in zip(self.pools, key):
+                pairs.extend((pool.combo, pool.order[k][0]) for k in np.flatnonzero(ok[c][pool.group_of]))
+            if len(self._found) >= _LISTED:
+                self._found.clear()
+            out = self._found[key] = tuple(pairs)
+        return out

@@ -335,17 +335,28 @@ def _csv_rows(path: Path, text: str, columns: tuple[str, ...], labels: bool = Fa
     header = None
     for row in reader:
         line = reader.line_num
-        if not row or all(not c.strip() for c in row) or row[0].lstrip().startswith("#"):
+        if skipped(row):
             continue
         if header is None:
-            header = [h.strip() for h in row]
-            unknown = [h for h in header if h not in columns and (not labels or looks_like_a_field(h))]
-            if unknown:
-                raise ProblemError(f"{path}:{line}: unknown column {_echo(unknown[0])!r}; valid: {', '.join(columns)}")
+            header = csv_header(path, line, row, columns, labels)
             continue
         if len(row) != len(header):
             raise ProblemError(f"{path}:{line}: {len(row)} values for {len(header)} columns")
         yield line, dict(zip(header, row))
+
+
+def skipped(row: list[str]) -> bool:
+    """Whether a CSV row is no row at all: empty, blank cells only, or a comment."""
+    return not row or all(not c.strip() for c in row) or row[0].lstrip().startswith("#")
+
+
+def csv_header(path, line: int, row: list[str], columns: tuple[str, ...], labels: bool = False) -> list[str]:
+    """The header's column names; an unknown one (or, with ``labels``, one like a misspelt field) is an error."""
+    header = [h.strip() for h in row]
+    unknown = [h for h in header if h not in columns and (not labels or looks_like_a_field(h))]
+    if unknown:
+        raise ProblemError(f"{path}:{line}: unknown column {_echo(unknown[0])!r}; valid: {', '.join(columns)}")
+    return header
 
 
 def _jsonl_rows(path: Path, text: str) -> Iterable[tuple[int, dict]]:

@@ -12,11 +12,12 @@ from typing import Sequence
 
 from ..rulesets import RuleSet
 from ..selection import Record
-from .coverage import Workspace, coverage, iter_coverage
+from .coverage import CoverageStream, Workspace, coverage
 from .minimize import Request
 from .perf import read_perf
 from .plan import known_kernels, plan
-from .problem import parse_problem, read_problems, read_workload
+from .problem import parse_problem, read_problems
+from .problem_table import read_table
 
 __all__ = ["applicable_records", "coverage_records", "coverage_stream", "write_coverage", "minimize_request",
            "minimize_kernels", "minimize_summary"]
@@ -36,11 +37,9 @@ def coverage_records(problems: Path, rule_set: RuleSet, arch: str, dtypes: Seque
 
 def coverage_stream(problems: Path, rule_set: RuleSet, arch: str, dtypes: Sequence[str], with_kernels: bool = False,
                     with_rejected: bool = True):
-    """``coverage`` of the workload file's problems as an iterator of records (``iter_coverage``): every
-    problem is decided before the first record comes out, so errors come before any output."""
-    workload, columns, labels = read_workload(problems)
-    return iter_coverage(workload, rule_set, arch, dtypes, with_kernels, with_rejected=with_rejected,
-                         labels=(columns, labels))
+    """``coverage`` of the workload file's problems as an iterable of records (``coverage.CoverageStream``):
+    every problem is decided before it is returned, so errors come before any output."""
+    return CoverageStream(read_table(problems), rule_set, arch, dtypes, with_kernels, with_rejected)
 
 
 def write_coverage(records, fmt: str, out, with_kernels: bool = False, table=None) -> int:

@@ -17,13 +17,22 @@ import csv
 import json
 from typing import Callable, Iterable, TextIO
 
-from .coverage import CoverageRecord
+import numpy as np
+
+from .coverage import CoverageRecord, CoverageStream
+from .problem import FIELDS
+from .problem_table import DIRECTION, DIRECTION_NAMES
+from .progress import Progress
 from .report import count, coverage_table, tally_lines
 
 __all__ = ["TABLE_ROWS", "write_coverage"]
 
 #: Most records a --format table prints as rows; more get the summary and a pointer to jsonl/csv.
 TABLE_ROWS = 5000
+#: Rows of a ``CoverageStream`` turned into text at a time (bounds the Python objects alive at once).
+CHUNK = 1 << 16
+#: The same with kernel lists (each row can be tens of kilobytes).
+KERNEL_CHUNK = 256
 
 
 def write_coverage(records: Iterable[CoverageRecord], fmt: str, out: TextIO, with_kernels: bool = False,
@@ -33,6 +42,8 @@ def write_coverage(records: Iterable[CoverageRecord], fmt: str, out: TextIO, wit
     ``table(header, rows)`` renders an aligned table (the CLI passes the shared
     ``formats.table_text``, which this layer may not import).
     """
+    if isinstance(records, CoverageStream) and fmt in ("jsonl", "csv"):
+        return _write_columns(records, fmt, out, with_kernels)
     if fmt == "jsonl":
         n = 0
         for r in records:
@@ -75,3 +86,73 @@ def _write_table(records, out: TextIO, with_kernels: bool, table, table_rows: in
                  f"or --format csv")
     out.write("".join(f"{line}\n" for line in lines))
     return n
+
+
+def _write_columns(stream: CoverageStream, fmt: str, out: TextIO, with_kernels: bool) -> int:
+    """``write_coverage`` of a ``CoverageStream`` from its columns: the bytes ``as_dict`` and ``json.dumps`` (or
+    ``csv``) would give, without a record object per row (a million rows are a million records)."""
+    table, decisions, dtypes = stream.table, stream.decisions, stream.dtypes
+    listed = with_kernels and stream.with_kernels  # a stream made without kernels lists none
+    names = np.array(DIRECTION_NAMES, dtype=object)
+    writer = csv.writer(out, lineterminator="\n")
+    if fmt == "jsonl":
+        body = ", ".join(json.dumps(k) + (': "%s"' if k == "direction" else ": %d") for k in (*FIELDS, "ndim"))
+        templates = {d: body + f', "dtype": {json.dumps(d).replace("%", "%%")}, "applicable": %d' for d in dtypes}
+        label_keys = [", " + json.dumps(k) + ": " for k in table.label_columns]
+    else:
+        writer.writerow(["row", *FIELDS, "ndim", "dtype", "applicable", *table.label_columns]
+                        + (["kernels"] if with_kernels else []))
+    written = 0
+    chunk = CHUNK if not with_kernels else KERNEL_CHUNK
+    rendered: dict[tuple, tuple] = {}  # kernel list -> (jsonl text, csv text): problems of a class share one
+    with Progress("writing records", len(table)) as bar:
+        for start in range(0, len(table), chunk):
+            block = table.values[start:start + chunk]
+            inverse = decisions.inverse[start:start + chunk]
+            rows = range(start, start + len(block))
+            # a block's distinct problems are rendered once each (a workload of copies renders few)
+            shown, one, at = np.unique(inverse, return_index=True, return_inverse=True)
+            at = at.ravel()
+            if len(shown) * 2 > len(block):
+                shown, at = None, np.arange(len(block))
+            some = block if shown is None else block[one]
+            cols = [names[some[:, k]].tolist() if k == DIRECTION else some[:, k].tolist() for k in range(len(FIELDS))]
+            some_inverse = inverse if shown is None else shown
+            ndim = decisions.ndim[some_inverse].tolist()
+            labels = table.labels[start:start + len(block)] if table.label_columns else [()] * len(block)
+            at_list = at.tolist()
+            per_dtype = []
+            for d in dtypes:
+                counts = decisions.counts[d][some_inverse].tolist()
+                kernels = ([_rendered(rendered, decisions.kernels(i, d)) for i in inverse.tolist()] if listed
+                           else [("[]", "")] * len(block))
+                if fmt == "jsonl":
+                    bodies = list(map(templates[d].__mod__, zip(*cols, ndim, counts)))
+                    tails = (["}\n"] * len(block) if not (labels[0] or with_kernels) else
+                             [("".join(k + json.dumps(v) for k, v in zip(label_keys, ls))
+                               + (f', "kernels": {ks[0]}' if with_kernels else "") + "}\n")
+                              for ls, ks in zip(labels, kernels)])
+                    per_dtype.append(list(map('{"row": %d, %s%s'.__mod__,
+                                              zip(rows, map(bodies.__getitem__, at_list), tails))))
+                else:
+                    fields = list(zip(*cols))
+                    per_dtype.append([[r, *fields[a], ndim[a], d, counts[a], *ls] + ([ks[1]] if with_kernels else [])
+                                      for r, a, ls, ks in zip(rows, at_list, labels, kernels)])
+            lines = per_dtype[0] if len(dtypes) == 1 else [x for row in zip(*per_dtype) for x in row]
+            if fmt == "jsonl":
+                out.write("".join(lines))
+            else:
+                writer.writerows(lines)
+            written += len(lines)
+            bar.advance(len(block))
+    return written
+
+
+def _rendered(cache: dict, kernels: tuple[str, ...]) -> tuple[str, str]:
+    text = cache.get(kernels)
+    if text is None:
+        ordered = sorted(kernels)
+        if len(cache) >= 1024:
+            cache.clear()
+        text = cache[kernels] = (json.dumps(ordered), " ".join(ordered))
+    return text
