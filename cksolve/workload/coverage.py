@@ -241,11 +241,13 @@ class Decisions:
         self.position = np.zeros(n, dtype=np.intp)
         self.counts = {d: np.zeros(n, dtype=np.int64) for d in dtypes}
         self.parts: list[dict[str, _ClassAnswer]] = []
+        self.classes: list[tuple[str, int, np.ndarray]] = []  # (direction, ndim, distinct problems) per class
         for c, k in enumerate(key[np.sort(first)].tolist()):  # classes in first-seen order
             ids = np.flatnonzero(key == k)
             self.class_of[ids] = c
             self.position[ids] = np.arange(len(ids))
             direction, nd = DIRECTION_NAMES[k // 4], k % 4
+            self.classes.append((direction, nd, ids))
             members = (matrix, big) if len(ids) == n else (matrix[ids], big[ids])
             facts, exact = columns.facts_of_matrix(*members, direction, nd)
             at = (lambda j, ids=ids: problem_at(int(ids[j])))

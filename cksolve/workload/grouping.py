@@ -58,45 +58,45 @@ class GroupedWorkload:
 
     def __init__(self, problems: Sequence[Problem], rule_set: RuleSet, arch: str, dtypes: Sequence[str],
                  keep: float, perf: dict | None = None):
-        dec = Decisions(Workspace(rule_set), problems, arch, dtypes)
-        self.distinct, self.dtypes = dec.distinct, tuple(dtypes)
+        dec = Decisions.of_problems(Workspace(rule_set), problems, arch, dtypes)
+        self.dtypes = tuple(dtypes)
         self.inverse = np.asarray(dec.inverse, dtype=np.intp)
-        D = len(self.distinct)
+        D = len(dec.class_of)
+        self.distinct = [dec.problem_at(i) for i in range(D)]
         counts = np.bincount(self.inverse, minlength=D).astype(np.int64)
         self.first_row = np.unique(self.inverse, return_index=True)[1] if len(self.inverse) else np.zeros(0, int)
-        members: dict[tuple, list[int]] = {}
-        for i, (key, _) in enumerate(dec.where):
-            members.setdefault(key, []).append(i)
-        shapes: dict[tuple, list] = {}  # the distinct problems of each (direction, ndim), class order
         self.parts: list[_Part] = []
-        for (direction, ndim, dtype), answer in dec.parts.items():
-            ids = np.array(members[(direction, ndim)], dtype=np.intp)
-            if (direction, ndim) not in shapes:
-                members_of = [self.distinct[i] for i in ids]
-                shapes[(direction, ndim)] = (members_of, problem_columns(members_of) if perf is None else None)
-            verdicts, scores, atoms = [], [], []
-            for p, (pool, bits) in enumerate(answer.pools):
-                ok = np.unpackbits(bits, axis=1, count=len(pool.keys)).astype(bool)
-                if answer.slow:
-                    group = dict(zip(pool.names, pool.group_of.tolist()))
-                    for j, (names, _) in answer.slow.items():
-                        ok[j] = False
-                        ok[j, [group[n] for n in names if n in group]] = True
-                configs = [c for c, _ in pool.order]
-                if perf is None:
-                    column, sc = _analytic(configs, *shapes[(direction, ndim)], arch)
-                else:
-                    column, sc = _measured(pool.names, shapes[(direction, ndim)][0], perf)
-                verdicts.append(ok)
-                scores.append(sc)
-                found: dict[tuple, list[str]] = {}
-                for name, g, c in zip(pool.names, pool.group_of.tolist(), column):
-                    found.setdefault((g, c), []).append(name)
-                runs = ok.any(axis=0)  # kernels that run no problem are not candidates
-                atoms.extend((p, g, c, names) for (g, c), names in found.items() if runs[g])
-            self.parts.append(_Part(ids, self.dtypes.index(dtype), verdicts, scores, atoms))
+        for (direction, ndim, ids), answers in zip(dec.classes, dec.parts):
+            members_of = [self.distinct[i] for i in ids]
+            shape = (members_of, problem_columns(members_of) if perf is None else None)
+            for dtype, answer in answers.items():
+                self._add_part(ids, dtype, answer, shape, arch, perf)
         self.scale = self._scale()
         self.grouped, self.groups = self._group(counts, keep)
+
+    def _add_part(self, ids: np.ndarray, dtype: str, answer, shape: tuple, arch: str, perf: dict | None) -> None:
+        """The verdicts, scores and atoms of one (direction, ndim, dtype) class of distinct problems."""
+        verdicts, scores, atoms = [], [], []
+        for p, (pool, classes, class_ok, _) in enumerate(answer.pools):
+            ok = class_ok[classes]  # (members, groups): each member's verdict class's row
+            if answer.slow:
+                group = dict(zip(pool.names, pool.group_of.tolist()))
+                for j, (names, *_) in answer.slow.items():
+                    ok[j] = False
+                    ok[j, [group[n] for n in names if n in group]] = True
+            configs = [c for c, _ in pool.order]
+            if perf is None:
+                column, sc = _analytic(configs, *shape, arch)
+            else:
+                column, sc = _measured(pool.names, shape[0], perf)
+            verdicts.append(ok)
+            scores.append(sc)
+            found: dict[tuple, list[str]] = {}
+            for name, g, c in zip(pool.names, pool.group_of.tolist(), column):
+                found.setdefault((g, c), []).append(name)
+            runs = ok.any(axis=0)  # kernels that run no problem are not candidates
+            atoms.extend((p, g, c, names) for (g, c), names in found.items() if runs[g])
+        self.parts.append(_Part(ids, self.dtypes.index(dtype), verdicts, scores, atoms))
 
     def _scale(self) -> float:
         """1, or the top score when it is above ``SCALE_ABOVE`` (scores are then divided by it)."""
