@@ -19,11 +19,10 @@ duplicates when enumerating).
 
 from __future__ import annotations
 
+from math import prod
 from typing import Mapping
 
 from ortools.sat.python import cp_model
-
-from math import prod
 
 from ..space.constraints import Check, Constraint, Table
 from .conditioning import TAB_LIMIT, filter_pieces
