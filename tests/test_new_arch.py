@@ -14,16 +14,12 @@ from __future__ import annotations
 import csv
 import io
 import json
-import os
 import re
-import shutil
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from package_copy import ROOT, copy_with, run as cksolve
+
 ARCH = "gfx9z1"
 
 NEW_ARCH = f"""
@@ -60,11 +56,7 @@ ASYNC = "grouped_conv_fwd_fp16_nhwgc_2d_comp_async_cshuffle_intrawave_128x128x64
 @pytest.fixture(scope="module")
 def package(tmp_path_factory):
     """A copy of the package whose arch facts have one more table."""
-    root = tmp_path_factory.mktemp("pkg")
-    shutil.copytree(ROOT / "cksolve", root / "cksolve", ignore=shutil.ignore_patterns("__pycache__"))
-    table = root / "cksolve" / "arch" / "facts.toml"
-    table.write_text(table.read_text(encoding="utf-8") + NEW_ARCH, encoding="utf-8")
-    return root
+    return copy_with(tmp_path_factory.mktemp("pkg"), "arch/facts.toml", NEW_ARCH)
 
 
 @pytest.fixture(scope="module")
@@ -73,11 +65,6 @@ def problems(tmp_path_factory):
     path.write_text(PROBLEMS, encoding="utf-8")
     return str(path)
 
-
-def cksolve(package_root: Path, *args: str, module: str = "cksolve") -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": str(package_root), "PYTHONHASHSEED": "0"}
-    return subprocess.run([sys.executable, "-m", module, *args], capture_output=True, text=True, env=env,
-                          cwd=package_root)
 
 
 def test_the_unmodified_package_does_not_know_it():
@@ -122,7 +109,7 @@ def test_its_run_time_flags_reach_the_checks_and_their_messages(package):
     docs = cksolve(package, module="cksolve.docs")
     assert docs.returncode == 0, docs.stderr
     assert f"stream-K needs gfx90a, gfx942, gfx950 or {ARCH} and k_batch = 1." in docs.stdout
-    assert f"| {ARCH} | cdna9 | 64 |" in docs.stdout and f"Architectures: gfx908," in docs.stdout
+    assert f"| {ARCH} | cdna9 | 64 |" in docs.stdout and "Architectures: gfx908," in docs.stdout
 
 
 def test_coverage_covers_its_problems(package, problems):

@@ -10,18 +10,13 @@ the name at all, so every assertion below can fail.
 
 from __future__ import annotations
 
-import os
-import shutil
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 
 from cksolve.rulesets.listed import rule_set_file
 from cksolve.space.naming import parse_name
 
-ROOT = Path(__file__).resolve().parents[1]
+from package_copy import ROOT, copy_with, run as cksolve
+
 
 NEW_PIPELINE = """
 [compv9]
@@ -44,17 +39,8 @@ TOO_BIG = GOOD.replace("128x128x64", "256x128x64")                          # 48
 @pytest.fixture(scope="module")
 def package(tmp_path_factory):
     """A copy of the package whose pipeline table has one more entry."""
-    root = tmp_path_factory.mktemp("pkg")
-    shutil.copytree(ROOT / "cksolve", root / "cksolve", ignore=shutil.ignore_patterns("__pycache__"))
-    table = root / "cksolve" / "space" / "pipelines.toml"
-    table.write_text(table.read_text(encoding="utf-8") + NEW_PIPELINE, encoding="utf-8")
-    return root
+    return copy_with(tmp_path_factory.mktemp("pkg"), "space/pipelines.toml", NEW_PIPELINE)
 
-
-def cksolve(package_root: Path, *args: str, module: str = "cksolve") -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": str(package_root), "PYTHONHASHSEED": "0"}
-    return subprocess.run([sys.executable, "-m", module, *args], capture_output=True, text=True, env=env,
-                          cwd=package_root)
 
 
 def _configs(*names):
