@@ -9,6 +9,7 @@ output's temporary, which it removes first (``cksolve.outputs``). ``emit``
 installs its own handlers while it writes (``cksolve.emit.interrupt``).
 """
 
+import gc
 import os
 import signal
 import sys
@@ -36,6 +37,13 @@ def _stop(signum, frame):
 def main() -> None:
     for s in (signal.SIGINT, signal.SIGTERM):
         signal.signal(s, _stop)
+    gc.disable()  # before the imports too: collections during them cost ~5 ms of every command, measured
     from .cli import run  # the command itself, with the cyclic garbage collector off (cli.run says why)
 
-    run()
+    try:
+        run()
+    finally:
+        # the interpreter collects once more at exit, collector off or not, walking every object the
+        # command built: frozen, they are skipped (14 ms of `enumerate -r default`'s 0.15 s, measured);
+        # exit itself is unchanged (atexit, flushes, closes)
+        gc.freeze()

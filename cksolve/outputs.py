@@ -19,7 +19,6 @@ import errno
 import os
 import stat
 import sys
-import tempfile
 from pathlib import Path
 from contextlib import contextmanager
 from typing import Iterable, Iterator, TextIO
@@ -33,6 +32,14 @@ TMP_TAG = ".cksolve-tmp"
 #: temporaries of write_text_atomic not yet renamed: what an exit on a signal must remove (cksolve.entry)
 _live: set[str] = set()
 
+
+
+def _mkstemp(name: str, folder) -> tuple[int, str]:
+    """A new hidden temporary beside the output (``tempfile`` imported here: only a command that writes
+    a file pays for it and ``random``, about 1 ms of every listing's start-up)."""
+    import tempfile
+
+    return tempfile.mkstemp(prefix=f".{name}.", suffix=TMP_TAG, dir=folder)
 
 def write_all(fd: int, data: bytes) -> None:
     """Write every byte of ``data`` to ``fd`` (``os.write`` may write fewer)."""
@@ -75,7 +82,7 @@ def check_writable(path: Path) -> None:
         reason = os.strerror(errno.EACCES)
     elif not _is_special(path):  # the directory must take a temporary (read-only mounts, /proc, root's access())
         try:
-            fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=TMP_TAG, dir=parent)
+            fd, tmp = _mkstemp(path.name, parent)
             os.close(fd)
             remove([tmp])
         except OSError as exc:
@@ -156,7 +163,7 @@ def _replacing(path: Path, named: bool = False):
     tmp = None
     fd = -1
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=TMP_TAG, dir=path.parent or ".")
+        fd, tmp = _mkstemp(path.name, path.parent or ".")
         _live.add(tmp)
         umask = os.umask(0)
         os.umask(umask)

@@ -244,6 +244,29 @@ def test_help_lists_choices_from_the_registries_without_type_placeholders(capsys
         assert all(a in options for a in query.ARCHS), options
 
 
+def test_the_command_table_names_the_family_that_registers_each_command_in_help_order():
+    import cksolve.cli as cli
+
+    cli.load_families()
+    registered = [(c.name, c.callback.__module__.rsplit(".", 1)[1]) for c in cli.app.registered_commands]
+    assert registered == list(cli.COMMANDS.items())
+
+
+def test_a_command_builds_its_own_family_only_and_the_whole_help_every_family():
+    """One command per process: building the other families' options is start-up time no command needs
+    (space borrows listing's table of records)."""
+    code = ("import sys\nfrom cksolve.cli import main\n"
+            "try:\n    main(sys.argv[1:])\nexcept SystemExit as e:\n    assert not e.code, e.code\n"
+            "print(sorted(m.rsplit('.', 1)[1] for m in sys.modules if m.startswith('cksolve.cli.')))")
+    base = ["app", "completion", "errors", "options"]
+    for argv, families in ((["archs"], ["listing"]), (["--strict", "count", "-r", "default"], ["listing"]),
+                           (["sample", "--help"], ["listing", "space"]), (["--help"], ["audit", "checking", "diff", "emit", "features", "listing", "minimize", "report",
+                                                  "space", "workloads"])):
+        proc = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stdout.splitlines()[-1] == repr(sorted(base + families)), (argv, proc.stdout.splitlines()[-1])
+
+
 def test_shell_completion_is_on():
     env = dict(os.environ, _CKSOLVE_COMPLETE="complete_bash", COMP_WORDS="cksolve enu", COMP_CWORD="1")
     proc = subprocess.run([sys.executable, "-c", "from cksolve.cli import main; main()"], capture_output=True,

@@ -28,8 +28,22 @@ __all__ = ["CACHE", "Model", "SolutionSet", "SolverCache", "build_model", "solve
 CONFIG_LIMIT = 1_000_000
 
 
+_COMBOS = CACHE.memo("solver.combo")
+
+
 def solve_combo(rule_set, combo) -> SolutionSet:
-    return solve(build_model(combo, rule_set))
+    """The solutions of ``rule_set`` for ``combo``, built and solved once per process.
+
+    A listing counts every combination (against its limit) before it lists them,
+    and workloads ask per problem: the model is built and keyed once, not per
+    question. The entry holds the rule set itself, so an id is never reused while
+    its entry lives.
+    """
+    key = (id(rule_set), combo)
+    hit = _COMBOS.get(key)
+    if hit is None or hit[0] is not rule_set:
+        hit = _COMBOS[key] = (rule_set, solve(build_model(combo, rule_set)))
+    return hit[1]
 
 
 def bounded_configs(rule_set, combo, limit: int = CONFIG_LIMIT) -> list:
