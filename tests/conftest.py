@@ -64,3 +64,17 @@ def split_key(key: str):
 def first_differences(got, want, n=5):
     got, want = set(got), set(want)
     return sorted(got - want)[:n], sorted(want - got)[:n]
+
+
+def fresh_solves(monkeypatch):
+    """Empty the solver's memos for one test (restored after it): the next question solves afresh.
+
+    A test that forces a path (a small row bound) must not be answered from a memo
+    filled before it set the bound.
+    """
+    from cksolve import solver
+    from cksolve.solver import direct
+
+    monkeypatch.setattr(solver, "_COMBOS", {})
+    for cache in ("_SOLVED", "_COMPONENTS"):
+        monkeypatch.setattr(direct, cache, {})

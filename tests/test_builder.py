@@ -173,3 +173,27 @@ def test_environment_variable_is_the_fallback(monkeypatch):
     monkeypatch.setenv(ENV_VAR, str(CONFIGS))
     rs = builder.TestsRuleSet()
     assert rs.root == CONFIGS and rs.files_read > 0
+
+
+def _balanced_by_definition(s: str) -> bool:
+    """Walk every character from the first ``<``: the depth never goes negative and first returns to 0 at the end."""
+    depth = 0
+    for i in range(s.index("<"), len(s)):
+        depth += (s[i] == "<") - (s[i] == ">")
+        if depth < 0 or (depth == 0 and i != len(s) - 1):
+            return False
+    return depth == 0
+
+
+def test_the_bracket_check_visits_only_brackets_and_still_agrees_with_its_definition():
+    from hypothesis import given, settings, strategies as st
+
+    from cksolve.rulesets.builder_conf import _balanced
+
+    @settings(max_examples=2000, deadline=None)
+    @given(st.text(alphabet="<>a,(", min_size=1, max_size=16).filter(lambda s: "<" in s))
+    def agree(s):
+        assert _balanced(s) == _balanced_by_definition(s), s
+
+    agree()
+    assert _balanced("Seq<1, <2>>") and not _balanced("<a><b>") and not _balanced("<a")

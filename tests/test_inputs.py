@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import CK
+from conftest import CK, fresh_solves
 from test_cli import GOOD, LDS, run
 
 BIG = "1" * 5000
@@ -420,8 +420,7 @@ def test_the_counting_join_agrees_with_the_listing_join(monkeypatch, rule_set):
     rs = query.load_rule_set(rule_set)
     listed = query.count_records(rs, selection)
     names = [r.name for r in query.enumerate_records(rs, selection)]
-    for cache in ("_SOLVED", "_COMPONENTS"):
-        monkeypatch.setattr(direct, cache, {})
+    fresh_solves(monkeypatch)
     monkeypatch.setattr(direct, "ROW_LIMIT", 3)
     counted = query.count_records(rs, selection)
     assert any(c.counted is not None for s in direct._SOLVED.values() for c in s.components), "fallback not taken"
@@ -521,8 +520,7 @@ def test_fuzz_conf_lines(capsys, tmp_path, args, head):
 def test_a_component_too_large_to_list_is_refused_with_its_combination(capsys, monkeypatch):
     from cksolve.solver import direct
 
-    for cache in ("_SOLVED", "_COMPONENTS"):
-        monkeypatch.setattr(direct, cache, {})
+    fresh_solves(monkeypatch)
     monkeypatch.setattr(direct, "ROW_LIMIT", 3)
     monkeypatch.setattr(direct, "LIST_LIMIT", 3)
     code, out, err = run(capsys, "enumerate", "-r", "default", "-a", "gfx942", "--variant", "forward",

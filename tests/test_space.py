@@ -14,6 +14,8 @@ from collections import Counter
 
 import pytest
 
+from conftest import fresh_solves
+
 from cksolve import explore, query
 from cksolve.solver import build_model, conditioning, counting, direct, pyconstraint, solve_combo
 from cksolve.solver.evaluate import evaluate
@@ -24,8 +26,7 @@ from cksolve.space.naming import parse_name
 
 def _fresh(monkeypatch, row_limit=3, tab_limit=None, piece_limit=None):
     """Empty solve memos and force the conditioning path (tiny join bounds)."""
-    for cache in ("_SOLVED", "_COMPONENTS"):
-        monkeypatch.setattr(direct, cache, {})
+    fresh_solves(monkeypatch)
     monkeypatch.setattr(conditioning, "_PIECES", {})
     monkeypatch.setattr(direct, "ROW_LIMIT", row_limit)
     if tab_limit is not None:

@@ -202,12 +202,19 @@ def _split_args(text: str) -> list[str]:
 _INTEGER = re.compile(r"-?(?:0|[1-9][0-9]*)", re.ASCII)
 
 
+_ANGLE = re.compile(r"[<>]")
+
+
 def _balanced(s: str) -> bool:
-    """Whether the ``<`` opening at ``s``'s first ``<`` closes exactly at its last character."""
-    depth = 0
-    for i, ch in enumerate(s[s.index("<"):], s.index("<")):
-        depth += (ch == "<") - (ch == ">")
-        if depth < 0 or (depth == 0 and i != len(s) - 1):
+    """Whether the ``<`` opening at ``s``'s first ``<`` closes exactly at its last character.
+
+    Only the brackets move the depth, so only they are visited (a loop over every character
+    was a third of reading CK's .conf files).
+    """
+    depth, last = 0, len(s) - 1
+    for m in _ANGLE.finditer(s, s.index("<")):
+        depth += 1 if m.group() == "<" else -1
+        if depth < 0 or (depth == 0 and m.start() != last):
             return False
     return depth == 0
 
