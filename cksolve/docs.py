@@ -29,17 +29,25 @@ _SAMPLE = Combo("gfx942", "forward", "fp16", 2)
 _SAMPLE_BWD = Combo("gfx942", "bwd_weight", "fp16", 2)
 
 
-def _form(c) -> str:
+def _rows(n: int) -> str:
+    return f"{n} row{'' if n == 1 else 's'}"
+
+
+def _form(c, per_kind=()) -> str:
+    """A table's size; ``per_kind`` (the rule's tables, one per kernel kind) when they differ."""
     if isinstance(c, Table):
-        return f"{'forbidden' if c.forbid else 'allowed'} table ({len(c.rows)} rows)"
+        sizes = {t.applies_to: len(t.rows) for t in per_kind}
+        size = (", ".join(f"{kind}: {_rows(n)}" for kind, n in sizes.items()) if len(set(sizes.values())) > 1
+                else _rows(len(c.rows)))
+        return f"{'forbidden' if c.forbid else 'allowed'} table ({size})"
     assert isinstance(c, Check)
     return f"check `{c.test.__name__}`"
 
 
-def _row(c) -> str:
+def _row(c, per_kind=()) -> str:
     scope = ", ".join(c.scope)
     doc = (c.doc or c.message).replace("|", "\\|")
-    return f"| `{c.name}` | {scope} | {_form(c)} | {doc} | {c.source} |"
+    return f"| `{c.name}` | {scope} | {_form(c, per_kind)} | {doc} | {c.source} |"
 
 
 def _yes(flag: bool) -> str:
@@ -125,7 +133,10 @@ def constraints_page() -> str:
     lines += _archs_section()
     header = ["", "| name | scope | form | what it checks | CK rule |", "|---|---|---|---|---|"]
     lines += ["", "## Space constraints", "", "They make a point of the raw domains a well-formed config.", *header]
-    lines += [_row(c) for c in {c.name: c for c in SPACE_CONSTRAINTS}.values()]  # one row per rule, not per kind
+    by_name = {}
+    for c in SPACE_CONSTRAINTS:  # one row per rule, not per kind
+        by_name.setdefault(c.name, []).append(c)
+    lines += [_row(tables[0], tables) for tables in by_name.values()]
     lines += [
         "", "## Architecture constraints", "",
         "Built per architecture from `cksolve/arch/facts.toml` and the pipeline and variant tables;",

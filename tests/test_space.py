@@ -178,27 +178,39 @@ def test_whole_space_samples_pass_check_and_repeat_with_the_seed(tmp_path):
     assert len({r.name for r in distinct}) == 300
 
 
-#: (layout, ndim) pairs CK names kernels with: its rule sets tag every rank nhwgc (full's nhwgc_1d, nhwgc_3d),
-#: the builder's 3D files ndhwgc, its 2D depthwise kernels ngchw (unified_grouped_conv_codegen.py, builder.toml).
-CK_LAYOUT_RANKS = {("nhwgc", 1), ("nhwgc", 2), ("nhwgc", 3), ("ndhwgc", 3), ("ngchw", 2)}
+#: (layout, ndim) pairs CK names kernels with, per kernel kind: its rule sets tag every GEMM rank nhwgc
+#: (full's nhwgc_1d, nhwgc_3d), the builder's 3D files ndhwgc; its depthwise kernels are 2D ngchw
+#: (unified_grouped_conv_codegen.py DepthwiseConvKernelConfig, builder.toml).
+CK_LAYOUT_RANKS = {"gemm": {("nhwgc", 1), ("nhwgc", 2), ("nhwgc", 3), ("ndhwgc", 3)},
+                   "depthwise": {("ngchw", 2)}}
 
 
-def test_the_whole_space_ties_layout_to_ndim(tmp_path):
-    rs = _file(tmp_path, 'kind = "gemm"\n')
-    drawn = explore.sample(rs, query.select(["gfx942"], ["forward", "bwd_weight"], ["fp16"]), 600, seed=5)
+@pytest.mark.parametrize("kind, variants", [("gemm", ["forward", "bwd_weight"]), ("depthwise", ["forward_depthwise"])])
+def test_the_whole_space_ties_layout_to_kind_and_ndim(tmp_path, kind, variants):
+    allowed = CK_LAYOUT_RANKS[kind]
+    rs = _file(tmp_path, f'kind = "{kind}"\n')
+    drawn = explore.sample(rs, query.select(["gfx942"], variants, ["fp16"]), 600, seed=5)
     pairs = Counter((r.config.layout, r.config.ndim) for r in drawn)
-    assert set(pairs) <= CK_LAYOUT_RANKS, f"mismatched layout/ndim drawn: {set(pairs) - CK_LAYOUT_RANKS}"
-    assert len(pairs) == len(CK_LAYOUT_RANKS), pairs  # and every allowed pair is drawn
+    assert set(pairs) <= allowed, f"{kind}: mismatched layout/ndim drawn: {set(pairs) - allowed}"
+    assert len(pairs) == len(allowed), pairs  # and every allowed pair is drawn
     for ndim in (1, 2, 3):
-        by_layout = {layout: sum(explore.count(_file(tmp_path, f'kind = "gemm"\nwhere = ["layout == {layout!r}"]\n',
+        by_layout = {layout: sum(explore.count(_file(tmp_path, f'kind = "{kind}"\nwhere = ["layout == {layout!r}"]\n',
                                                      f"l{ndim}{layout}"),
-                                               query.select(["gfx942"], ["forward"], ["fp16"], [str(ndim)])).values())
+                                               query.select(["gfx942"], variants[:1], ["fp16"], [str(ndim)])).values())
                      for layout in AXES["layout"].domain}
-        assert {layout for layout, n in by_layout.items() if n} == {l for l, d in CK_LAYOUT_RANKS if d == ndim}, \
-            (ndim, by_layout)
-    verdict = evaluate(parse_name("grouped_conv_fwd_fp16_ndhwgc_2d_compv3_cshuffle_intrawave_128x128x64_2x2x1_"
-                                        "16x16x32"), "gfx942")
-    assert [v.constraint for v in verdict.violations] == ["space.layout_ndim"], verdict.violations
+        assert {layout for layout, n in by_layout.items() if n} == {l for l, d in allowed if d == ndim}, \
+            (kind, ndim, by_layout)
+
+
+@pytest.mark.parametrize("name, broken", [
+    ("grouped_conv_fwd_fp16_ndhwgc_2d_compv3_cshuffle_intrawave_128x128x64_2x2x1_16x16x32", "space.layout_ndim"),
+    ("grouped_conv_fwd_fp16_ngchw_2d_compv3_cshuffle_intrawave_128x128x64_2x2x1_16x16x32", "space.layout_kind"),
+    ("grouped_conv_fwd_depthwise_fp16_nhwgc_2d_16x16_f3_s1x1_p1x1_nb1_sub1x1_vec1_1", "space.layout_kind"),
+    ("grouped_conv_fwd_depthwise_fp16_ngchw_3d_16x16_f3_s1x1_p1x1_nb1_sub1x1_vec1_1", "space.layout_ndim"),
+])
+def test_a_name_with_a_layout_its_kernel_does_not_take_is_refused_by_that_rule(name, broken):
+    verdict = evaluate(parse_name(name), "gfx942")
+    assert [v.constraint for v in verdict.violations] == [broken], verdict.violations
 
 
 def test_distinct_past_the_total_is_refused():

@@ -5,7 +5,11 @@ persistence only exist when stream-K is on: without that rule two configs that
 differ only in an unused axis would share a kernel name. A layout tag spells
 the spatial dims of the tensors (values.toml ``ndims``): without that rule the
 whole space would hold ``ndhwgc`` kernels of rank 2, named for 3D tensors and
-built for 2D ones.
+built for 2D ones. A layout tag also belongs to a kernel kind (values.toml
+``kinds``): CK builds implicit-GEMM kernels with NHWGC-family tensors and its
+depthwise kernel is two-dimensional NGCHW, so without that rule the whole space
+would hold GEMM kernels tagged ``ngchw`` and 1D or 3D depthwise kernels, named
+for tensors their code does not take.
 """
 
 from __future__ import annotations
@@ -13,7 +17,9 @@ from __future__ import annotations
 from dataclasses import replace
 
 from .constraints import Table
+from .datafile import DataFileError
 from .values import value_facts
+from .variants import VARIANTS
 
 __all__ = ["SPACE_CONSTRAINTS", "space_constraints"]
 
@@ -27,6 +33,27 @@ _LAYOUT_NDIM = Table(
         "with every rank; ndhwgc with 3D; ngchw with 2D).",
 )
 
+_KINDS = tuple(dict.fromkeys(v.kind for v in VARIANTS.values()))
+_LAYOUT_KINDS = value_facts("layout", "kinds")
+for _layout, _kinds in _LAYOUT_KINDS.items():
+    if not set(_kinds) <= set(_KINDS):
+        raise DataFileError(f"values.toml [layout.{_layout}]: kinds {_kinds} are not kernel kinds {list(_KINDS)} "
+                            "(variants.toml kind)")
+
+
+def _layout_kind(kind: str) -> Table:
+    return Table(
+        "space.layout_kind", ("layout",),
+        frozenset((layout,) for layout, kinds in _LAYOUT_KINDS.items() if kind in kinds),
+        f"layout {{layout}} is not a layout of {kind} kernels",
+        "unified_grouped_conv_codegen.py GroupedConvKernelConfig.layout (nhwgc; the builder's 3D files ndhwgc) / "
+        "grouped_config_rules_full.py get_configs, depthwise block (layout ngchw, 2D only)",
+        applies_to=kind,
+        doc="A layout tag belongs to one kernel kind (values.toml kinds: nhwgc and ndhwgc tag implicit-GEMM "
+            "kernels, ngchw depthwise ones).",
+    )
+
+
 SPACE_CONSTRAINTS = (
     Table(
         "space.streamk_options", ("streamk", "streamk_strategy", "streamk_persistent"),
@@ -38,7 +65,8 @@ SPACE_CONSTRAINTS = (
         doc="Stream-K strategy and persistence exist only with stream-K on (else names would collide).",
     ),
     # layout and ndim are common axes: the rule holds for both kernel kinds
-    *(replace(_LAYOUT_NDIM, applies_to=kind) for kind in ("gemm", "depthwise")),
+    *(replace(_LAYOUT_NDIM, applies_to=kind) for kind in _KINDS),
+    *(_layout_kind(kind) for kind in _KINDS),
 )
 
 

@@ -24,7 +24,7 @@ _SCHEMA = {
     "dtype": {"*": {"cpp": _STR, "dispatch": _STR, "element_size": _INT, "accumulator": _STR, "half": _BOOL,
                     "builder": _STR}},
     "ndim": {"*": {"layouts": [_STR]}},
-    "layout": {"*": {"key": _STR, "ndims": [_INT]}},
+    "layout": {"*": {"key": _STR, "ndims": [_INT], "kinds": [_STR]}},
     "scheduler": {"*": {"cpp": _STR, "key": _STR}},
     "epilogue": {"*": {"cshuffle": _BOOL}},
     "specialization": {"*": {"cpp": _STR, "name": _STR, "needs": _STR}},
