@@ -166,8 +166,9 @@ def gemm_constraints(arch: str) -> tuple[Constraint, ...]:
         Check(
             "arch.vector_size", ("vector_a", "vector_b", "vector_c"), vectors_ok,
             "vector sizes {vector_a}/{vector_b}/{vector_c}: each must be 1 or even",
-            f"grouped_config_rules_default.py check_vectors via {_UNIFIED}",
-            doc="AMD GPUs load and store vectors of width 1, 2, 4, 8 or 16 only.",
+            f"grouped_config_rules_full.py check_vectors via {_UNIFIED}",
+            doc="A vector width must be 1 or even: CK's check, whose comment names widths 1, 2, 4, 8 and 16 "
+                "but which also passes 6, 10, 12 and 14.",
         ),
         Table(
             "arch.wave_split", ("wave_m", "wave_n", "wave_k"), splits,
