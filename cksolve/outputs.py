@@ -33,13 +33,13 @@ TMP_TAG = ".cksolve-tmp"
 _live: set[str] = set()
 
 
-
 def _mkstemp(name: str, folder) -> tuple[int, str]:
     """A new hidden temporary beside the output (``tempfile`` imported here: only a command that writes
     a file pays for it and ``random``, about 1 ms of every listing's start-up)."""
     import tempfile
 
     return tempfile.mkstemp(prefix=f".{name}.", suffix=TMP_TAG, dir=folder)
+
 
 def write_all(fd: int, data: bytes) -> None:
     """Write every byte of ``data`` to ``fd`` (``os.write`` may write fewer)."""

@@ -54,11 +54,11 @@ def test_config_classes_are_the_axes_schema():
                                KernelConfig._field_defaults["vector_c"])
 
 
-def _import_in_copy(tmp_path, edit) -> subprocess.CompletedProcess:
+def _import_in_copy(tmp_path, edit, module="cksolve.space.config") -> subprocess.CompletedProcess:
     shutil.copytree(ROOT / "cksolve", tmp_path / "cksolve", ignore=shutil.ignore_patterns("__pycache__"))
     edit(tmp_path / "cksolve")
     env = {**os.environ, "PYTHONPATH": str(tmp_path)}
-    return subprocess.run([sys.executable, "-c", "import cksolve.space.config"], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-c", f"import {module}"], capture_output=True, text=True,
                           env=env, cwd=tmp_path)
 
 
@@ -79,3 +79,15 @@ def test_a_default_that_disagrees_with_the_config_class_fails_at_import(tmp_path
         axes.write_text(text.replace("default = 4\n", "default = 2\n", 1))  # vector_a
     proc = _import_in_copy(tmp_path, edit)
     assert proc.returncode != 0 and "does not match axes.toml" in proc.stderr, proc.stderr
+
+
+def test_a_layout_of_an_unknown_kernel_kind_fails_at_import(tmp_path):
+    def edit(pkg):
+        values = pkg / "space" / "values.toml"
+        text = values.read_text()
+        assert 'kinds = ["depthwise"]' in text
+        values.write_text(text.replace('kinds = ["depthwise"]', 'kinds = ["dw"]'))
+
+    proc = _import_in_copy(tmp_path, edit, "cksolve.space.canonical")
+    assert proc.returncode != 0 and "values.toml [layout.ngchw]" in proc.stderr and "'dw'" in proc.stderr, \
+        proc.stderr
