@@ -188,7 +188,7 @@ def _balanced_by_definition(s: str) -> bool:
 def test_the_bracket_check_visits_only_brackets_and_still_agrees_with_its_definition():
     from hypothesis import given, settings, strategies as st
 
-    from cksolve.rulesets.builder_conf import _balanced
+    from cksolve.rulesets.builder_lines import _balanced
 
     @settings(max_examples=2000, deadline=None)
     @given(st.text(alphabet="<>a,(", min_size=1, max_size=16).filter(lambda s: "<" in s))

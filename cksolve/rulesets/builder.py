@@ -5,8 +5,8 @@ CK's ``grouped_config_rules_builder.py`` reads the Builder's instance files
 and ``forward/<subset>/ngchw_depthwise.conf``), converts every instance into a
 dispatcher config for the target's warp size, drops the Builder's own skips and
 duplicates, and skips compv2 for bwd_weight. Here the same conversion
-(:mod:`.builder_conf`) yields, per combination, the rows of one allowed table
-over every axis -- so ``count``, ``check``, ``diff`` and ``emit`` treat these
+(:mod:`.builder_lines`, :mod:`.builder_conf`) yields, per combination, the rows of one
+allowed table over every axis -- so ``count``, ``check``, ``diff`` and ``emit`` treat these
 sets like any other rule set.
 
 CK does not run ``is_valid_for_arch`` on builder sets; cksolve applies both
@@ -30,7 +30,8 @@ from ..arch.facts import arch_facts
 from ..space.constraints import Constraint, Table
 from ..space.memos import MEMOS
 from .base import Combo, RuleSet, RuleSetError, configs_table, kind_of
-from .builder_conf import Instance, builder_data, parse_conf, unusable
+from .builder_conf import Instance, builder_data
+from .builder_lines import parse_conf, unusable
 
 __all__ = ["BuilderRuleSet", "TestsRuleSet", "ProfilerRuleSet", "ENV_VAR", "conf_files"]
 
