@@ -49,6 +49,18 @@ def test_explain_json_says_what_the_text_says(capsys, name, extra):
                                                    if line.startswith("  grouped_conv")]
     for n in doc["nearest"]:
         assert n["distance"] == len(n["changed"]), n
+    assert doc["searched"] is not None and (f"none in {doc['searched']}." in text) == (not doc["nearest"]), text
+
+
+def test_explain_says_where_it_looked_when_the_combination_has_no_valid_config(capsys):
+    """No 1D depthwise kernel exists: an empty list of nearest configs would read as 'nothing is near'."""
+    name = "grouped_conv_fwd_depthwise_fp16_nhwgc_1d_16x16_f3_s1x1_p1x1_nb1_sub1x1_vec1_1"
+    code, text, _ = run(capsys, "explain", name, "--arch", "gfx942")
+    assert code == 1 and text.splitlines()[-1] == \
+        "Nearest valid configs: none in default or full for gfx942/forward_depthwise/fp16/1d.", text
+    code, out, _ = run(capsys, "explain", name, "--arch", "gfx942", "--nearest", "0", "--format", "json")
+    doc = json.loads(out)
+    assert doc["nearest"] == [] and doc["searched"] is None, doc
 
 
 def test_explain_record_in_python():

@@ -46,6 +46,7 @@ class Explanation:
     verdict: Verdict
     problem: str | None  # the problem spec asked about
     nearest: tuple[Nearest, ...]
+    searched: str | None = None  # where the nearest configs were looked for (None: not asked)
 
     @property
     def valid(self) -> bool:
@@ -79,7 +80,7 @@ class Explanation:
                 "problem": None if self.problem is None else {
                     "spec": self.problem, "runs": not self.verdict.problem_violations,
                     "violations": pairs(self.problem_violations)},
-                "nearest": [n.as_dict() for n in self.nearest]}
+                "nearest": [n.as_dict() for n in self.nearest], "searched": self.searched}
 
     @property
     def text(self) -> str:
@@ -100,6 +101,9 @@ class Explanation:
                 lines.extend(f"  - {m} [{c}]" for c, m in self.problem_violations)
             else:
                 lines.append(f"It can run problem {self.problem}.")
+        if not self.nearest and self.searched is not None and not self.ok:
+            # an empty list would read as "nothing is near", when there is nothing at all
+            lines.append(f"Nearest valid configs: none in {self.searched}.")
         if self.nearest:
             lines.append("Nearest valid configs (axes changed):")
             for n in self.nearest:
@@ -143,8 +147,13 @@ def explanation(config, arch: str, rule_set: ConstraintSource | None = None, how
     verdict = evaluate(config, arch, rule_set, extra)
     sources = [rule_set] if rule_set is not None else list(candidates)
     near = nearest_valid(config, arch, sources, how_many, keep) if how_many > 0 else []
+    searched = None
+    if how_many > 0:
+        combo = Combo(arch, config.variant, config.dtype, config.ndim)
+        within = " or ".join(s.name for s in sources) or "no rule set"
+        searched = f"{within} for {combo.key}" + (" that can run the problem" if keep is not None else "")
     mine = config.as_dict()
     nearest = tuple(Nearest(c.name(), d, tuple((k, v) for k, v in c.as_dict().items() if mine.get(k) != v))
                     for d, c in near)
     return Explanation(config.name(), arch, None if rule_set is None else rule_set.name, verdict,
-                       problem, nearest)
+                       problem, nearest, searched)
