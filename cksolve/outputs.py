@@ -35,7 +35,7 @@ _live: set[str] = set()
 
 def _mkstemp(name: str, folder) -> tuple[int, str]:
     """A new hidden temporary beside the output (``tempfile`` imported here: only a command that writes
-    a file pays for it and ``random``, about 1 ms of every listing's start-up)."""
+    a file pays for importing it)."""
     import tempfile
 
     return tempfile.mkstemp(prefix=f".{name}.", suffix=TMP_TAG, dir=folder)

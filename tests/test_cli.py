@@ -263,10 +263,22 @@ def test_a_command_builds_its_own_family_only_and_the_whole_help_every_family():
     base = ["app", "completion", "errors", "options"]
     every = sorted(set(cli.COMMANDS.values()))
     for argv, families in ((["archs"], ["listing"]), (["--strict", "count", "-r", "default"], ["listing"]),
-                           (["sample", "--help"], ["listing", "space"]), (["--help"], every)):
+                           (["sample", "--help"], ["listing", "space"]), (["--help"], every),
+                           (["--help", "count"], every), (["--strict", "--help", "sample"], every)):
         proc = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True)
         assert proc.returncode == 0, proc.stderr
         assert proc.stdout.splitlines()[-1] == repr(sorted(base + families)), (argv, proc.stdout.splitlines()[-1])
+
+
+def test_the_global_options_take_no_value_so_the_command_is_the_first_bare_word():
+    """``cli._invoked`` finds the command as the first word without a dash: an app option taking a
+    value (``cksolve --opt VALUE enumerate``) would make it read VALUE as the command."""
+    from typer.main import get_command
+
+    import cksolve.cli as cli
+
+    params = get_command(cli.app).params
+    assert params and all(p.is_flag for p in params), [(p.name, p.is_flag) for p in params]
 
 
 def test_shell_completion_is_on():

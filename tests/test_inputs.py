@@ -30,7 +30,7 @@ CONF = ("DeviceGroupedConvFwdMultipleABD_Xdl_CShuffle<2,NHWGC,GKYXC,EmptyTuple,N
 NAME_BIG = f"grouped_conv_fwd_fp16_nhwgc_2d_compv3_cshuffle_intrawave_{BIG}x64x64_1x4x1_16x16x16"
 ARABIC = "grouped_conv_fwd_fp16_nhwgc_2d_compv3_cshuffle_intrawave_16x64x\u0666\u0664_1x4x1_16x16x16"
 DEEP = "x = " + "[" * 3000 + "]" * 3000 + "\n"
-#: a rule-set file that counts (125,632,512 configs on gfx942 forward fp16 2D) but is far too large to list
+#: a rule-set file that counts (62,816,256 configs on gfx942 forward fp16 2D) but is far too large to list
 FREE = (b"kind = 'gemm'\n[pin]\ntile_m = [64, 128]\ntile_n = [64, 128]\ntile_k = [32, 64]\npipeline = ['compv3']\n"
         b"groups_to_merge = [1]\nstreamk = [false]\nstreamk_strategy = ['tree']\nstreamk_persistent = [false]\n"
         b"wave_groups = [1]\n")

@@ -213,6 +213,28 @@ def test_a_name_with_a_layout_its_kernel_does_not_take_is_refused_by_that_rule(n
     assert [v.constraint for v in verdict.violations] == [broken], verdict.violations
 
 
+def test_a_rule_set_whose_constraints_change_is_solved_again():
+    """solve_combo memoises by what the model is made of, not by which rule-set object asked."""
+    from cksolve.rulesets.base import RuleSet, pin
+
+    full = query.load_rule_set("full")
+
+    class Narrow(RuleSet):
+        name = "narrow"
+        pipelines = ["compv3", "mem"]
+
+        def constraints(self, combo):
+            return (*full.constraints(combo), pin("narrow", "pipeline", self.pipelines, "narrow pipelines"))
+
+    combo = Combo("gfx942", "forward", "fp16", 2)
+    rs = Narrow()
+    both = solve_combo(rs, combo).count()
+    rs.pipelines = ["compv3"]
+    fresh = Narrow()
+    fresh.pipelines = ["compv3"]
+    assert both > solve_combo(rs, combo).count() == solve_combo(fresh, combo).count() > 0
+
+
 def test_distinct_past_the_total_is_refused():
     rs = query.load_rule_set("tiny")
     selection = query.select(["gfx942"], ["forward"], ["fp16"], ["2"])

@@ -54,8 +54,12 @@ def _invoked(argv: list[str]) -> Optional[str]:
     """
     if any(k.startswith(("_CKSOLVE_COMPLETE", "_TYPER_COMPLETE")) for k in os.environ):
         return None
-    word = next((a for a in argv if not a.startswith("-")), None)
-    return word if word in COMMANDS else None
+    for word in argv:
+        if word == "--help":  # the app's help, eager: it shows every command, whatever follows
+            return None
+        if not word.startswith("-"):
+            return word if word in COMMANDS else None
+    return None
 
 
 def main(argv: Optional[list[str]] = None) -> None:

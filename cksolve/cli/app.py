@@ -1,7 +1,8 @@
 """The typer app: its name and help, the global options (``--strict``, ``--version``).
 
-Every command family registers its commands on :data:`app` (``cksolve.cli``
-imports them all); the exit-code plumbing around it is ``cli.errors``.
+Every command family registers its commands on :data:`app` when ``cksolve.cli``
+imports it (the invoked command's family only, or all of them for the whole help);
+the exit-code plumbing around it is ``cli.errors``.
 """
 
 from __future__ import annotations

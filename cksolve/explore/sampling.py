@@ -4,7 +4,7 @@
 Counts come from the solver's factorisation (exact Python integers, never a
 listing); draws walk the same factorisation (``solver.sampling``), so both work
 on the whole space -- a rule-set file with only ``kind = "gemm"`` has
-10^11 to 10^12 configs per combination.
+between 10^9 and 10^13 configs per combination.
 """
 
 from __future__ import annotations

@@ -36,14 +36,15 @@ def solve_combo(rule_set, combo) -> SolutionSet:
 
     A listing counts every combination (against its limit) before it lists them,
     and workloads ask per problem: the model is built and keyed once, not per
-    question. The entry holds the rule set itself, so an id is never reused while
-    its entry lives.
+    question. The key is what the model is made of (the combination and the rule
+    set's constraints for it, memoised by the rule sets), so a rule set whose
+    constraints change is solved again, and no rule set is kept alive by the memo.
     """
-    key = (id(rule_set), combo)
+    key = (combo, tuple(rule_set.constraints(combo)))
     hit = _COMBOS.get(key)
-    if hit is None or hit[0] is not rule_set:
-        hit = _COMBOS[key] = (rule_set, solve(build_model(combo, rule_set)))
-    return hit[1]
+    if hit is None:
+        hit = _COMBOS[key] = solve(build_model(combo, rule_set))
+    return hit
 
 
 def bounded_configs(rule_set, combo, limit: int = CONFIG_LIMIT) -> list:

@@ -148,9 +148,9 @@ def explanation(config, arch: str, rule_set: ConstraintSource | None = None, how
     sources = [rule_set] if rule_set is not None else list(candidates)
     near = nearest_valid(config, arch, sources, how_many, keep) if how_many > 0 else []
     searched = None
-    if how_many > 0:
+    if how_many > 0 and sources:
         combo = Combo(arch, config.variant, config.dtype, config.ndim)
-        within = " or ".join(s.name for s in sources) or "no rule set"
+        within = " or ".join(s.name for s in sources)
         searched = f"{within} for {combo.key}" + (" that can run the problem" if keep is not None else "")
     mine = config.as_dict()
     nearest = tuple(Nearest(c.name(), d, tuple((k, v) for k, v in c.as_dict().items() if mine.get(k) != v))
