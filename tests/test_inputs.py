@@ -102,6 +102,8 @@ CASES = [
           ("leading-zero", CONF.replace(",1,256,128,256,", ",1,256,0128,256,"), "DeviceGroupedConvFwdMultipleABD_Xdl"
                                                                             "_CShuffle: field tile_m must"),
           ("brackets", CONF.replace("CShuffle<2,", "CShuffle<<<2,"), "expected an instance string Kind<...> (with its"),
+          ("huge", CONF.replace(",1,256,128,256,", ",1,256," + "9" * 5000 + ",256,"), "DeviceGroupedConvFwdMultipleABD"
+                                                                                "_Xdl_CShuffle: field tile_m is out"),
       ]],
     # --perf measurements: decimal numbers in ASCII digits; JSON true is not 1
     *[(f"perf-{why}", ["minimize", "--problems", "{d}/w.csv", "-r", "default", "-a", "gfx942", "--dtype", "fp16",

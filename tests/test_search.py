@@ -44,6 +44,9 @@ def test_where_narrows_the_search():
     assert best.config.tile_m >= 128 and best.config.pipeline == "compv3"
     with pytest.raises(query.CksolveError, match="column"):
         explore.search(spec, "gfx942", "fp16", None, 1, ("tile_m >",))
+    # a depthwise axis is a known name, but not one of the GEMM configs search ranks
+    with pytest.raises(query.CksolveError, match="tile_h is not an axis of the gemm configs"):
+        explore.search(spec, "gfx942", "fp16", None, 1, ("tile_h == 28",))
 
 
 # --- the CP-SAT search agrees with the exact best-first one ------------------------------------------

@@ -117,6 +117,11 @@ def search(problem_spec: str, arch: str, dtype: str, rule_set: RuleSet | None = 
         except WhereError as exc:
             raise CksolveError(f"{{opt:where}} {text!r} at column {exc.column}: {exc.what}") from None
     combo, model = _models(problem, rule_set, arch, dtype, tuple(extra))
+    for text, check in zip(where, extra):
+        foreign = [a for a in check.scope if a not in model.axes]
+        if foreign:  # an axis of another kernel kind (depthwise): the search ranks GEMM configs only
+            raise CksolveError(f"{{opt:where}} {text!r}: {', '.join(foreign)} is not an axis of the "
+                               f"{model.kind} configs search ranks")
     domains = prune_domains(model.constraints, {a: tuple(model.domains[a]) for a in model.axes})
     if any(not d for d in domains.values()):
         return [], "INFEASIBLE"

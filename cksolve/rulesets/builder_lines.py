@@ -43,6 +43,8 @@ def _split_args(text: str) -> list[str]:
     return [a.strip().replace("\0", ",") for a in masked.split(",")]
 
 
+#: the longest integer a field may spell (with its sign)
+_DIGITS = 12
 _INTEGER = re.compile(r"-?(?:0|[1-9][0-9]*)", re.ASCII)
 
 
@@ -78,6 +80,8 @@ class _Line:
         if not _INTEGER.fullmatch(text):
             self.fail(f"{self.kind}: field {name} must be an integer in plain ASCII digits (no leading zero, "
                       f"'+' or '_'), got {shorten(text)}")
+        if len(text) > _DIGITS:  # no field comes near it, and int() refuses past 4300 digits
+            self.fail(f"{self.kind}: field {name} is out of range, got {shorten(text)}")
         return int(text)
 
     def flag(self, name: str, text: str) -> bool:
