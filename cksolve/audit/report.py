@@ -171,7 +171,8 @@ def _dead_section(r: Report) -> list[str]:
         how = "proposed, rejected by" if kind == "rejected" else "never proposed, kept out by"
         more = sum(1 for d in rows if len(d.rejected) + bool(d.unreachable) > 1)
         note = f" ({more} with other reasons in some combinations)" if more else ""
-        lines.append(f"  {constraint}: {len(rows)} row{'' if len(rows) == 1 else 's'} {how} {' + '.join(killers)}{note}")
+        counted = f"{len(rows)} row{'' if len(rows) == 1 else 's'}"
+        lines.append(f"  {constraint}: {counted} {how} {' + '.join(killers)}{note}")
         lines += _first([f"    {_row_text(d)}  ({d.combos} combinations)" for d in rows])
     whole = sum(1 for d in r.dead_rows if d.name is not None)
     if whole:

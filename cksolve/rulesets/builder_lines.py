@@ -30,9 +30,6 @@ class ConfError(RuleSetError):
     """A ``.conf`` line that cannot be read; the message names file and line."""
 
 
-# --- reading lines ----------------------------------------------------------------------
-
-
 # A bracketed group (Seq(...), an inner <...>): its commas do not separate arguments.
 _GROUP = re.compile(r"\([^()]*\)|<[^<>]*>")
 

@@ -34,11 +34,19 @@ _LAYOUT_NDIM = Table(
 )
 
 _KINDS = tuple(dict.fromkeys(v.kind for v in VARIANTS.values()))
-_LAYOUT_KINDS = value_facts("layout", "kinds")
-for _layout, _kinds in _LAYOUT_KINDS.items():
-    if not set(_kinds) <= set(_KINDS):
-        raise DataFileError(f"values.toml [layout.{_layout}]: kinds {_kinds} are not kernel kinds {list(_KINDS)} "
-                            "(variants.toml kind)")
+
+
+def _checked_layout_kinds() -> dict:
+    """values.toml's ``kinds`` of every layout, each one a kernel kind of variants.toml."""
+    layout_kinds = value_facts("layout", "kinds")
+    for layout, kinds in layout_kinds.items():
+        if not set(kinds) <= set(_KINDS):
+            raise DataFileError(f"values.toml [layout.{layout}]: kinds {kinds} are not kernel kinds {list(_KINDS)} "
+                                "(variants.toml kind)")
+    return layout_kinds
+
+
+_LAYOUT_KINDS = _checked_layout_kinds()
 
 
 def _layout_kind(kind: str) -> Table:
