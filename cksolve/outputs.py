@@ -16,6 +16,7 @@ is removed by an exit on a signal (``cksolve.entry``).
 from __future__ import annotations
 
 import errno
+import io
 import os
 import stat
 import sys
@@ -149,10 +150,40 @@ def atomic_text_stream(path: Path) -> Iterator[TextIO]:
 @contextmanager
 def atomic_path(path: Path) -> Iterator[str]:
     """A temporary's path, beside ``path``, for a writer that opens files by name (Parquet); it becomes
-    ``path`` when the block ends, or is removed if the block raises."""
+    ``path`` when the block ends, or is removed if the block raises.
+
+    A device or FIFO at ``path`` is written into instead, as the text writers do: the writer fills a
+    temporary in the system's temporary directory (never beside a device, in ``/dev``), which is then
+    copied into ``path`` and removed."""
     path = Path(path)
+    if _is_special(path):
+        with _special_through_temporary(path) as tmp:
+            yield tmp
+        return
     with _replacing(path, named=True) as tmp:
         yield tmp
+
+
+@contextmanager
+def _special_through_temporary(path: Path) -> Iterator[str]:
+    fd, tmp = _mkstemp(path.name, None)
+    os.close(fd)
+    _live.add(tmp)
+    try:
+        yield tmp
+        try:
+            out = os.open(path, os.O_WRONLY | os.O_NOFOLLOW | os.O_NOCTTY | os.O_CLOEXEC)
+            try:
+                with open(tmp, "rb") as src:
+                    while chunk := src.read(1 << 20):
+                        write_all(out, chunk)
+            finally:
+                os.close(out)
+        except OSError as exc:
+            raise CksolveError(f"cannot write {path}: {exc.strerror or exc}") from None
+    finally:
+        remove([tmp])
+        _live.discard(tmp)
 
 
 @contextmanager
@@ -199,11 +230,28 @@ def write_stdout(text: str, flush: bool = False) -> None:
     if stream is None:
         raise CksolveError("cannot write output: stdout is closed")
     try:
-        stream.write(text)
+        raw = getattr(stream, "buffer", None)
+        if text and isinstance(raw, io.RawIOBase):
+            _write_raw(stream, raw, text)
+        else:
+            stream.write(text)
         if flush:
             stream.flush()
     except BrokenPipeError:
         raise StdoutClosed() from None
+
+
+def _write_raw(stream, raw, text: str) -> None:
+    """``text`` through an unbuffered stdout (``PYTHONUNBUFFERED``, ``python -u``): its text layer hands the
+    whole text to one raw ``write`` and ignores a short count (a disk filling up mid-write), so the bytes
+    are written here until all are taken or the write fails."""
+    stream.flush()
+    view = memoryview(text.encode(stream.encoding or "utf-8", stream.errors or "strict"))
+    while view:
+        n = raw.write(view)
+        if n is None:  # a non-blocking descriptor that cannot take more now
+            n = 0
+        view = view[n:]
 
 
 def flush_stdout() -> None:
