@@ -77,3 +77,65 @@ def test_programs_never_reach_eval(monkeypatch):
     assert where_test(64, 16, 2, 128, program) is False  # a division by zero is false, not an error
     scope, program = compile_where("tile_k % (warp_tile_k * wave_k) == 0")
     assert where_test(64, 16, 2, program) and not where_test(64, 16, 8, program)
+
+
+# --- bounds: an expression is input, so its size, depth, literals and cost are limited ---------------------
+
+from cksolve.rulesets import where as where_module  # noqa: E402
+
+BOUND_BREACHES = {
+    "1000 nots": ("not " * 1000 + "tile_m > 0", "longer than 2000 characters"),
+    "2000-term sum": (" + ".join(["tile_m"] * 2000) + " > 0", "longer than 2000 characters"),
+    "975 minus signs": ("-" * 975 + "tile_m < 0", "nests deeper than 64 levels"),
+    "400 nots": ("not " * 400 + "tile_m > 0", "nests deeper than 64 levels"),
+    "190-term or": (" or ".join(["0<ndim"] * 190), "has more than 512 terms"),
+    "100-deep sum": ("+".join(["1"] * 100) + " + tile_m > 0", "nests deeper than 64 levels"),
+    "deep parentheses": ("(" * 300 + "tile_m" + ")" * 300 + " > 0", "syntax error"),
+    "long tuple": ("tile_m in (" + ",".join(["16"] * 300) + ")", "lists more than 256 values"),
+    "big hex": ("tile_m < 0x" + "f" * 1000, "integer constant longer than 18 digits"),
+    "big decimal": ("tile_m < 1" + "0" * 18, "integer constant longer than 18 digits"),
+    "14 axes": (" + ".join(["tile_m", "tile_n", "tile_k", "wave_m", "wave_n", "wave_k", "warp_tile_m",
+                            "warp_tile_n", "warp_tile_k", "vector_a", "vector_b", "vector_c", "groups_to_merge",
+                            "wave_groups"]) + " > 0", "combinations together, more than 100,000"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BOUND_BREACHES))
+def test_an_expression_past_a_bound_is_one_line_and_exit_2(tmp_path, capsys, case):
+    expr, what = BOUND_BREACHES[case]
+    path = tmp_path / "b.toml"
+    path.write_text(f'kind = "gemm"\nwhere = ["{expr}"]\n')
+    code, out, err = run(capsys, "count", "-r", str(path), "-a", "gfx942", "--variant", "forward", "--dtype", "fp16",
+                         "--ndim", "2")
+    assert code == 2 and out == "" and err.count("\n") == 1 and err.startswith("cksolve: error: "), (case, err[-300:])
+    assert what in err and "Traceback" not in err, (case, err[-300:])
+
+
+def test_expressions_just_inside_the_bounds_still_solve(tmp_path, capsys):
+    """The deepest and largest allowed forms load and solve (no RecursionError or KeyError in the solvers)."""
+    inside = ["-" * 60 + "tile_m < 1000", "not " * 60 + "tile_m > 0", "tile_m < 999999999999999999",
+              "tile_m in (" + ",".join(["16"] * 256) + ")",
+              "tile_m + tile_n + tile_k + wave_m + wave_n + wave_k > 0"]
+    path = tmp_path / "ok.toml"
+    path.write_text('extends = "full"\nwhere = [' + ", ".join(f'"{w}"' for w in inside) + "]\n")
+    code, out, err = run(capsys, "count", "-r", str(path), "-a", "gfx942", "--variant", "forward", "--dtype", "fp16",
+                         "--ndim", "2")
+    assert code == 0 and int(out) > 0, (out, err)
+
+
+def test_too_many_expressions_are_refused(tmp_path, capsys):
+    n = where_module.MAX_EXPRESSIONS + 1
+    path = tmp_path / "many.toml"
+    path.write_text('extends = "full"\nwhere = [' + ", ".join(['"tile_m > 0"'] * n) + "]\n")
+    code, _out, err = run(capsys, "count", "-r", str(path))
+    assert code == 2 and f"where has {n} expressions, more than 64" in err, err
+    code, _out, err = run(capsys, "search", "--problem", "N=32,C=1024,K=256", "--arch", "gfx942", "--dtype", "fp16",
+                          "--rule-set", "full", *[a for _ in range(n) for a in ("--where", "tile_m > 0")])
+    assert code == 2 and f"{n} --where conditions, more than 64" in err, err
+
+
+def test_search_where_past_a_bound_is_one_short_line(capsys):
+    code, out, err = run(capsys, "search", "--problem", "N=32,C=1024,K=256", "--arch", "gfx942", "--dtype", "fp16",
+                         "--rule-set", "full", "--where", "not " * 1000 + "tile_m > 0")
+    assert code == 2 and out == "" and err.count("\n") == 1 and "longer than 2000 characters" in err, err
+    assert len(err) < 400, err

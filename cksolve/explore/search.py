@@ -31,9 +31,9 @@ from dataclasses import dataclass
 from itertools import product
 from types import SimpleNamespace
 
-from ..errors import CksolveError
+from ..errors import CksolveError, shorten
 from ..rulesets.base import RuleSet
-from ..rulesets.where import WhereError, where_check
+from ..rulesets.where import MAX_EXPRESSIONS, WhereError, where_check
 from ..solver import build_model
 from ..solver.backends import get_backend, pinned
 from ..solver.direct import solve
@@ -111,11 +111,13 @@ def search(problem_spec: str, arch: str, dtype: str, rule_set: RuleSet | None = 
         raise CksolveError(f"{{opt:time_limit}} {time_limit} must be positive")
     problem = parse_problem(problem_spec)
     extra = []
+    if len(where) > MAX_EXPRESSIONS:
+        raise CksolveError(f"{len(where)} {{opt:where}} conditions, more than {MAX_EXPRESSIONS}")
     for i, text in enumerate(where):
         try:
             extra.append(where_check(f"search.where[{i}]", text, "--where", f"--where[{i}]"))
         except WhereError as exc:
-            raise CksolveError(f"{{opt:where}} {text!r} at column {exc.column}: {exc.what}") from None
+            raise CksolveError(f"{{opt:where}} {shorten(text)} at column {exc.column}: {exc.what}") from None
     combo, model = _models(problem, rule_set, arch, dtype, tuple(extra))
     for text, check in zip(where, extra):
         foreign = [a for a in check.scope if a not in model.axes]

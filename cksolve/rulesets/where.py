@@ -14,6 +14,16 @@ solvers). Types are checked when the file is loaded (arithmetic and ordering
 on integer axes only, each side of ``==`` of one type), so a loaded
 expression never fails on a config; a division or remainder by zero makes the
 expression false.
+
+An expression is input, so what it may cost is bounded (docs/cli.md, "Input
+rules"), each breach a :class:`WhereError` when it is loaded: at most
+``MAX_TEXT`` characters, ``MAX_NODES`` syntax nodes nested at most
+``MAX_DEPTH`` deep, integer constants of at most ``MAX_INT_DIGITS`` digits,
+``in`` lists of at most ``MAX_ITEMS`` constants, and axes whose domains
+together take at most ``MAX_COMBINATIONS`` value combinations: the solvers
+tabulate an expression over its axes (a condition on 14 axes of the whole
+space tabulates billions), so that product is what one expression costs.
+A rule-set file (and ``search``) holds at most ``MAX_EXPRESSIONS`` of them.
 """
 
 from __future__ import annotations
@@ -26,7 +36,22 @@ from ..space.axes import AXES
 from ..space.constraints import Check
 from .base import RuleSetError
 
-__all__ = ["compile_where", "where_test", "where_check", "file_where", "WhereError"]
+__all__ = ["compile_where", "where_test", "where_check", "file_where", "WhereError", "MAX_TEXT", "MAX_NODES",
+           "MAX_DEPTH", "MAX_INT_DIGITS", "MAX_ITEMS", "MAX_COMBINATIONS", "MAX_EXPRESSIONS"]
+
+#: Characters of one expression.
+MAX_TEXT = 2000
+#: Syntax nodes of one expression (names, constants, operators), and how deep they nest.
+MAX_NODES = 512
+MAX_DEPTH = 64
+#: Decimal digits of an integer constant (hexadecimal and other spellings: of its value).
+MAX_INT_DIGITS = 18
+#: Constants of one ``in`` tuple or list.
+MAX_ITEMS = 256
+#: Value combinations of the axes one expression reads (the product of their domain sizes).
+MAX_COMBINATIONS = 100_000
+#: Expressions in one rule-set file's ``where`` (and ``--where`` options of one command).
+MAX_EXPRESSIONS = 64
 
 
 class WhereError(ValueError):
@@ -53,12 +78,21 @@ def compile_where(text: str) -> tuple[tuple[str, ...], tuple]:
     """(scope, program) of one expression; :class:`WhereError` naming the column of what is not allowed."""
     if not isinstance(text, str):
         raise WhereError(1, "must be a string")
+    if len(text) > MAX_TEXT:
+        raise WhereError(MAX_TEXT + 1, f"longer than {MAX_TEXT} characters")
     lead = len(text) - len(text.lstrip())
     body = text.strip()
     try:
         tree = ast.parse(body, mode="eval")
     except SyntaxError as exc:  # offset 0: at the end of the text
         raise WhereError(lead + (exc.offset or len(body) + 1), f"syntax error: {exc.msg}") from None
+    except (RecursionError, MemoryError):  # the parser's own nesting limit
+        raise WhereError(1, f"nests deeper than {MAX_DEPTH} levels") from None
+    try:
+        _bound(tree.body)
+    except WhereError as exc:
+        exc.column += lead
+        raise
     scope: list[str] = []
     try:
         program, kind = _compile(tree.body, scope)
@@ -69,7 +103,35 @@ def compile_where(text: str) -> tuple[tuple[str, ...], tuple]:
         raise WhereError(1, "must be a condition (a comparison, 'in', 'and', 'or' or 'not'), not a value")
     if not scope:
         raise WhereError(1, "reads no axis")
+    combinations = 1
+    for axis in scope:
+        combinations *= len(AXES[axis].domain)
+    if combinations > MAX_COMBINATIONS:
+        raise WhereError(1, f"reads {len(scope)} axes ({', '.join(scope)}) whose values take {combinations:,} "
+                            f"combinations together, more than {MAX_COMBINATIONS:,}; split it into expressions "
+                            f"over fewer axes")
     return tuple(scope), program
+
+
+def _bound(root) -> None:
+    """WhereError for a tree past the size, depth or literal bounds, found without recursion (a deep tree
+    must not exhaust the stack here either)."""
+    nodes = 0
+    stack = [(root, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, (ast.expr_context, ast.operator, ast.unaryop, ast.boolop, ast.cmpop)):
+            continue  # the tokens of a node, not nodes of the expression
+        nodes += 1
+        if nodes > MAX_NODES:
+            _fail(node, f"has more than {MAX_NODES} terms")
+        if depth > MAX_DEPTH:
+            _fail(node, f"nests deeper than {MAX_DEPTH} levels")
+        if isinstance(node, ast.Constant) and type(node.value) is int and abs(node.value) >= 10 ** MAX_INT_DIGITS:
+            _fail(node, f"integer constant longer than {MAX_INT_DIGITS} digits")
+        if isinstance(node, (ast.Tuple, ast.List)) and len(node.elts) > MAX_ITEMS:
+            _fail(node, f"lists more than {MAX_ITEMS} values")
+        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
 
 
 def _fail(node, what: str):
@@ -199,6 +261,8 @@ def file_where(value, stem: str, source: str, label: str, name: str) -> list[Che
     ``file.<stem>.where[i]``; a bad expression is one ``RuleSetError`` line naming the file, the
     expression and the column."""
     items = value if isinstance(value, list) else [value]
+    if len(items) > MAX_EXPRESSIONS:
+        raise RuleSetError(f"{label}: where has {len(items)} expressions, more than {MAX_EXPRESSIONS}")
     out = []
     for i, text in enumerate(items):
         try:
