@@ -9,17 +9,17 @@ output's temporary, which it removes first (``cksolve.outputs``). ``emit``
 installs its own handlers while it writes (``cksolve.emit.interrupt``).
 """
 
-import gc
-import os
-import signal
-import sys
+import _signal  # the C module, loaded by the interpreter itself: the handlers go in before any other import
 
-__all__ = ["main"]
+_NAMES = {_signal.SIGINT: "SIGINT", _signal.SIGTERM: "SIGTERM"}
 
 
 def _stop(signum, frame):
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # one line, however many Ctrl-C follow
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    _signal.signal(_signal.SIGINT, _signal.SIG_IGN)  # one line, however many Ctrl-C follow
+    _signal.signal(_signal.SIGTERM, _signal.SIG_IGN)
+    import os  # imported already (the interpreter's start-up did); here so that nothing precedes the handlers
+    import sys
+
     files = sys.modules.get("cksolve.outputs")  # never import in a handler: it may run inside an import
     if files is not None:
         files.remove_live_temporaries()
@@ -28,15 +28,28 @@ def _stop(signum, frame):
     except (OSError, ValueError):
         pass
     try:
-        os.write(2, f"cksolve: interrupted by {signal.Signals(signum).name}\n".encode())
+        os.write(2, f"cksolve: interrupted by {_NAMES.get(signum, signum)}\n".encode())
     except OSError:  # stderr closed (2>&-): the exit code still tells
         pass
     os._exit(128 + signum)
 
 
+def install() -> None:
+    """The quiet handlers for SIGINT and SIGTERM (done when this module is imported, and again by main)."""
+    for s in _NAMES:
+        _signal.signal(s, _stop)
+
+
+install()  # at import: the console script and ``python -m cksolve`` import this module first
+
+import gc  # noqa: E402  (after the handlers: an interrupt during these imports is already quiet)
+import sys  # noqa: E402
+
+__all__ = ["main", "install"]
+
+
 def main() -> None:
-    for s in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(s, _stop)
+    install()
     gc.disable()  # before the imports too: collections during them cost ~5 ms of every command, measured
     from .cli import run  # the command itself, with the cyclic garbage collector off (cli.run says why)
 

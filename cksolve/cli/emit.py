@@ -161,6 +161,17 @@ def run_emit(*, out: Path, rule_set, names, arch, variant, dtype, ndim, jobs, bu
         return exc.exit_code
 
 
+def _refuse_split_paths(out, depends) -> None:
+    """The paths the CMake list will hold (the trees, under --out; the inputs it watches), refused before any
+    tree is written when CMake would split one at a ';'."""
+    from ..emit.cmake import cmake_path_error
+
+    for option, path in (("--out", Path(out)), *(("an input", Path(p)) for p in depends)):
+        error = cmake_path_error(path)
+        if error is not None:
+            raise CksolveError(f"{option} {error}")
+
+
 def _run(out, rule_set, names, arch, variant, dtype, ndim, jobs, builder_configs, arch_dirs, cmake_list,
          replace, unity_batch, fmt) -> int:
     from ..emit import emit_trees
@@ -171,6 +182,7 @@ def _run(out, rule_set, names, arch, variant, dtype, ndim, jobs, builder_configs
     label = selection_label(rule_set, names)
     if cmake_list is not None:
         check_writable(Path(cmake_list))  # before the trees: a list that cannot be written fails the emit
+        _refuse_split_paths(out, inputs(rule_set, names, builder_configs))
     if cmake_list is not None and arch_dirs is None:
         arch_dirs = True  # CMake gets one tree per arch, however many there are
     trees = emit_trees(items, Path(out), archs=archs, arch_dirs=arch_dirs, jobs=jobs,

@@ -7,6 +7,8 @@ from typing import Optional
 
 import typer
 
+from ..errors import CksolveError
+
 from .app import app
 from .options import BuilderOpt, OutputOpt, RuleSetOpt, SelectionArgs, refuse_unwritable, selection_options, strict, write
 
@@ -21,7 +23,8 @@ def report_cmd(
                                                  "heat map (problem groups x archs)."),
     minimize: Optional[str] = typer.Option(None, "--minimize", metavar="ARCH",
                                            help="Also the minimum kernel set of the workload for ARCH."),
-    keep: float = typer.Option(0.9, "--keep", metavar="KEEP", help="minimize's --keep."),
+    keep: Optional[float] = typer.Option(None, "--keep", metavar="KEEP",
+                                         help="minimize's --keep (with --minimize; default 0.9)."),
     output: Optional[Path] = OutputOpt,
     builder_configs: Optional[str] = BuilderOpt,
 ) -> None:
@@ -30,8 +33,11 @@ def report_cmd(
     from .. import report  # deferred: the report loads audit and workload only for its command
     from .options import one_arch
 
+    if keep is not None and minimize is None:
+        raise CksolveError(f"--keep {keep:g} is minimize's: give --minimize ARCH too "
+                           f"(without it the report minimizes nothing)")
     refuse_unwritable(output)
     selection = sel.select()
     arch = None if minimize is None else one_arch(minimize)
-    data = report.gather(rule_set, selection, builder_configs, strict(), problems, arch, keep)
+    data = report.gather(rule_set, selection, builder_configs, strict(), problems, arch, 0.9 if keep is None else keep)
     write(report.render(data), output)

@@ -27,7 +27,7 @@ def sample_cmd(
     rule_set: str = rule_set_option(),
     sel: SelectionArgs = None,
     n: int = typer.Option(10, "-n", "--count", metavar="N", help="How many configs to draw."),
-    seed: int = typer.Option(0, "--seed", metavar="S", help="Random seed: the same seed gives the same output."),
+    seed: int = typer.Option(0, "--seed", metavar="S", help="Random seed (0 or more): the same seed gives the same output."),
     distinct: bool = typer.Option(False, "--distinct", help="Draw without replacement (no config twice)."),
     fmt: str = format_option("names", SAMPLE_FORMATS),
     output: Optional[Path] = OutputOpt,
@@ -38,10 +38,27 @@ def sample_cmd(
     check_format(fmt, SAMPLE_FORMATS)
     if n < 0:
         raise CksolveError(f"-n {n} must not be negative")
+    if seed < 0:  # Python's generator seeds with |S|: -7 would silently draw what 7 draws
+        raise CksolveError(f"--seed {seed} must not be negative")
     refuse_unwritable(output)
     selection = sel.select()
     rs = load_rule_set(rule_set, builder_configs)
     write(records_text(explore.sample(rs, selection, n, seed, distinct), fmt), output)
+
+
+def _infeasible_reason(problem: str, arch: str, dtype: str, rs, where: bool) -> str:
+    """Why a search found nothing: the rule set has no kernel at all for the problem's combination, or none
+    of its (or the space's) configs can run the problem (and meet --where)."""
+    from ..workload import parse_problem  # deferred: the workload layer loads numpy (search imported it already)
+
+    facts = parse_problem(problem).facts()
+    key = f"{arch}/{facts.direction}/{dtype}/{facts.ndim}d"
+    if rs is not None:
+        one = query.select([arch], [facts.direction], [dtype], [str(facts.ndim)])
+        if not sum(query.count_records(rs, one).values()):
+            return f"{rs.name} has no kernel for {key}"
+    where_text = " and meet --where" if where else ""
+    return f"no config of {rs.name if rs is not None else 'the space'} for {key} can run this problem{where_text}"
 
 
 @app.command("search")
@@ -69,7 +86,10 @@ def search_cmd(
     rs = load_rule_set(rule_set, builder_configs) if rule_set else None
     results, status = explore.search(problem, arch, dtype, rs, top, tuple(where or ()), backend, time_limit)
     rows = [r.as_dict() for r in results]
-    said = f"status: {status}" + (" (gap 0)\n" if status == "OPTIMAL" else "\n")
+    said = f"status: {status}" + (" (gap 0)" if status == "OPTIMAL" else "")
+    if status == "INFEASIBLE":
+        said += f" ({_infeasible_reason(problem, arch, dtype, rs, bool(where))})"
+    said += "\n"
     if fmt == "table":  # the status is part of the report; machine formats keep it on stderr
         columns = ["score", "tile", "occupancy", "reuse", "vector", "configs", "name"]
         write(table_text(columns, [[str(row[c]) for c in columns] for row in rows]) + said, output)

@@ -13,9 +13,10 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from . import files, render
+from ..errors import shorten
 from .writer import EmitError
 
-__all__ = ["CMAKE_DIR", "installation_files", "cmake_list_text", "write_cmake_list"]
+__all__ = ["CMAKE_DIR", "installation_files", "cmake_list_text", "cmake_path_error", "write_cmake_list"]
 
 #: the directory holding cksolveConfig.cmake (``cksolve cmake-dir``)
 CMAKE_DIR = Path(__file__).with_name("cmake")
@@ -36,6 +37,14 @@ def _q(value: str) -> str:
     while f"]{eq}]" in value:
         eq += "="
     return f"[{eq}[{value}]{eq}]"
+
+
+def cmake_path_error(path: Path) -> str | None:
+    """Why ``path`` (resolved, as the list holds it) cannot go into a CMake list, or None."""
+    resolved = str(Path(path).resolve())
+    if ";" in resolved:
+        return f"{shorten(resolved)}: cannot hand it to CMake with --cmake-list: a ';' would split it"
+    return None
 
 
 def _set(var: str, values: Iterable[str]) -> str:

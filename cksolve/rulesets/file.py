@@ -89,10 +89,10 @@ class FileRuleSet(RuleSet):
         if "extends" in data and "base" in data:
             raise RuleSetError(f"{label}: give 'extends' or its alias 'base', not both")
         description = v.string("description", data.get("description", f"rule set from {path.name}"))
+        key = "extends" if "extends" in data else "base"
+        specs = v.names(key, data[key]) if key in data else []
         bases = tuple({id(b): b for b in (
-            _extend(spec, path, chain + (real,), loaded, options)
-            for spec in v.names("extends" if "extends" in data else "base",
-                                data.get("extends", data.get("base", []))))}.values())
+            _extend(spec, path, chain + (real,), loaded, options) for spec in specs)}.values())
         own: list[Constraint] = []
         if "kind" in data:
             kind = v.choice("kind", data["kind"], _KINDS)
@@ -254,6 +254,9 @@ class _Validator:
 
     def names(self, key: str, value) -> list[str]:
         items = value if isinstance(value, list) else [value]
+        if not items:  # an empty list would silently mean the whole space (trillions of configs)
+            self.fail(key, "is an empty array: it extends nothing; name a rule set, or leave the key out for "
+                           "every config the architecture allows")
         if not all(isinstance(x, str) and x for x in items):
             self.fail(key, "must be a rule-set name or file, or an array of them")
         return items
