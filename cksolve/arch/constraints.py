@@ -24,7 +24,7 @@ from ..space.constraints import Check, Constraint, Table, interned
 from ..space.memos import MEMOS
 from ..space.pipelines import PIPELINES, pipelines_with
 from ..space.variants import VARIANTS, variants_with
-from .facts import arch_facts, common_facts
+from .facts import arch_facts, archs_with, common_facts
 
 __all__ = ["gemm_constraints", "depthwise_constraints", "wmma_k_constraint", "vectors_ok", "wmma_shape_ok", "wmma_k_ok", "constraints_for", "OPERATOR_TILE_RULES"]
 
@@ -54,6 +54,10 @@ _REJECTED_FOR_VARIANT = frozenset((v, p.name) for p in PIPELINES.values() for v 
 OPERATOR_TILE_RULES = {n: (*v.tile_min, *v.tile_align) for n, v in VARIANTS.items() if v.kind == "gemm"}
 _OPERATOR_NAME = {n: v.operator for n, v in VARIANTS.items() if v.kind == "gemm"}
 _STREAMK_VARIANTS = variants_with("streamk")
+_ASYNC_PIPELINES = pipelines_with("async_copy")
+_ASYNC_ARCHS = " and ".join(archs_with("async_copy"))
+_ASYNC_SOURCE = ("CK Tile grouped_convolution_forward/backward_data/backward_weight kernels IsSupportedArgument "
+                 "(applicability.md F2/D1/W1)")
 _BACKWARD_VARIANTS = variants_with("backward")
 
 
@@ -276,6 +280,16 @@ def gemm_constraints(arch: str) -> tuple[Constraint, ...]:
             "tile_k ({tile_k}) is not divisible by warp_tile_k ({warp_tile_k})",
             f"{_FILTER} _validate_dimension_alignment (wave_k forced to 1)",
             doc="K must split evenly over warp tiles.",
+        ),
+        # ---- CK Tile's kernels at run time, on the arch alone (no problem needed) ------
+        Table(
+            "arch.async_copy", ("pipeline",),
+            frozenset() if facts.async_copy else frozenset((p,) for p in _ASYNC_PIPELINES),
+            f"pipeline {{pipeline}} copies asynchronously: CK Tile runs it only on {_ASYNC_ARCHS}, not {{arch}}",
+            _ASYNC_SOURCE, forbid=True,
+            doc=f"Async-copy pipelines ({_listing(_ASYNC_PIPELINES)}; pipelines.toml async_copy, inferred) run only "
+                f"on archs with async_copy in facts.toml ({_ASYNC_ARCHS}): every grouped-conv kernel's "
+                f"IsSupportedArgument refuses them elsewhere, whatever the problem.",
         ),
     )))
 
