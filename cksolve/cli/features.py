@@ -12,6 +12,7 @@ from .. import query
 from ..formats import render, table_text, value_text
 from ..errors import CksolveError
 from ..outputs import StdoutStream, atomic_path, atomic_text_stream, write_stdout
+from ..progress import Progress
 from .app import app
 from .completion import values
 from .errors import say
@@ -54,14 +55,16 @@ def features_cmd(
     selection = sel._replace(arch=[one_arch(arch)]).select(query.gemm_variants(query.VARIANTS))
     rs = load_rule_set(rule_set, builder_configs)
     columns, rows, unread = features.feature_stream(rs, selection, problems, semantics)
-    if fmt == "parquet":
-        with atomic_path(Path(output)) as tmp:
-            features.write_features(columns, rows, fmt, path=tmp)
-    elif output is None:
-        features.write_features(columns, rows, fmt, StdoutStream())
-    else:
-        with atomic_text_stream(Path(output)) as out:
-            features.write_features(columns, rows, fmt, out)
+    # a bar on a terminal past 1 s, unless the rows themselves go to that terminal
+    with Progress("writing feature rows", ticking=output is not None or not _is_terminal(sys.stdout)):
+        if fmt == "parquet":
+            with atomic_path(Path(output)) as tmp:
+                features.write_features(columns, rows, fmt, path=tmp)
+        elif output is None:
+            features.write_features(columns, rows, fmt, StdoutStream())
+        else:
+            with atomic_text_stream(Path(output)) as out:
+                features.write_features(columns, rows, fmt, out)
     if unread():
         say(f"note: {len(unread())} kernels have dispatcher names CK's parser does not read (groups_to_merge, "
             f"two_stage, wavelet); their ck kernel columns are CK's defaults but for the pipeline its fallback "
@@ -86,3 +89,10 @@ def pipeline_variants_cmd(
         write_stdout(table_text(list(columns[:-1]), rows) + f"{len(found)} combinations\n")
     else:
         write_stdout(render(fmt, [dict(zip(columns, v)) for v in found], columns))
+
+
+def _is_terminal(stream) -> bool:
+    try:
+        return bool(stream is not None and stream.isatty())
+    except (AttributeError, ValueError, OSError):
+        return False

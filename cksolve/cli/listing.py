@@ -12,6 +12,7 @@ from .. import explore, query
 from ..errors import CksolveError, did_you_mean, shorten
 from ..formats import render, table_text
 from ..outputs import write_stdout
+from ..progress import Progress
 from .app import app
 from .completion import values
 from .options import (BuilderOpt, backend_option, complete_rule_set, OutputOpt, RuleSetOpt, SelectionArgs, check_format, choices, format_option,
@@ -78,8 +79,9 @@ def count_cmd(
                                f"{did_you_mean(k, query.Combo._fields)}")
     selection = sel.select()
     rs = load_rule_set(rule_set, builder_configs)
-    counts = (query.count_records(rs, selection) if backend in (None, "direct")
-              else explore.count_with(backend, rs, selection))
+    with Progress(f"counting {len(selection.combos()):,} combinations", ticking=True):  # on a terminal, past 1 s
+        counts = (query.count_records(rs, selection) if backend in (None, "direct")
+                  else explore.count_with(backend, rs, selection))
     write_stdout(count_text(counts, keys, fmt))
 
 

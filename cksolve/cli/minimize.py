@@ -10,6 +10,7 @@ import typer
 
 from .. import query
 from ..outputs import write_stdout
+from ..progress import Progress
 from .app import app
 from .errors import to_stderr
 from .options import (BuilderOpt, WorkloadArgs, check_format, load_rule_set, refuse_unwritable,
@@ -47,7 +48,8 @@ def minimize_cmd(
     refuse_unwritable(output, output_rule_set)
     arch, dtypes = wl.one_arch(), wl.dtypes()
     rs = load_rule_set(wl.rule_set, builder_configs)
-    result = workload.minimize_kernels(wl.problems, rs, arch, dtypes, request, perf=perf)
+    with Progress(f"minimizing {rs.name} for {wl.problems.name} on {arch}", ticking=True):  # a terminal, past 1 s
+        result = workload.minimize_kernels(wl.problems, rs, arch, dtypes, request, perf=perf)
     names = "".join(f"{c.name()}\n" for c in query.canonical_order(result.configs()))
     if output_rule_set is not None:
         desc = f"minimize: {len(result.kept)} kernels of {rs.name} for {wl.problems.name} on {arch}, keep {keep}"

@@ -12,6 +12,7 @@ import typer
 from .. import explore, query
 from ..errors import CksolveError
 from ..formats import render, table_text
+from ..progress import Progress
 from .app import app
 from .listing import records_text
 from .options import (BuilderOpt, OneArchOpt, backend_option, OutputOpt, SelectionArgs, check_format, choices, format_option,
@@ -43,7 +44,9 @@ def sample_cmd(
     refuse_unwritable(output)
     selection = sel.select()
     rs = load_rule_set(rule_set, builder_configs)
-    write(records_text(explore.sample(rs, selection, n, seed, distinct), fmt), output)
+    with Progress(f"drawing {n:,} configs", ticking=True):  # on a terminal, past 1 s
+        text = records_text(explore.sample(rs, selection, n, seed, distinct), fmt)
+    write(text, output)
 
 
 def _infeasible_reason(problem: str, arch: str, dtype: str, rs, where: bool) -> str:

@@ -1,0 +1,73 @@
+"""Long commands show progress on stderr when it is a terminal, and nothing otherwise.
+
+Each command runs in a child with the bar's delay at 0 (``cksolve.progress.DELAY``: the bar would appear
+after one second of work), once with stderr on a pseudo-terminal -- the label shows up there -- and once with
+stderr on a pipe: stderr stays empty, byte for byte.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import CK
+
+ROOT = Path(__file__).resolve().parents[1]
+RUN = "import sys, cksolve.progress as p; p.DELAY = 0.0; from cksolve.entry import main; " \
+      "sys.argv = ['cksolve', *sys.argv[1:]]; main()"
+
+COMMANDS = {
+    "sample": (["sample", "-r", "full", "-a", "gfx942", "-n", "20000"], "drawing 20,000 configs"),
+    "count": (["count", "-r", "full"], "counting"),
+    "features": (["features", "-r", "tiny", "-a", "gfx942", "-o", "{tmp}/f.csv"], "writing feature rows"),
+    "minimize": (["minimize", "--problems", str(CK / "workloads" / "validation_holdout.csv"), "-r", "tiny",
+                  "-a", "gfx942", "--dtype", "fp16", "-o", "{tmp}/kept.txt"], "minimizing"),
+}
+
+
+def _argv(command: str, tmp_path) -> list[str]:
+    return [a.replace("{tmp}", str(tmp_path)) for a in COMMANDS[command][0]]
+
+
+def _read_all(fd: int) -> bytes:
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(fd, 65536)
+        except OSError:  # EIO: the child closed the terminal
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+@pytest.mark.skipif(not hasattr(os, "openpty"), reason="needs a pseudo-terminal")
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_progress_on_a_terminal(tmp_path, command):
+    if command == "minimize" and not CK.is_dir():
+        pytest.skip("needs the CK workloads")
+    master, slave = os.openpty()
+    try:
+        proc = subprocess.Popen([sys.executable, "-c", RUN, *_argv(command, tmp_path)], stdout=subprocess.DEVNULL,
+                                stderr=slave, cwd=ROOT)
+        os.close(slave)
+        shown = _read_all(master)
+        assert proc.wait(300) == 0, (command, shown[-500:])
+    finally:
+        os.close(master)
+    assert COMMANDS[command][1].encode() in shown, (command, shown[-500:])
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_no_progress_on_a_pipe(tmp_path, command):
+    if command == "minimize" and not CK.is_dir():
+        pytest.skip("needs the CK workloads")
+    proc = subprocess.run([sys.executable, "-c", RUN, *_argv(command, tmp_path)], stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE, cwd=ROOT, timeout=300)
+    assert proc.returncode == 0 and b"\x1b" not in proc.stderr, (command, proc.stderr[-300:])
+    assert COMMANDS[command][1].encode() not in proc.stderr, (command, proc.stderr[-300:])
