@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from conftest import CK
+
 from cksolve.cli import main
 
 GOOD = "grouped_conv_fwd_fp16_nhwgc_2d_compv3_cshuffle_intrawave_16x64x64_1x4x1_16x16x16"
@@ -293,7 +295,7 @@ def test_shell_completion_is_on():
 # --- stdout and stderr that cannot take the output -------------------------------------------
 
 ROOT = Path(__file__).resolve().parents[1]
-HOLDOUT = ROOT.parent / "shared" / "ck" / "workloads" / "validation_holdout.csv"
+HOLDOUT = CK / "workloads" / "validation_holdout.csv"
 #: every command that writes a listing to stdout, in each of its writers
 WRITERS = [
     *(["enumerate", "-r", "tiny", "-a", "gfx942", "--format", f] for f in ("names", "jsonl", "csv", "table")),
@@ -361,9 +363,9 @@ def damaged_builder_configs(tmp_path):
     """CK's builder configs with one ``.conf`` a dangling link: the Builder would skip it, cksolve warns."""
     import shutil
 
-    source = ROOT.parent / "shared" / "ck" / "builder-configs"
+    source = CK / "builder-configs"
     if not source.is_dir():
-        pytest.skip("needs ../shared/ck/builder-configs")
+        pytest.skip(f"needs {source} (CKSOLVE_SHARED)")
     root = tmp_path / "configs"
     shutil.copytree(source, root)
     conf = root / "forward" / "tests" / "nhwgc_fp16.conf"

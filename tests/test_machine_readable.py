@@ -11,11 +11,12 @@ from pathlib import Path
 
 import pytest
 
+from conftest import SHARED
+
 from cksolve import query
 from cksolve.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared"
 HOLDOUT = SHARED / "ck" / "workloads" / "validation_holdout.csv"
 GOOD = "grouped_conv_fwd_fp16_nhwgc_2d_compv3_cshuffle_intrawave_16x64x64_1x4x1_16x16x16"
 LDS = "grouped_conv_fwd_fp16_nhwgc_2d_compv4_cshuffle_intrawave_16x64x256_1x4x1_16x16x32_dsb"

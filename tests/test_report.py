@@ -11,13 +11,15 @@ from pathlib import Path
 
 import pytest
 
+from conftest import CK
+
 from cksolve import query, workload
 from cksolve.cli import main
 from cksolve.report import gather, render
 from cksolve.report.page import SECTIONS
 
 ROOT = Path(__file__).resolve().parents[1]
-HOLDOUT = ROOT.parent / "shared" / "ck" / "workloads" / "validation_holdout.csv"
+HOLDOUT = CK / "workloads" / "validation_holdout.csv"
 CHROMIUM = next((p for p in map(shutil.which, ("chromium", "chromium-browser", "google-chrome")) if p), None)
 
 
@@ -161,3 +163,26 @@ def test_the_browser_checks_can_fail(tmp_path):
     broken.write_text("<!DOCTYPE html><html><body><p>x</p><script>console.error('boom'); no_such();</script></body></html>")
     proc = _chromium(tmp_path, broken, "--dump-dom")
     assert any("boom" in line for line in _console(proc.stderr)), proc.stderr[-2000:]
+
+
+# --- heat-map labels fit their cells at any size ----------------------------------------------------------
+
+
+def test_coverage_labels_fit_their_cells_at_a_hundred_thousand_problems():
+    """A cell is at least 78 px wide and a character about 7 px: "100000/100000" overflowed it."""
+    from cksolve.report.data import CoverageCell, ReportData
+    from cksolve.report.page import _coverage, short_count
+
+    selection = query.select(["gfx942", "gfx950"], ["forward"], ["fp16"], ["2"])
+    groups = ("forward 2d fp16", "bwd_weight 3d bf16")
+    coverage = {(g, a): CoverageCell(99_999 if a == "gfx942" else 100_000, 100_000) for g in groups
+                for a in selection.archs}
+    data = ReportData("tiny", "t", selection, {}, {}, (), (), {}, problems="p.csv", groups=groups,
+                      coverage=coverage, uncovered={})
+    svg = _coverage(data)
+    labels = re.findall(r"<text[^>]*>([^<]*)</text>", svg)
+    assert "99k/100k" in labels and "100k/100k" in labels, labels
+    assert all(7 * len(label) <= 78 - 4 for label in labels if "/" in label), labels
+    assert "99999/100000 covered" in svg.replace(",", ""), "the tooltip keeps the exact counts"
+    assert [short_count(n) for n in (999, 1000, 1234, 99_999, 1_500_000)] == ["999", "1k", "1.2k", "99k", "1.5M"]
+    assert all(len(short_count(n)) <= 4 for n in range(0, 10 ** 15, 7_777_777_777))

@@ -13,7 +13,21 @@ from html import escape
 from .data import ReportData, pipeline_of
 from .svg import heat_map, stacked_bars
 
-__all__ = ["render", "SECTIONS"]
+__all__ = ["render", "SECTIONS", "short_count"]
+
+
+def short_count(n: int) -> str:
+    """``n`` in at most four characters, for a heat-map cell (the tooltip keeps the exact number): as is below
+    1000, then 1.2k, 12k, 123k, 1.2M, ... -- rounded down, so that 99,999 of 100,000 never reads as all."""
+    if n < 1000:
+        return str(n)
+    for unit, scale in (("k", 10 ** 3), ("M", 10 ** 6), ("G", 10 ** 9), ("T", 10 ** 12)):
+        if n < 1000 * scale or unit == "T":
+            if n < 10 * scale:
+                tenths = n * 10 // scale
+                return f"{tenths // 10}.{tenths % 10}{unit}" if tenths % 10 else f"{tenths // 10}{unit}"
+            return f"{n // scale}{unit}"
+    raise AssertionError("unreachable")  # pragma: no cover
 
 #: the section ids, in page order
 SECTIONS = ("summary", "kernels", "audit", "coverage", "minimize")
@@ -105,7 +119,7 @@ def _coverage(d: ReportData) -> str:
         why = d.uncovered.get((group, arch), {})
         tip = f"{group} on {arch}: {c.covered}/{c.total} covered" + "".join(
             f"; {n} blocked by {rule}" for rule, n in sorted(why.items(), key=lambda kv: (-kv[1], kv[0])))
-        return c.covered / c.total, f"{c.covered}/{c.total}", tip
+        return c.covered / c.total, f"{short_count(c.covered)}/{short_count(c.total)}", tip
 
     grid = heat_map(list(d.groups), archs, cell)
     rows = [(g, a, n, rule) for (g, a), why in d.uncovered.items() for rule, n in
