@@ -29,11 +29,22 @@ CK_MISSING = (f"CK reference data not found at {CK} (put shared/ beside the chec
 #: numbers the tests pin. The library and the command line default to the newest bundled version; a test of
 #: another version says so (``versions.using``, ``--ck``), and the docs run at the default (test_docs_run).
 JUNE = "60b27664"
+os.environ["CKSOLVE_CK"] = JUNE  # subprocesses, in-process CLI runs and module fixtures alike
+
+
+def _june():
+    from cksolve.arch import versions
+
+    versions.activate(versions.resolve(JUNE))
+
+
+_june()
 
 
 @pytest.fixture(autouse=True)
 def june_unless_said(request, monkeypatch):
-    """Every test starts at the June version (library and ``CKSOLVE_CK``), except the docs' examples."""
+    """Every test starts and ends at the June version (library and ``CKSOLVE_CK``); the docs' examples run
+    at the default."""
     from cksolve.arch import versions
 
     if request.module.__name__ == "test_docs_run":
@@ -41,9 +52,9 @@ def june_unless_said(request, monkeypatch):
         versions.activate(None)
     else:
         monkeypatch.setenv("CKSOLVE_CK", JUNE)
-        versions.activate(versions.resolve(JUNE))
+        _june()
     yield
-    versions.activate(None)
+    _june()
 
 
 @lru_cache(maxsize=None)
