@@ -101,7 +101,7 @@ def _arch_facts(version: CkVersion, arch: str) -> ArchFacts:
         hw_profile=MappingProxyType(dict(a["hw_profile"])) if "hw_profile" in a else None,
         streamk_bwd_weight=a.get("streamk_bwd_weight", False),
         async_copy=a.get("async_copy", False),
-        lds_capacity=a["lds_capacity"],
+        lds_capacity=version.lds_capacity(arch) if version.lds_rule == "arch" else a["lds_capacity"],
         lds_rule=version.lds_rule,
         lds_budgets=tuple(budgets),
     )

@@ -68,16 +68,26 @@ class CkVersion:
         ``pipeline`` rule: the pipeline's limit, whatever the arch and the buffering. ``arch`` rule:
         the arch's capacity times the pipeline's fraction (an alias shares its target's), and with
         ``double_smem_buffer`` at most half the capacity (a pipeline already budgeted for two
-        buffers is not halved twice: the min).
+        buffers is not halved twice: the min). An arch the version gives no LDS size gets the smallest
+        the version knows, as CK hands an unknown arch its smallest budget.
         """
         table = self.lds_budget
         key = self.lds_aliases.get(pipeline, pipeline)
         basis, value = table[key] if key in table else table["default"]
         if self.lds_rule == "pipeline":
             return int(value)
-        capacity = self.archs[arch]["lds_capacity"]
+        capacity = self.lds_capacity(arch)
         out = int(capacity * value) if basis == "fraction" else int(value * 1024)
         return min(out, capacity // 2) if double_smem_buffer else out
+
+
+    def lds_capacity(self, arch: str) -> int:
+        """Bytes of LDS of ``arch``: its own, else the smallest of the version's archs (CK's rule for an arch
+        its table does not know)."""
+        own = self.archs[arch]["lds_capacity"] if arch in self.archs else None
+        if own is not None:
+            return own
+        return min(a["lds_capacity"] for a in self.archs.values() if a["lds_capacity"] is not None)
 
 
 # --- the bundled versions -------------------------------------------------------------------
@@ -150,9 +160,8 @@ def check_lds(version: CkVersion, where: str) -> CkVersion:
     if version.lds_rule == "arch":
         if "default" not in version.lds_budget:
             raise CksolveError(f"{where}: pipeline_lds_budget has no 'default' entry")
-        for arch, facts in version.archs.items():
-            if facts["lds_capacity"] is None:
-                raise CksolveError(f"{where}: architectures.{arch}: no lds_capacity_kb (the per-arch LDS rule needs one)")
+        if all(facts["lds_capacity"] is None for facts in version.archs.values()):
+            raise CksolveError(f"{where}: no arch has an lds_capacity_kb (the per-arch LDS rule needs them)")
     return version
 
 
