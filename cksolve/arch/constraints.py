@@ -189,7 +189,10 @@ def _gemm_constraints(facts) -> tuple[Constraint, ...]:
     ws = facts.warp_size
     splits = frozenset(facts.wave_splits)
     splits_text = str([list(s) for s in facts.wave_splits])
-    tiles_by_key = tuple(sorted(facts.warp_tiles.items()))
+    # only the keys of the dtypes a conv kernel has (an arch's fp8/int8 tiles never decide a verdict here):
+    # archs that differ only in those share the constraint, and so their solves
+    keys = {common_facts().dtype_key(d) for d in AXES["dtype"].domain}
+    tiles_by_key = tuple(sorted((k, v) for k, v in facts.warp_tiles.items() if k in keys))
     return tuple(map(interned, (
         # ---- layer 1: is_valid_for_arch --------------------------------------------
         Table(
