@@ -130,3 +130,81 @@ def test_unknown_ref_is_one_line_and_exit_2(capsys):
         main(["count", "-r", "default", "--ck", "nosuch"])
     err = capsys.readouterr().err
     assert exc.value.code == 2 and err.count("\n") == 1 and "'nosuch'" in err and "60b27664" in err, err
+
+
+# --- CK's own arch_specs.json (--arch-specs) ------------------------------------------------
+
+
+@pytest.mark.ck_data
+@pytest.mark.parametrize("name, rule, full_gfx950", [("arch_specs.05fcb0f1.json", "arch", 9089),
+                                                     ("arch_specs.54f25023.json", "pipeline", 9077)])
+def test_both_formats_of_ck_facts_file(name, rule, full_gfx950):
+    from cksolve.arch.specs_file import read_arch_specs
+    from cksolve.query import select
+
+    version = read_arch_specs(CK / "arch-specs" / name)
+    assert version.lds_rule == rule
+    with versions.using(version):
+        assert sum(solve_combo(get_rule_set("full"), c).count() for c in select(["gfx950"]).combos()) == full_gfx950
+        assert arch_facts("gfx942").cu_count == 228  # facts the file does not hold: the bundled ones
+
+
+def _bad(tmp_path, text):
+    path = tmp_path / "arch_specs.json"
+    path.write_text(text)
+    return str(path)
+
+
+GOOD_ARCH = ('"gfx950": {"family": "cdna4", "warp_size": 64, "lds_capacity_kb": 160, "warp_configs": [[2, 2, 1]], '
+             '"warp_tile_combos": {"fp16_fp16_fp32": [[32, 32, 8]]}}')
+BUDGET = '"pipeline_lds_budget": {"default": {"basis": "fraction", "value": 1.0}}'
+
+
+@pytest.mark.parametrize("text, key, problem", [
+    ("{" + BUDGET + "}", "architectures", "missing table"),
+    ('{"architectures": {' + GOOD_ARCH + '}}', "pipeline_lds_budget", "missing table"),
+    ('{"architectures": {' + GOOD_ARCH.replace("160", '"160KB"') + '}, ' + BUDGET + '}',
+     "architectures.gfx950.lds_capacity_kb", "expected an integer"),
+    ('{"architectures": {' + GOOD_ARCH + '}, ' + BUDGET + ', "pipeline_lds_budget_aliases": {"comp_tdm": "nosuch"}}',
+     "pipeline_lds_budget_aliases.comp_tdm", "unknown pipeline"),
+    ('{"architectures": {' + GOOD_ARCH + '}, "pipeline_lds_limits": {"mem": 65536.5, "default": 65536}}',
+     "pipeline_lds_limits.mem", "expected an integer"),
+    ("{not json", "", "not JSON"),
+])
+def test_a_malformed_facts_file_is_one_line_naming_file_key_and_problem(tmp_path, capsys, text, key, problem):
+    from cksolve.cli import main
+
+    path = _bad(tmp_path, text)
+    with pytest.raises(SystemExit) as exc:
+        main(["count", "-r", "default", "--arch", "gfx950", "--arch-specs", path])
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and err.count("\n") == 1, err
+    assert "arch_specs.json" in err and f"{key}: " in err and problem in err, err
+
+
+# --- diff between versions --------------------------------------------------------------------
+
+
+def test_diff_between_versions_names_the_lds_rule_for_exactly_the_twelve(capsys):
+    from cksolve.cli import main
+    import json
+
+    with pytest.raises(SystemExit) as exc:
+        main(["diff", "full@60b27664", "full@05fcb0f1", "--arch", "gfx950", "--format", "jsonl"])
+    assert exc.value.code in (0, None)
+    records = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert len(records) == 12 and len({r["name"] for r in records}) == 12
+    for r in records:
+        assert r["only_in"] == "b" and r["constraint"] == "arch.lds_capacity", r
+        assert r["variant"] == "forward" and r["dtype"] == "fp32" and "_compv6_" in r["name"] and "128x128x64" in r["name"]
+        assert "65536 bytes > 32768 bytes limit" in r["message_a"] and "81920" in r["message_b"], r
+
+
+def test_a_version_on_a_file_of_names_is_an_error(tmp_path, capsys):
+    from cksolve.cli import main
+
+    names = tmp_path / "names.txt"
+    names.write_text("grouped_conv_fwd_fp16_nhwgc_2d_compv3_cshuffle_intrawave_128x128x64_2x2x1_32x32x16\n")
+    with pytest.raises(SystemExit) as exc:
+        main(["diff", "full", f"{names}@60b27664", "--arch", "gfx942"])
+    assert exc.value.code == 2 and "applies to a rule set" in capsys.readouterr().err
