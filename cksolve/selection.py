@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable, NamedTuple, Sequence
 
-from .arch.facts import ARCHS
+from .arch.facts import ARCHS, archs as known_archs
 from .arch.target_id import base_arch
 from .errors import CksolveError, did_you_mean, shorten
 from .space.axes import AXES
@@ -95,7 +95,7 @@ class Selection:
 
 def select(archs=None, variants=None, dtypes=None, ndims=None) -> Selection:
     return Selection(
-        _choose("arch", archs, ARCHS, base_arch),  # a ROCm target ID (gfx942:xnack-) selects by its base arch
+        _choose("arch", archs, known_archs(), base_arch),  # a ROCm target ID (gfx942:xnack-) selects by its base arch
         _choose("variant", variants, VARIANTS, lambda v: VARIANT_ALIASES.get(v, v)),
         _choose("dtype", dtypes, DTYPES),
         _choose("ndim", ndims, NDIMS, _ndim),

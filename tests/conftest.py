@@ -25,6 +25,48 @@ CK = SHARED / "ck"
 CK_MISSING = (f"CK reference data not found at {CK} (put shared/ beside the checkout or set CKSOLVE_SHARED)")
 
 
+#: The CK version the suite's tests mean unless they say otherwise: the June reference (``oracle/``), whose
+#: numbers the tests pin. The library and the command line default to the newest bundled version; a test of
+#: another version says so (``versions.using``, ``--ck``), and the docs run at the default (test_docs_run).
+JUNE = "60b27664"
+os.environ["CKSOLVE_CK"] = JUNE  # subprocesses, in-process CLI runs and module fixtures alike
+
+
+def _june():
+    from cksolve.arch import versions
+
+    versions.activate(versions.resolve(JUNE))
+
+
+_june()
+
+
+@pytest.fixture(autouse=True)
+def june_unless_said(request, monkeypatch):
+    """Every test starts and ends at the June version (library and ``CKSOLVE_CK``); the docs' examples run
+    at the default."""
+    from cksolve.arch import versions
+
+    if request.module.__name__ == "test_docs_run":
+        monkeypatch.delenv("CKSOLVE_CK", raising=False)
+        versions.activate(None)
+    else:
+        monkeypatch.setenv("CKSOLVE_CK", JUNE)
+        _june()
+    yield
+    _june()
+
+
+@lru_cache(maxsize=None)
+def oracle_develop(rule_set: str) -> dict:
+    """CK's accepted sets at develop (05fcb0f1; ``oracle-develop/``, same format as ``oracle/``)."""
+    path = require_ck() / "oracle-develop" / f"{rule_set}.json.gz"
+    if not path.exists():
+        pytest.skip(f"reference data {path} is not available")
+    with gzip.open(path, "rt", encoding="utf-8") as fh:
+        return json.load(fh)["combos"]
+
+
 def ck_available() -> bool:
     return CK.is_dir()
 

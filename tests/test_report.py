@@ -46,7 +46,7 @@ def page(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("report") / "report.html"
     with pytest.raises(SystemExit) as exc:
         main(["report", "-r", "tiny", "-a", "gfx942,gfx950,gfx1100", "--problems", str(HOLDOUT),
-              "--minimize", "gfx942", "-o", str(out)])
+              "--minimize", "gfx942", "-o", str(out), "--ck", "60b27664"])  # the June answers the tests mean
     assert exc.value.code in (0, None)
     return out
 

@@ -216,7 +216,7 @@ def test_check_explains_a_full_config_outside_tiny():
 
     combo = Combo("gfx942", "forward", "fp16", 2)
     outside = next(c for c in full_configs(combo) if c not in set(tiny_selection(combo).configs))
-    rows = subsets._constraints("tiny", combo)[-1]
+    rows = subsets._constraints("tiny", combo, subsets._basis(combo))[-1]
     assert rows.name == "rules.tiny.selection"
     assert not rows.holds(tuple(getattr(outside, a) for a in rows.scope))
     verdict = evaluate(outside, combo.arch, get_rule_set("tiny"))
@@ -231,8 +231,8 @@ def test_deterministic_recomputation():
     combos = [Combo("gfx942", "forward", "fp16", 2), Combo("gfx950", "bwd_weight", "bf16", 3),
               Combo("gfx1201", "forward_depthwise", "fp32", 2), Combo("gfx908", "forward", "fp32", 1)]
     before = {c: (_names(full_tests_selection(c)), _names(tiny_selection(c).configs)) for c in combos}
-    full_tests_selection.cache_clear()
-    tiny_selection.cache_clear()
+    subsets._full_tests_selection.cache_clear()
+    subsets._tiny_selection.cache_clear()
     subsets._constraints.cache_clear()
     for c in combos:
         assert (_names(full_tests_selection(c)), _names(tiny_selection(c).configs)) == before[c]

@@ -118,13 +118,60 @@ def _lds_bytes(dtype, tile_m, tile_n, tile_k):
     return tile_m * tile_k * size + tile_n * tile_k * size
 
 
-def _lds_ok(dtype, pipeline, tile_m, tile_n, tile_k):
-    return _lds_bytes(dtype, tile_m, tile_n, tile_k) <= PIPELINES[pipeline].lds_capacity
+def _lds_ok(dtype, pipeline, tile_m, tile_n, tile_k, budgets):
+    return _lds_bytes(dtype, tile_m, tile_n, tile_k) <= _budget_of(budgets)[pipeline]
 
 
-def _lds_details(dtype, pipeline, tile_m, tile_n, tile_k):
-    return {"bytes": _lds_bytes(dtype, tile_m, tile_n, tile_k), "limit": PIPELINES[pipeline].lds_capacity,
+def _lds_details(dtype, pipeline, tile_m, tile_n, tile_k, budgets):
+    return {"bytes": _lds_bytes(dtype, tile_m, tile_n, tile_k), "limit": _budget_of(budgets)[pipeline],
             "elem": common_facts().element_size[dtype]}
+
+
+# The per-arch variant (CK develop, arch_filter.py @bc1dfdc1): A at its element size, B staged at the
+# wider of A's and B's (a conv kernel has one dtype, so both are the dtype's), against the arch's budget
+# for the pipeline, at most half the arch's LDS when the config double-buffers.
+
+
+def _arch_limit(pipeline, double_smem_buffer, budgets, capacity):
+    limit = _budget_of(budgets)[pipeline]
+    return min(limit, capacity // 2) if double_smem_buffer else limit
+
+
+def _lds_arch_ok(dtype, pipeline, double_smem_buffer, tile_m, tile_n, tile_k, budgets, capacity):
+    return _lds_bytes(dtype, tile_m, tile_n, tile_k) <= _arch_limit(pipeline, double_smem_buffer, budgets, capacity)
+
+
+def _lds_arch_details(dtype, pipeline, double_smem_buffer, tile_m, tile_n, tile_k, budgets, capacity):
+    return {"bytes": _lds_bytes(dtype, tile_m, tile_n, tile_k), "elem": common_facts().element_size[dtype],
+            "limit": _arch_limit(pipeline, double_smem_buffer, budgets, capacity),
+            "staging": " double-buffered" if double_smem_buffer else ""}
+
+
+@MEMOS.cached("arch.constraints._budget_of")
+def _budget_of(budgets: tuple) -> dict:
+    return dict(budgets)
+
+
+def _lds_constraint(facts) -> Constraint:
+    """``arch.lds_capacity`` in the variant the CK version applies (``facts.lds_rule``)."""
+    budgets = facts.lds_budgets
+    if facts.lds_rule == "pipeline":
+        return Check(
+            "arch.lds_capacity", ("dtype", "pipeline", "tile_m", "tile_n", "tile_k"), _lds_ok,
+            "LDS capacity exceeded: {bytes} bytes > {limit} bytes limit "
+            "(A {tile_m}x{tile_k}x{elem}, B {tile_n}x{tile_k}x{elem})",
+            f"arch_specs LDS_CAPACITY_LIMITS via {_FILTER} _validate_lds_capacity", params=(budgets,),
+            details=_lds_details, doc="A and B tiles must fit the pipeline's LDS budget.",
+        )
+    return Check(
+        "arch.lds_capacity", ("dtype", "pipeline", "double_smem_buffer", "tile_m", "tile_n", "tile_k"), _lds_arch_ok,
+        "LDS capacity exceeded on {arch} (pipeline={pipeline}{staging}): {bytes} bytes > {limit} bytes limit "
+        "(A {tile_m}x{tile_k}x{elem}, B {tile_n}x{tile_k}x{elem})",
+        f"arch_specs LDS_CAPACITY_LIMITS_BY_ARCH, get_lds_limit via {_FILTER} _validate_lds_capacity",
+        params=(budgets, facts.lds_capacity), details=_lds_arch_details,
+        doc="A and B tiles must fit the arch's LDS budget for the pipeline (a fraction of the arch's LDS), at "
+            "most half the LDS when the config double-buffers.",
+    )
 
 
 def _warp_tile_ok(dtype, warp_tile_m, warp_tile_n, warp_tile_k, tiles_by_key):
@@ -136,14 +183,20 @@ def _warp_tile_ok(dtype, warp_tile_m, warp_tile_n, warp_tile_k, tiles_by_key):
 # --- the constraints -----------------------------------------------------------------
 
 
-@MEMOS.cached("arch.constraints.gemm_constraints")
 def gemm_constraints(arch: str) -> tuple[Constraint, ...]:
-    """Every arch rule for implicit-GEMM kernels on ``arch``, in CK's order."""
-    facts = arch_facts(arch)
+    """Every arch rule for implicit-GEMM kernels on ``arch``, in CK's order (the active CK version's)."""
+    return _gemm_constraints(arch_facts(arch))
+
+
+@MEMOS.cached("arch.constraints.gemm_constraints")
+def _gemm_constraints(facts) -> tuple[Constraint, ...]:
     ws = facts.warp_size
     splits = frozenset(facts.wave_splits)
     splits_text = str([list(s) for s in facts.wave_splits])
-    tiles_by_key = tuple(sorted(facts.warp_tiles.items()))
+    # only the keys of the dtypes a conv kernel has (an arch's fp8/int8 tiles never decide a verdict here):
+    # archs that differ only in those share the constraint, and so their solves
+    keys = {common_facts().dtype_key(d) for d in AXES["dtype"].domain}
+    tiles_by_key = tuple(sorted((k, v) for k, v in facts.warp_tiles.items() if k in keys))
     return tuple(map(interned, (
         # ---- layer 1: is_valid_for_arch --------------------------------------------
         Table(
@@ -256,13 +309,7 @@ def gemm_constraints(arch: str) -> tuple[Constraint, ...]:
             f"arch_specs TRAIT_UNSUPPORTED_COMBINATIONS via {_FILTER} _validate_trait_combo", forbid=True,
             doc="Trait triples the arch specs list as unsupported.",
         ),
-        Check(
-            "arch.lds_capacity", ("dtype", "pipeline", "tile_m", "tile_n", "tile_k"), _lds_ok,
-            "LDS capacity exceeded: {bytes} bytes > {limit} bytes limit "
-            "(A {tile_m}x{tile_k}x{elem}, B {tile_n}x{tile_k}x{elem})",
-            f"arch_specs LDS_CAPACITY_LIMITS via {_FILTER} _validate_lds_capacity", details=_lds_details,
-            doc="A and B tiles must fit the pipeline's LDS budget.",
-        ),
+        _lds_constraint(facts),
         Check(
             "arch.tile_divisible_m", ("wave_m", "warp_tile_m", "tile_m"), _divides,
             "tile_m ({tile_m}) is not divisible by wave_m*warp_tile_m ({wave_m}*{warp_tile_m})",
@@ -302,7 +349,6 @@ def _divides_k(warp_tile_k, tile_k):
     return tile_k % warp_tile_k == 0
 
 
-@MEMOS.cached("arch.constraints.wmma_k_constraint")
 def wmma_k_constraint(arch: str) -> Constraint:
     """CK's WMMA K rule, which only bites when a config carries a dtype tag.
 
@@ -312,7 +358,11 @@ def wmma_k_constraint(arch: str) -> Constraint:
     dtype (``full`` and its subsets) add this constraint; the arch layer alone
     does not.
     """
-    ws = arch_facts(arch).warp_size
+    return _wmma_k_constraint(arch_facts(arch).warp_size)
+
+
+@MEMOS.cached("arch.constraints.wmma_k_constraint")
+def _wmma_k_constraint(ws: int) -> Constraint:
     return interned(Check(
         "arch.wmma_k", ("warp_tile_k",), wmma_k_ok,
         "WMMA on wave32 {arch}: warp_tile_k must be at least 32 for a dtype-tagged config, got {warp_tile_k}",

@@ -1,7 +1,8 @@
-"""Per-architecture facts, loaded from ``facts.toml``.
+"""Per-architecture facts of the active CK version (:mod:`.versions`: ``facts.toml`` and the deltas).
 
 Facts are data; the constraints in :mod:`cksolve.arch.constraints` are built
-from them. Adding a gfx target is a new table in the TOML file.
+from them. Adding a gfx target is a new table in the TOML file (or in a
+version's delta). Every memo here keys on the active version.
 """
 
 from __future__ import annotations
@@ -10,11 +11,13 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Mapping
 
-from ..space.datafile import load
 from ..space.memos import MEMOS
+from ..space.pipelines import PIPELINES
 from ..space.values import value_facts
+from .versions import CkVersion, active, base_facts
 
-__all__ = ["ArchFacts", "CommonFacts", "ARCHS", "arch_facts", "archs_with", "common_facts", "UnknownArch"]
+__all__ = ["ArchFacts", "CommonFacts", "ARCHS", "arch_facts", "archs", "archs_with", "common_facts", "lds_budget",
+           "UnknownArch"]
 
 
 class UnknownArch(ValueError):
@@ -31,7 +34,7 @@ class CommonFacts:
         return f"{dtype}_{dtype}_{self.accumulator[dtype]}"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # one object per (version, arch): memos above arch/ key on it
 class ArchFacts:
     name: str
     family: str
@@ -42,21 +45,13 @@ class ArchFacts:
     hw_profile: Mapping[str, int] | None = None  # CK's ML-selector hardware profile; None where CK has none
     streamk_bwd_weight: bool = False  # CK Tile's stream-K backward-weight path runs here
     async_copy: bool = False  # Async (async-copy) pipelines run here
+    lds_capacity: int | None = None  # bytes of LDS, where the CK version gives it (the per-arch LDS rule)
+    lds_rule: str = "pipeline"  # the variant of the LDS check the CK version applies (versions.LDS_RULES)
+    lds_budgets: tuple[tuple[str, int], ...] = ()  # (pipeline, bytes of A+B) of every pipeline, single-buffered
 
     @property
     def is_wave32(self) -> bool:
         return self.warp_size == 32
-
-
-_TRIPLES = [[int]]
-_SCHEMA = {"*": {"family": str, "warp_size": int, "wave_splits": _TRIPLES, "warp_tiles": {"*": _TRIPLES},
-                 "cu_count?": int, "hw_profile?": {"*": (int, float)}, "streamk_bwd_weight?": bool,
-                 "async_copy?": bool}}
-
-
-@MEMOS.cached("arch.facts._raw", maxsize=1)
-def _raw() -> dict:
-    return load(__package__, "facts.toml", _SCHEMA)
 
 
 @MEMOS.cached("arch.facts.common_facts", maxsize=1)
@@ -68,29 +63,55 @@ def common_facts() -> CommonFacts:
     )
 
 
-#: Supported architectures, in the order of the facts file.
-ARCHS: tuple[str, ...] = tuple(_raw())
+#: Architectures of the bundled facts, in the order of the facts file (help texts; :func:`archs` is what the
+#: active CK version knows).
+ARCHS: tuple[str, ...] = tuple(base_facts())
+
+
+def archs() -> tuple[str, ...]:
+    """The architectures the active CK version knows: the bundled ones first, in facts-file order."""
+    known = active().archs
+    return (*(a for a in ARCHS if a in known), *(a for a in known if a not in ARCHS))
+
+
+def arch_facts(arch: str) -> ArchFacts:
+    """The facts of ``arch`` under the active CK version (UnknownArch when it does not know the arch)."""
+    return _arch_facts(active(), arch)
 
 
 @MEMOS.cached("arch.facts.arch_facts")
-def arch_facts(arch: str) -> ArchFacts:
-    raw = _raw()
-    if arch not in ARCHS:
-        raise UnknownArch(f"unknown arch {arch!r}; valid: {', '.join(ARCHS)}")
-    a = raw[arch]
+def _arch_facts(version: CkVersion, arch: str) -> ArchFacts:
+    a = version.archs.get(arch)
+    if a is None:
+        where = f" in {version.label}" if arch in ARCHS else ""
+        raise UnknownArch(f"unknown arch {arch!r}{where}; valid: {', '.join(archs())}")
+    budgets = []
+    for p in PIPELINES:
+        try:
+            budgets.append((p, version.budget(arch, p)))
+        except KeyError:  # a pipeline the version has no budget for: the LDS check says so per config
+            pass
     return ArchFacts(
         name=arch,
         family=a["family"],
         warp_size=a["warp_size"],
-        wave_splits=tuple(tuple(w) for w in a["wave_splits"]),
-        warp_tiles=MappingProxyType({k: tuple(tuple(t) for t in v) for k, v in a["warp_tiles"].items()}),
+        wave_splits=a["wave_splits"],
+        warp_tiles=a["warp_tiles"],
         cu_count=a.get("cu_count"),
         hw_profile=MappingProxyType(dict(a["hw_profile"])) if "hw_profile" in a else None,
         streamk_bwd_weight=a.get("streamk_bwd_weight", False),
         async_copy=a.get("async_copy", False),
+        lds_capacity=version.lds_capacity(arch) if version.lds_rule == "arch" else a["lds_capacity"],
+        lds_rule=version.lds_rule,
+        lds_budgets=tuple(budgets),
     )
+
+
+def lds_budget(arch: str, pipeline: str, double_smem_buffer: bool = False) -> int:
+    """Bytes of A+B tiles ``pipeline`` may stage on ``arch`` under the active CK version (KeyError: none)."""
+    return active().budget(arch, pipeline, double_smem_buffer)
 
 
 def archs_with(flag: str) -> tuple[str, ...]:
     """The archs whose boolean fact ``flag`` is true, in facts-file order."""
-    return tuple(a for a in ARCHS if getattr(arch_facts(a), flag))
+    return tuple(a for a in archs() if getattr(arch_facts(a), flag))

@@ -8,6 +8,9 @@ from __future__ import annotations
 
 from typing import Sequence
 
+import json
+
+from ..arch.versions import active
 from ..errors import CksolveError
 from ..formats import check_format
 from .. import derived  # noqa: F401  (registers full-tests and tiny, which the containment checks name)
@@ -78,6 +81,7 @@ def audit_selection(spec: str, selection: Selection, against: Sequence[str] = ()
 
 def audit_text(reports, checks, fmt: str, spec: str) -> str:
     """The reports as ``fmt`` (one of :data:`AUDIT_FORMATS`)."""
+    ck = active().label  # the CK version the rules were answered at
     if check_format(fmt, AUDIT_FORMATS) == "json":
-        return as_json(reports, checks, ALL if spec == ALL else None)
-    return as_text(reports, checks)
+        return json.dumps({**json.loads(as_json(reports, checks, ALL if spec == ALL else None)), "ck": ck}) + "\n"
+    return f"at {ck}\n" + as_text(reports, checks)

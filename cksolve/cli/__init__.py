@@ -19,6 +19,7 @@ import typer
 
 from .app import app
 from .errors import run_command
+from .options import CK_COMMANDS, with_ck_options
 
 __all__ = ["COMMANDS", "app", "load_families", "main", "run"]
 
@@ -41,6 +42,9 @@ def load_families(names=None) -> None:
     families = dict.fromkeys(COMMANDS[n] for n in (COMMANDS if names is None else names))
     for family in families:
         importlib.import_module(f".{family}", __name__)
+    for info in app.registered_commands:  # --ck and --arch-specs: one definition, every command that needs CK's facts
+        if info.name in CK_COMMANDS:
+            info.callback = with_ck_options(info.callback)
     order = list(COMMANDS)
     app.registered_commands.sort(key=lambda c: order.index(c.name) if c.name in order else len(order))
 

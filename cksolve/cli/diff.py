@@ -19,8 +19,8 @@ DIFF_FORMATS = ("table", "jsonl")
 @app.command("diff")
 @selection_options()
 def diff_cmd(
-    a: str = typer.Argument(..., help="Rule set name, rule-set file, or file of names."),
-    b: str = typer.Argument(..., help="Rule set name, rule-set file, or file of names."),
+    a: str = typer.Argument(..., help="Rule set name, rule-set file, or file of names; RULE_SET@REF: at CK version REF."),
+    b: str = typer.Argument(..., help="Rule set name, rule-set file, or file of names; RULE_SET@REF: at CK version REF."),
     sel: SelectionArgs = None,
     fmt: str = format_option("table", DIFF_FORMATS),
     builder_configs: Optional[str] = BuilderOpt,
@@ -46,8 +46,15 @@ def diff_jsonl(diffs, sa, sb) -> str:
     for d in diffs:
         c = d.combo
         base = {"arch": c.arch, "variant": c.variant, "dtype": c.dtype, "ndim": c.ndim}
-        out.extend(json.dumps({**base, "side": sa.label, "only_in": "a", "name": n}) + "\n" for n in d.only_a)
-        out.extend(json.dumps({**base, "side": sb.label, "only_in": "b", "name": n}) + "\n" for n in d.only_b)
+        for side, label, names in (("a", sa.label, d.only_a), ("b", sb.label, d.only_b)):
+            for n in names:
+                record = {**base, "side": label, "only_in": side, "name": n}
+                if d.reasons is not None:
+                    for r in d.reasons[n] or (None,):
+                        out.append(json.dumps({**record, "constraint": r and r.constraint,
+                                               "message_a": r and r.message_a, "message_b": r and r.message_b}) + "\n")
+                    continue
+                out.append(json.dumps(record) + "\n")
     return "".join(out)
 
 
@@ -64,5 +71,11 @@ def diff_table(diffs, sa, sb) -> str:
             for axis, value, n, exclusive in why[:10]:
                 note = f" (never in {other})" if exclusive else ""
                 out.append(f"  only in {label}: {n} configs with {axis}={value_text(value)}{note}\n")
+        if d.reasons is not None:
+            for label, names in ((sa.label, d.only_a), (sb.label, d.only_b)):
+                for n in names:
+                    out.append(f"  only in {label}: {n}\n")
+                    out.extend(f"    {r.constraint}: {sa.label}: {r.message_a}; {sb.label}: {r.message_b}\n"
+                               for r in d.reasons[n])
     out.append(f"total: only in {sa.label}: {ta}, only in {sb.label}: {tb}, common: {tc}\n")
     return "".join(out)

@@ -222,4 +222,43 @@ def load_rule_set(name: str, builder_configs: Optional[str]):
     return rs
 
 
-__all__ += ["set_strict", "strict", "warn_once", "check_format"]
+#: the environment variable ``--ck`` falls back to
+CK_ENV = "CKSOLVE_CK"
+#: the commands whose answers depend on CK's facts or rules: each takes ``--ck`` and ``--arch-specs``
+#: (added to every one of them by :func:`with_ck_options`, when ``cksolve.cli`` loads its family)
+CK_COMMANDS = ("enumerate", "count", "check", "explain", "diff", "emit", "rule-sets", "archs", "applicable", "coverage",
+               "minimize", "features", "pipeline-variants", "select", "audit", "sample", "search", "report")
+
+
+def _ck_params() -> list[inspect.Parameter]:
+    kw = inspect.Parameter.KEYWORD_ONLY
+    return [
+        inspect.Parameter("ck", kw, annotation=Optional[str], default=typer.Option(
+            None, "--ck", envvar=CK_ENV, metavar="REF",
+            help="CK version whose arch facts and rules answer: a commit prefix (60b27664, 05fcb0f1) or an alias "
+                 f"(2026-06, 2026-10, develop = the newest bundled; the default). Same as {CK_ENV}=REF.")),
+        inspect.Parameter("arch_specs", kw, annotation=Optional[str], default=typer.Option(
+            None, "--arch-specs", metavar="FILE",
+            help="A CK checkout's dispatcher/codegen/arch_specs.json, in place of the bundled facts (wins over "
+                 "--ck).")),
+    ]
+
+
+def with_ck_options(command):
+    """``command`` with ``--ck`` and ``--arch-specs`` at the end of its options: the version is resolved
+    (one error line for a bad REF or FILE) and made the active one before the command runs."""
+    if getattr(command, "ck_options", False):
+        return command
+    signature = inspect.signature(command)
+
+    @functools.wraps(command)
+    def wrapper(*args, ck=None, arch_specs=None, **kwargs):
+        query.use_ck(ck, arch_specs)
+        return command(*args, **kwargs)
+
+    wrapper.__signature__ = signature.replace(parameters=[*signature.parameters.values(), *_ck_params()])
+    wrapper.ck_options = True
+    return wrapper
+
+
+__all__ += ["set_strict", "strict", "warn_once", "check_format", "CK_ENV", "CK_COMMANDS", "with_ck_options"]

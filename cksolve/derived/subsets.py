@@ -53,6 +53,7 @@ from itertools import compress
 from operator import attrgetter
 from typing import Sequence
 
+from ..arch.constraints import constraints_for
 from ..rulesets import get_rule_set
 from ..rulesets.base import RuleSet, configs_table
 from ..solver import CACHE, enumerate_combo
@@ -118,16 +119,30 @@ def _tile_shape(config) -> tuple:
     return (config.tile_m, config.tile_n, config.tile_k)
 
 
-@CACHE.cached("subsets.full_configs")
+def _basis(combo: Combo) -> tuple:
+    """What ``full``'s answer for the combo is made of -- its constraints and the arch's, which follow the
+    active CK version: the selections' memos key on it, so another version selects again."""
+    return constraints_for(combo.arch, kind_of(combo.variant)), tuple(get_rule_set("full").constraints(combo))
+
+
 def full_configs(combo: Combo) -> tuple:
-    """``full``'s valid configs for the combo, in name order (computed once per combo)."""
+    """``full``'s valid configs for the combo, in name order (computed once per combo and CK version)."""
+    return _full_configs(combo, _basis(combo))
+
+
+@CACHE.cached("subsets.full_configs")
+def _full_configs(combo: Combo, basis: tuple) -> tuple:
     return tuple(enumerate_combo(get_rule_set("full"), combo))
 
 
-@CACHE.cached("subsets.full_tests_selection")
 def full_tests_selection(combo: Combo) -> tuple:
     """The full-tests configs of the combo, in name order (see the module docstring)."""
-    full = full_configs(combo)
+    return _full_tests_selection(combo, _basis(combo))
+
+
+@CACHE.cached("subsets.full_tests_selection")
+def _full_tests_selection(combo: Combo, basis: tuple) -> tuple:
+    full = _full_configs(combo, basis)
     positions = range(len(full))
     cats = _categories(full)
     chosen = set()
@@ -164,10 +179,14 @@ class TinySelection:
     universe: frozenset     # what the cover had to cover (= coverage of full-tests)
 
 
-@CACHE.cached("subsets.tiny_selection")
 def tiny_selection(combo: Combo) -> TinySelection:
     """The tiny configs of the combo: minimum cover of full-tests, then padding."""
-    ft = full_tests_selection(combo)
+    return _tiny_selection(combo, _basis(combo))
+
+
+@CACHE.cached("subsets.tiny_selection")
+def _tiny_selection(combo: Combo, basis: tuple) -> TinySelection:
+    ft = _full_tests_selection(combo, basis)
     items = [coverage(c) for c in ft]
     universe = frozenset().union(*items)
     idx, status = minimum_cover(items, universe)
@@ -206,12 +225,12 @@ def _selection_table(rule_set: str, combo: Combo, configs: Sequence):
 
 class _SubsetRuleSet(RuleSet):
     def constraints(self, combo: Combo) -> Sequence[Constraint]:
-        return _constraints(self.name, combo)
+        return _constraints(self.name, combo, _basis(combo))
 
 
 @CACHE.cached("subsets.constraints")
-def _constraints(name: str, combo: Combo) -> tuple:
-    configs = full_tests_selection(combo) if name == "full-tests" else tiny_selection(combo).configs
+def _constraints(name: str, combo: Combo, basis: tuple) -> tuple:
+    configs = _full_tests_selection(combo, basis) if name == "full-tests" else _tiny_selection(combo, basis).configs
     return (*get_rule_set("full").constraints(combo), _selection_table(name, combo, configs))
 
 

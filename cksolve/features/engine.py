@@ -15,10 +15,10 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
-from ..arch.facts import ARCHS, arch_facts
+from ..arch.facts import ARCHS, arch_facts, lds_budget
 from ..errors import CksolveError
 from ..space.config import KernelConfig
-from ..space.pipelines import PIPELINES, double_buffered
+from ..space.pipelines import double_buffered
 from ..workload.problem import Problem
 from .ckname import ck_fields, dispatcher_name
 from .spec import ENGINE
@@ -65,18 +65,23 @@ def _profile(arch: str) -> dict:
     return {"num_cus": facts.cu_count, "wavefront_size": facts.warp_size, **facts.hw_profile}
 
 
-def hardware_block(arch: str) -> tuple:
-    """hw_num_cus ... hw_num_xcd of the arch's CK profile (the same in both semantics)."""
+def hardware_block(arch: str, semantics: str = "ck") -> tuple:
+    """hw_num_cus ... hw_num_xcd of the arch's CK profile; in the exact semantics hw_lds_capacity is the
+    active CK version's LDS of the arch where the version gives one (develop: 160 KB on gfx950)."""
     hw = _profile(arch)
+    own = arch_facts(arch).lds_capacity
+    if semantics == "exact" and own is not None:
+        hw = {**hw, "lds_capacity": own}
     return (hw["num_cus"], hw["simds_per_cu"], hw["num_cus"] * hw["simds_per_cu"], hw["shader_engines"],
             hw["max_clock_mhz"], hw["max_waves_per_cu"], hw["wavefront_size"], hw["lds_capacity"],
             hw["l1_cache_kb"], hw["l2_cache_kb"], hw["l3_cache_kb"], hw["num_xcd"])
 
 
-def lds_limit(pipeline: str, semantics: str, arch: str) -> int:
-    """The LDS budget lds_usage_ratio divides by: CK's engine's, or the arch filter's per pipeline."""
+def lds_limit(pipeline: str, semantics: str, arch: str, double_smem_buffer: bool = False) -> int:
+    """The LDS budget lds_usage_ratio divides by: CK's engine's, or the arch filter's (the active CK
+    version's budget of the pipeline on the arch, for the kernel's buffering)."""
     if semantics == "exact":
-        return PIPELINES[pipeline].lds_capacity
+        return lds_budget(arch, pipeline, double_smem_buffer)
     return ENGINE["compv4_lds"] if pipeline.startswith("compv4") else _profile(arch)["lds_capacity"]
 
 
@@ -86,7 +91,8 @@ def kernel_shape(config: KernelConfig, semantics: str, arch: str) -> KernelShape
         return KernelShape(waves * arch_facts(arch).warp_size, config.tile_m, config.tile_n, config.tile_k, waves,
                            config.pipeline, config.scheduler, int(double_buffered(config.pipeline,
                                                                                   config.double_smem_buffer)),
-                           int(config.split_image), config.groups_to_merge, lds_limit(config.pipeline, semantics, arch))
+                           int(config.split_image), config.groups_to_merge,
+                           lds_limit(config.pipeline, semantics, arch, config.double_smem_buffer))
     bs, gm, gn, pipeline, wave, dsb, si = ck_fields(dispatcher_name(config))
     return KernelShape(bs, gm, gn, bs, bs / 4.0, pipeline, wave, dsb, si, 1, lds_limit(pipeline, semantics, arch))
 

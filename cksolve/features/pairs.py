@@ -53,7 +53,7 @@ class PairRows:
         wanted = set(self.combos)
         targets = list(dict.fromkeys((c.arch, c.dtype) for c in self.combos))
         self._targets = targets
-        self._tails = [hardware_block(arch) for arch, _ in targets]
+        self._tails = [hardware_block(arch, self.kernels.semantics) for arch, _ in targets]
         decisions = [Decisions.of_problems(self.ws, self.problems, arch, [dtype]) for arch, dtype in targets]
         self._decisions = decisions
         self._ids: dict[object, int] = {}  # config -> kernel id

@@ -133,7 +133,7 @@ def iter_features(rule_set: RuleSet, combo: Combo | Iterable[Combo], problems: S
 def _pair_rows(combos, problems, kernels: _Kernels, ws: Workspace):
     wanted = set(combos)
     targets = list(dict.fromkeys((c.arch, c.dtype) for c in combos))
-    hw = {arch: hardware_block(arch) for arch, _ in targets}
+    hw = {arch: hardware_block(arch, kernels.semantics) for arch, _ in targets}
     decided: dict[tuple, list] = {}  # (problem, arch, dtype) -> its pairs: repeated rows are decided once
     for index, problem in enumerate(problems):
         gemm = problem_gemm(problem, kernels.semantics)

@@ -21,6 +21,7 @@ from ..selection import (ARCHS, DTYPES, NDIMS, VARIANTS, Record, Selection, cano
 from ..solver import enumerate_combo
 from ..solver.evaluate import evaluate
 from ..space.combo import Combo
+from .ck import CkVersion, active_ck, bundled_versions, ck_version, use_ck, using_ck
 from .checking import CheckRecord, check_names, explain_name
 from .diff import Source, diff_sources, open_source, read_sectioned_names
 from .listing import (ENUMERATE_LIMIT, arch_facts_list, archs_document, count_records, enumerate_lines, enumerate_names, name_lines,
@@ -59,5 +60,9 @@ __all__ = [
     "diff_sources",
     "arch_facts_list",
     "archs_document",
+    "ck_version",
+    "use_ck",
+    "using_ck",
+    "active_ck",
 ]
 #: also importable from here, for the library's own modules and the tests: Record, enumerate_combo, CheckRecord, Source

@@ -12,7 +12,7 @@ from functools import partial
 from itertools import repeat
 from typing import Iterable, Iterator, Sequence
 
-from ..arch.facts import ARCHS, ArchFacts, arch_facts, common_facts
+from ..arch.facts import ArchFacts, arch_facts, archs, common_facts
 from ..errors import CksolveError
 from .. import derived  # noqa: F401  (registers the derived rule sets, full-tests and tiny)
 from ..rulesets import RULE_SETS, RuleSet, get_rule_set
@@ -21,7 +21,6 @@ from ..solver import enumerate_combo, names_combo, solve_combo
 from ..solver.counting import SpaceTooLarge
 from ..space.combo import Combo
 from ..space.namesfile import section_line
-from ..space.pipelines import PIPELINES
 
 __all__ = ["load_rule_set", "ENUMERATE_LIMIT", "enumerate_records", "enumerate_names", "enumerate_lines", "name_lines", "count_records",
            "ConstraintSummary", "rule_set_constraints", "rule_set_descriptions", "arch_facts_list", "archs_document"]
@@ -168,14 +167,22 @@ def rule_set_descriptions() -> dict[str, str]:
 
 
 def arch_facts_list() -> list[ArchFacts]:
-    """Every supported architecture's facts, in the facts file's order."""
-    return [arch_facts(a) for a in ARCHS]
+    """Every architecture the active CK version knows, with its facts, in the facts file's order."""
+    return [arch_facts(a) for a in archs()]
 
 
 def archs_document() -> dict:
-    """``archs --format json``: per-arch facts, and the facts shared by all (LDS capacity per pipeline)."""
-    archs = [{"arch": f.name, "family": f.family, "warp_size": f.warp_size,
-              "wave_splits": [list(w) for w in f.wave_splits],
-              "warp_tiles": {k: [list(t) for t in v] for k, v in f.warp_tiles.items()}} for f in arch_facts_list()]
-    return {"archs": archs, "lds_capacity": {name: p.lds_capacity for name, p in PIPELINES.items()},
-            "element_size": dict(common_facts().element_size)}
+    """``archs --format json``: per-arch facts, and the facts shared by all: the LDS budget per pipeline when
+    the CK version has one for every arch, else each arch's LDS (``lds_capacity``) and budgets (``lds_budget``)."""
+    facts = arch_facts_list()
+    per_arch = any(f.lds_capacity is not None for f in facts)
+    archs_out = []
+    for f in facts:
+        record = {"arch": f.name, "family": f.family, "warp_size": f.warp_size,
+                  "wave_splits": [list(w) for w in f.wave_splits],
+                  "warp_tiles": {k: [list(t) for t in v] for k, v in f.warp_tiles.items()}}
+        if per_arch:
+            record.update(lds_capacity=f.lds_capacity, lds_budget=dict(f.lds_budgets))
+        archs_out.append(record)
+    shared = {} if per_arch else {"lds_capacity": dict(facts[0].lds_budgets)}
+    return {"archs": archs_out, **shared, "element_size": dict(common_facts().element_size)}

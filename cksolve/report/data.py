@@ -39,6 +39,7 @@ class ReportData:
     minimize_arch: str | None = None
     plan: object = None  # workload's plan
     minimize: dict | None = None  # workload.minimize_summary of the plan
+    ck: str = ""  # the CK version the rules were answered at
 
     @property
     def total(self) -> int:
@@ -68,7 +69,7 @@ def gather(rule_set: str, selection: query.Selection, builder_configs: str | Non
         by_pipeline[r.combo.arch, p] = by_pipeline.get((r.combo.arch, p), 0) + 1
     report = audit.audit(rs, selection.combos())  # the rule set loaded above, strict or not: not a second load
     data = ReportData(rs.name, rs.description, selection, by_variant, by_pipeline, tuple(sorted(seen)),
-                      tuple(c for c in report.combos if c.lossy), report.findings())
+                      tuple(c for c in report.combos if c.lossy), report.findings(), ck=query.active_ck().label)
     if problems is None:
         return data
     coverage, uncovered, groups = _coverage(Path(problems), rs, selection.archs, selection.dtypes)

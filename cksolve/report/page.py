@@ -53,7 +53,7 @@ def _table(header, rows, numeric=()) -> str:
 
 def _summary(d: ReportData) -> str:
     sel = d.selection
-    items = [("rule set", f"{d.rule_set}: {d.description}"), ("archs", ", ".join(sel.archs)),
+    items = [("rule set", f"{d.rule_set}: {d.description}"), ("CK version", d.ck), ("archs", ", ".join(sel.archs)),
              ("variants", ", ".join(sel.variants)), ("dtypes", ", ".join(sel.dtypes)),
              ("ndims", ", ".join(f"{n}d" for n in sel.ndims)), ("kernels", f"{d.total:,}"),
              ("audit findings", ", ".join(f"{k} {v}" for k, v in d.findings.items()))]

@@ -270,8 +270,8 @@ class FullRuleSet(RuleSet):
         return frozenset(rows)
 
     @MEMOS.cached("rulesets.full.FullRuleSet._gemm_constraints")
-    def _gemm_constraints(self, arch: str, variant: str, ndim: int, dtype: str) -> tuple:
-        facts = arch_facts(arch)
+    def _gemm_constraints(self, facts, variant: str, ndim: int, dtype: str) -> tuple:
+        # keyed by the arch's facts (one object per CK version and arch), not its name
         dkey = common_facts().dtype_key(dtype)
         warp_tiles = facts.warp_tiles.get(dkey, ())
         tiles = self._tiles(variant, ndim, dtype)
@@ -306,7 +306,7 @@ class FullRuleSet(RuleSet):
                    f"{{tile_m}}x{{tile_n}}x{{tile_k}} ({{variant}}, {dclass})",
                    f"{_SRC} get_vec_strategies / compute_vector_size / get_extra_vec_triples"),
             _vector_gate(self._gate),
-            wmma_k_constraint(arch),
+            wmma_k_constraint(facts.name),
             *_pins(),
         )
 
@@ -331,7 +331,7 @@ class FullRuleSet(RuleSet):
     def constraints(self, combo: Combo) -> Sequence[Constraint]:
         if kind_of(combo.variant) == "depthwise":
             return self._depthwise_constraints(combo.ndim)
-        return self._gemm_constraints(combo.arch, combo.variant, combo.ndim, combo.dtype)
+        return self._gemm_constraints(arch_facts(combo.arch), combo.variant, combo.ndim, combo.dtype)
 
 
 # --- constraints that do not depend on the combination --------------------------------

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from operator import itemgetter
 
+from ..arch.constraints import constraints_for
+from ..space.combo import kind_of
 from .cache import CACHE, SolverCache
 from .counting import SpaceTooLarge
 from .direct import SolutionSet, solve
@@ -37,10 +39,11 @@ def solve_combo(rule_set, combo) -> SolutionSet:
     A listing counts every combination (against its limit) before it lists them,
     and workloads ask per problem: the model is built and keyed once, not per
     question. The key is what the model is made of (the combination and the rule
-    set's constraints for it, memoised by the rule sets), so a rule set whose
-    constraints change is solved again, and no rule set is kept alive by the memo.
+    set's constraints for it, memoised by the rule sets, and the arch's, which follow
+    the active CK version), so a rule set whose constraints change, or another CK
+    version, is solved again, and no rule set is kept alive by the memo.
     """
-    key = (combo, tuple(rule_set.constraints(combo)))
+    key = (combo, constraints_for(combo.arch, kind_of(combo.variant)), tuple(rule_set.constraints(combo)))
     hit = _COMBOS.get(key)
     if hit is None:
         hit = _COMBOS[key] = solve(build_model(combo, rule_set))

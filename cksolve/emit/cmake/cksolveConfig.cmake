@@ -6,7 +6,7 @@
 #   cksolve_add_conv_instances(<target> RULE_SET <name|file> | NAMES_FILE <file>
 #                              ARCHS <gfx... or target IDs such as gfx942:xnack->...
 #                              [VARIANTS ...] [DTYPES ...] [NDIMS ...]
-#                              [BUILDER_CONFIGS <dir>] [OUTPUT_DIR <dir>]
+#                              [BUILDER_CONFIGS <dir>] [OUTPUT_DIR <dir>] [CK <ref>]
 #                              [UNITY_BATCH <n>] [ALLOW_EMPTY])
 #
 # See docs/cmake.md.
@@ -53,6 +53,9 @@ if(NOT _cksolve_checked STREQUAL "${cksolve_EXECUTABLE}")
   set(_cksolve_checked "${cksolve_EXECUTABLE}" CACHE INTERNAL "cksolve executable checked against its package")
 endif()
 
+set(CKSOLVE_CK "" CACHE STRING
+    "CK version cksolve_add_conv_instances answers at, unless its CK argument names one: a commit prefix or an alias (2026-06, develop); empty: cksolve's default, the newest bundled")
+
 set(CKSOLVE_SKIP_COMPILER_CHECK OFF CACHE BOOL
     "Skip cksolve's configure-time check that the C++ compiler accepts --offload-arch")
 
@@ -87,7 +90,7 @@ function(_cksolve_check_compiler where)
 endfunction()
 
 function(cksolve_add_conv_instances target)
-  cmake_parse_arguments(PARSE_ARGV 1 _ck "ALLOW_EMPTY" "RULE_SET;NAMES_FILE;BUILDER_CONFIGS;OUTPUT_DIR;UNITY_BATCH"
+  cmake_parse_arguments(PARSE_ARGV 1 _ck "ALLOW_EMPTY" "RULE_SET;NAMES_FILE;BUILDER_CONFIGS;OUTPUT_DIR;UNITY_BATCH;CK"
                         "ARCHS;VARIANTS;DTYPES;NDIMS")
   set(_where "cksolve_add_conv_instances(${target})")
   if(_ck_UNPARSED_ARGUMENTS)
@@ -136,6 +139,12 @@ function(cksolve_add_conv_instances target)
     set(_bc "${_ck_BUILDER_CONFIGS}")
     cmake_path(ABSOLUTE_PATH _bc BASE_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}" NORMALIZE)
     list(APPEND _cmd --builder-configs "${_bc}")
+  endif()
+  # the CK version: the call's CK argument, else the CKSOLVE_CK cache variable, else cksolve's default
+  if(DEFINED _ck_CK)
+    list(APPEND _cmd --ck "${_ck_CK}")
+  elseif(NOT CKSOLVE_CK STREQUAL "")
+    list(APPEND _cmd --ck "${CKSOLVE_CK}")
   endif()
   set(_list "${CMAKE_CURRENT_BINARY_DIR}/${target}.cksolve.cmake")
   list(APPEND _cmd --cmake-list "${_list}")

@@ -1,0 +1,210 @@
+"""CK versions as data: both bundled versions against CK's accepted sets, resolving refs, the active version.
+
+The suite's other tests mean the June reference (conftest); here each test says its version. At
+develop (05fcb0f1) cksolve must accept exactly what CK's generator accepts (``oracle-develop/``), and
+June must still be June (``oracle/``) in the same process: the memos key on the version.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from cksolve.arch import versions
+from cksolve.arch.facts import arch_facts
+from cksolve.errors import CksolveError
+from cksolve.rulesets import Combo, get_rule_set
+from cksolve.solver import solve_combo
+from cksolve.solver.evaluate import evaluate
+from cksolve.space.naming import parse_name
+
+from conftest import CK, first_differences, oracle, oracle_develop, split_key
+
+JUNE, DEVELOP = "60b27664", "05fcb0f1"
+ORACLES = {JUNE: oracle, DEVELOP: oracle_develop}
+
+
+def _rule_set(name):
+    return get_rule_set(name, builder_configs=str(CK / "builder-configs")) if name in ("tests", "profiler") \
+        else get_rule_set(name)
+
+
+@pytest.mark.ck_data
+@pytest.mark.parametrize("ref", [DEVELOP, JUNE])  # develop first: June afterwards must not be answered from its memos
+@pytest.mark.parametrize("name", ["default", "full", "tests", "profiler"])
+def test_accepted_sets_equal_ck_at_each_version(name, ref):
+    rs = _rule_set(name)
+    bad = []
+    with versions.using(versions.resolve(ref)):
+        for key, entry in ORACLES[ref](name).items():
+            got = {c.name() for c in solve_combo(rs, Combo(*split_key(key))).configs()}
+            if got != set(entry["accepted"]):
+                only_us, only_ck = first_differences(got, entry["accepted"], 3)
+                bad.append(f"{key}: {len(got)} vs CK {len(entry['accepted'])}; only cksolve: {only_us}; "
+                           f"only CK: {only_ck}")
+    assert not bad, f"{name} at {ref}: {len(bad)} combinations differ:\n" + "\n".join(bad[:5])
+
+
+@pytest.mark.ck_data
+@pytest.mark.parametrize("name", ["default", "tests", "profiler"])
+def test_develop_rejections_and_ck_only_are_invalid_at_develop(name):
+    rs = _rule_set(name)
+    problems = []
+    with versions.using(versions.resolve(DEVELOP)):
+        for key, entry in oracle_develop(name).items():
+            arch = key.split("/")[0]
+            for n, why in [*entry["rejected"].items(), *entry.get("ck_only", {}).items()]:
+                verdict = evaluate(parse_name(n), arch, rs)
+                if verdict.valid and verdict.member:
+                    problems.append(f"{key}: {n} ({why}) judged a member")
+                if why.startswith("LDS capacity") and "arch.lds_capacity" not in {v.constraint for v in verdict.violations}:
+                    problems.append(f"{key}: {n}: CK says {why!r}, cksolve: {verdict.violations}")
+    assert not problems, "\n".join(problems[:10])
+
+
+@pytest.mark.parametrize("ref", [DEVELOP, JUNE])
+@pytest.mark.parametrize("arch", ["gfx950", "gfx1250"])
+def test_full_tests_and_tiny_keep_their_contract_at_each_version(arch, ref):
+    import test_subsets
+
+    with versions.using(versions.resolve(ref)):
+        for combo in test_subsets._combos(arch):
+            test_subsets._check_full_tests(combo)
+            test_subsets._check_tiny(combo)
+
+
+@pytest.mark.parametrize("ref, expected", [(DEVELOP, {"default": {"gfx950": 528, "gfx1250": 144}, "full": {"gfx950": 9089}}),
+                                           (JUNE, {"default": {"gfx950": 501, "gfx1250": 252}, "full": {"gfx950": 9077}})])
+def test_the_issue_counts(ref, expected):
+    from cksolve.query import select
+
+    with versions.using(versions.resolve(ref)):
+        for name, per_arch in expected.items():
+            for arch, n in per_arch.items():
+                got = sum(solve_combo(get_rule_set(name), c).count() for c in select([arch]).combos())
+                assert got == n, f"{name} {arch} at {ref}: {got}, expected {n}"
+
+
+def test_develop_facts():
+    with versions.using(versions.resolve("develop")):
+        f = arch_facts("gfx1250")
+        assert f.family == "cdna5" and f.lds_capacity == 320 * 1024
+        assert f.warp_tiles["fp32_fp32_fp32"] == ((16, 16, 4),)
+        assert f.warp_tiles["int8_int8_int32"] == ((16, 16, 64),)  # recorded, though no conv rule set uses it yet
+        assert dict(arch_facts("gfx950").lds_budgets)["compv6"] == 81920
+        assert versions.active().budget("gfx950", "mem", double_smem_buffer=True) == 81920  # halved
+        assert versions.active().budget("gfx950", "compv4", double_smem_buffer=True) == 81920  # never twice
+    with versions.using(versions.resolve("2026-06")):
+        assert arch_facts("gfx1250").family == "rdna4"
+        assert dict(arch_facts("gfx950").lds_budgets)["compv6"] == 32768
+
+
+def test_refs_resolve_by_prefix_alias_and_develop():
+    assert versions.resolve("60b2766").key == JUNE
+    assert versions.resolve("2026-10").key == DEVELOP
+    assert versions.resolve("develop") is versions.newest() is versions.resolve(None)
+    assert versions.newest().key == DEVELOP
+    for bad in ("zz", "0000", "60"):
+        with pytest.raises(CksolveError, match="CK version"):
+            versions.resolve(bad)
+
+
+def test_the_default_is_the_newest_bundled(monkeypatch, capsys):
+    from cksolve.cli import main
+
+    monkeypatch.delenv("CKSOLVE_CK")
+    for args, want in (([], "9089"), (["--ck", JUNE], "9077"), (["--ck", "develop"], "9089")):
+        with pytest.raises(SystemExit) as exc:
+            main(["count", "-r", "full", "--arch", "gfx950", *args])
+        assert exc.value.code in (0, None)
+        assert capsys.readouterr().out.strip() == want, args
+    monkeypatch.setenv("CKSOLVE_CK", "2026-06")
+    with pytest.raises(SystemExit):
+        main(["count", "-r", "full", "--arch", "gfx950"])
+    assert capsys.readouterr().out.strip() == "9077"
+
+
+def test_unknown_ref_is_one_line_and_exit_2(capsys):
+    from cksolve.cli import main
+
+    with pytest.raises(SystemExit) as exc:
+        main(["count", "-r", "default", "--ck", "nosuch"])
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and err.count("\n") == 1 and "'nosuch'" in err and "60b27664" in err, err
+
+
+# --- CK's own arch_specs.json (--arch-specs) ------------------------------------------------
+
+
+@pytest.mark.ck_data
+@pytest.mark.parametrize("name, rule, full_gfx950", [("arch_specs.05fcb0f1.json", "arch", 9089),
+                                                     ("arch_specs.54f25023.json", "pipeline", 9077)])
+def test_both_formats_of_ck_facts_file(name, rule, full_gfx950):
+    from cksolve.arch.specs_file import read_arch_specs
+    from cksolve.query import select
+
+    version = read_arch_specs(CK / "arch-specs" / name)
+    assert version.lds_rule == rule
+    with versions.using(version):
+        assert sum(solve_combo(get_rule_set("full"), c).count() for c in select(["gfx950"]).combos()) == full_gfx950
+        assert arch_facts("gfx942").cu_count == 228  # facts the file does not hold: the bundled ones
+
+
+def _bad(tmp_path, text):
+    path = tmp_path / "arch_specs.json"
+    path.write_text(text)
+    return str(path)
+
+
+GOOD_ARCH = ('"gfx950": {"family": "cdna4", "warp_size": 64, "lds_capacity_kb": 160, "warp_configs": [[2, 2, 1]], '
+             '"warp_tile_combos": {"fp16_fp16_fp32": [[32, 32, 8]]}}')
+BUDGET = '"pipeline_lds_budget": {"default": {"basis": "fraction", "value": 1.0}}'
+
+
+@pytest.mark.parametrize("text, key, problem", [
+    ("{" + BUDGET + "}", "architectures", "missing table"),
+    ('{"architectures": {' + GOOD_ARCH + '}}', "pipeline_lds_budget", "missing table"),
+    ('{"architectures": {' + GOOD_ARCH.replace("160", '"160KB"') + '}, ' + BUDGET + '}',
+     "architectures.gfx950.lds_capacity_kb", "expected an integer"),
+    ('{"architectures": {' + GOOD_ARCH + '}, ' + BUDGET + ', "pipeline_lds_budget_aliases": {"comp_tdm": "nosuch"}}',
+     "pipeline_lds_budget_aliases.comp_tdm", "unknown pipeline"),
+    ('{"architectures": {' + GOOD_ARCH + '}, "pipeline_lds_limits": {"mem": 65536.5, "default": 65536}}',
+     "pipeline_lds_limits.mem", "expected an integer"),
+    ("{not json", "", "not JSON"),
+])
+def test_a_malformed_facts_file_is_one_line_naming_file_key_and_problem(tmp_path, capsys, text, key, problem):
+    from cksolve.cli import main
+
+    path = _bad(tmp_path, text)
+    with pytest.raises(SystemExit) as exc:
+        main(["count", "-r", "default", "--arch", "gfx950", "--arch-specs", path])
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and err.count("\n") == 1, err
+    assert "arch_specs.json" in err and f"{key}: " in err and problem in err, err
+
+
+# --- diff between versions --------------------------------------------------------------------
+
+
+def test_diff_between_versions_names_the_lds_rule_for_exactly_the_twelve(capsys):
+    from cksolve.cli import main
+    import json
+
+    with pytest.raises(SystemExit) as exc:
+        main(["diff", "full@60b27664", "full@05fcb0f1", "--arch", "gfx950", "--format", "jsonl"])
+    assert exc.value.code in (0, None)
+    records = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert len(records) == 12 and len({r["name"] for r in records}) == 12
+    for r in records:
+        assert r["only_in"] == "b" and r["constraint"] == "arch.lds_capacity", r
+        assert r["variant"] == "forward" and r["dtype"] == "fp32" and "_compv6_" in r["name"] and "128x128x64" in r["name"]
+        assert "65536 bytes > 32768 bytes limit" in r["message_a"] and "81920" in r["message_b"], r
+
+
+def test_a_version_on_a_file_of_names_is_an_error(tmp_path, capsys):
+    from cksolve.cli import main
+
+    names = tmp_path / "names.txt"
+    names.write_text("grouped_conv_fwd_fp16_nhwgc_2d_compv3_cshuffle_intrawave_128x128x64_2x2x1_32x32x16\n")
+    with pytest.raises(SystemExit) as exc:
+        main(["diff", "full", f"{names}@60b27664", "--arch", "gfx942"])
+    assert exc.value.code == 2 and "applies to a rule set" in capsys.readouterr().err
