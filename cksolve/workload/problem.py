@@ -12,14 +12,14 @@ from __future__ import annotations
 import csv
 import io
 import json
-import math
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
-from typing import Iterable, NamedTuple
+from typing import Iterable
 
 from ..errors import CksolveError
 from ..space.textfile import read_text
 from ..space.variants import VARIANTS
+from .facts import Facts, derive
 
 __all__ = ["Problem", "ProblemFacts", "ProblemError", "DIRECTIONS", "FIELDS", "parse_problem", "read_problems",
            "read_workload"]
@@ -90,7 +90,7 @@ class Problem:
         out = tuple((i + 2 * p - dl * (f - 1) - 1) // s + 1 for i, f, s, p, dl in zip(inp, filt, stride, pad, dil))
         return {"input": inp, "filter": filt, "stride": stride, "pad": pad, "dilation": dil, "output": out}
 
-    def facts(self) -> "ProblemFacts":
+    def facts(self) -> Facts:
         return _facts(self)
 
     def as_dict(self) -> dict:
@@ -109,44 +109,14 @@ FIELDS: tuple[str, ...] = tuple(f.name for f in fields(Problem))
 _INT_FIELDS = tuple(f for f in FIELDS if f != "direction")
 
 
-class ProblemFacts(NamedTuple):
-    """What the applicability rules read, derived once per problem (hashable: it keys check memos)."""
-
-    direction: str
-    ndim: int
-    N: int
-    G: int
-    c_per_group: int
-    k_per_group: int
-    input: tuple[int, ...]
-    filter: tuple[int, ...]
-    stride: tuple[int, ...]
-    pad: tuple[int, ...]
-    dilation: tuple[int, ...]
-    output: tuple[int, ...]
-    split_k: int
-    gemm_m: int
-    gemm_n: int
-    gemm_k: int
-    gemm_batch: int
-    gemm_count: int  # backward data: one GEMM per filter phase (CK's tilde GEMMs)
+#: The facts the rules read (``facts.Facts``; this name is the one-problem view's).
+ProblemFacts = Facts
 
 
-def _facts(p: Problem) -> ProblemFacts:
+def _facts(p: Problem) -> Facts:
     s = p.spatial()
-    cg, kg = p.C // p.G, p.K // p.G
-    pf, pdi, pdo = math.prod(s["filter"]), math.prod(s["input"]), math.prod(s["output"])
-    # Implicit-GEMM sizes per direction (applicability.md F-GEMM, D-GEMM, W-GEMM), for one
-    # group and without split-N: the shape a tile has to cover.
-    if p.direction == "forward":
-        m, n, k = p.N * pdo, kg, cg * pf
-    elif p.direction == "bwd_data":
-        m, n, k = p.N * pdi, cg, kg * pf
-    else:
-        m, n, k = kg, pf * cg, p.N * pdo
-    gemm_count = math.prod(min(f, st // math.gcd(st, d)) for f, st, d in zip(s["filter"], s["stride"], s["dilation"]))
-    return ProblemFacts(p.direction, p.ndim, p.N, p.G, cg, kg, s["input"], s["filter"], s["stride"], s["pad"],
-                        s["dilation"], s["output"], p.split_k, m, n, k, p.G, gemm_count)
+    return derive(p.direction, p.ndim, p.N, p.G, p.C, p.K, p.split_k, s["input"], s["filter"], s["stride"], s["pad"],
+                  s["dilation"])
 
 
 def _validate(p: Problem) -> None:
