@@ -21,8 +21,7 @@ from ..space.textfile import read_text
 from ..space.variants import VARIANTS
 from .facts import Facts, derive
 
-__all__ = ["Problem", "ProblemFacts", "ProblemError", "DIRECTIONS", "FIELDS", "parse_problem", "read_problems",
-           "read_workload"]
+__all__ = ["Problem", "ProblemFacts", "ProblemError", "DIRECTIONS", "FIELDS", "parse_problem", "read_workload"]
 
 #: The convolution directions, and the kernel variants that can run each (variants.toml ``direction``).
 DIRECTIONS: dict[str, tuple[str, ...]] = {
@@ -227,23 +226,23 @@ def looks_like_a_field(column: str) -> bool:
     return bool(difflib.get_close_matches(column, FIELDS, n=1, cutoff=0.75))
 
 
-def read_workload(path: str | Path) -> tuple[list[Problem], tuple[str, ...], list[tuple]]:
-    """(problems, label columns, labels per row) of a workload file.
+def read_workload(path: str | Path, text: str | None = None) -> tuple[list[Problem], tuple[str, ...], list[tuple]]:
+    """(problems, label columns, labels per row) of a workload file (or of its ``text``, already read): the
+    row reader, which defines every answer and error; ``problem_table.read_table`` reads plain CSV by columns
+    and leaves the rest to this.
 
     A workload may carry extra columns (a model or layer name): they are kept as
     text, in file order, for every per-problem record. A column that looks like
     a misspelt field is still an error (``looks_like_a_field``).
     """
-    rows = read_rows(path, FIELDS, labels=True)
+    rows = read_rows(path, FIELDS, labels=True, text=text)
     names: dict[str, None] = {}
     for _, values in rows:
         for k in values:
             if k not in FIELDS and k not in names:  # each label column is judged once, not on every row
                 if looks_like_a_field(k):
                     raise ProblemError(f"{path}: unknown field {_echo(k)!r}; valid: {', '.join(FIELDS)}")
-                if k in RECORD_KEYS:
-                    raise ProblemError(f"{path}: column {k!r} is a name the records use ({', '.join(RECORD_KEYS)}); "
-                                       f"rename it")
+                check_label(path, k)
                 names.setdefault(k, None)
     columns = tuple(names)
     labels = [tuple("" if values.get(k) is None else str(values.get(k)) for k in columns) for _, values in rows] \
@@ -253,9 +252,11 @@ def read_workload(path: str | Path) -> tuple[list[Problem], tuple[str, ...], lis
     return problems, columns, labels
 
 
-def read_problems(path: str | Path) -> list[Problem]:
-    """Problems of a CSV file with CK's header, or a JSONL file with the same keys, in file order."""
-    return _problems(path, read_rows(path, FIELDS))
+def check_label(path, column: str) -> None:
+    """A label column may not take a name the records write."""
+    if column in RECORD_KEYS:
+        raise ProblemError(f"{path}: column {column!r} is a name the records use ({', '.join(RECORD_KEYS)}); "
+                           f"rename it")
 
 
 def _problems(path, rows) -> list[Problem]:
@@ -283,21 +284,29 @@ def _problems(path, rows) -> list[Problem]:
     return problems
 
 
-def read_rows(path: str | Path, columns: Iterable[str], labels: bool = False) -> list[tuple[str, dict]]:
-    """``(file:line, {key: raw value})`` of a CSV file whose header names only ``columns``, or of a JSONL file.
+def read_rows(path: str | Path, columns: Iterable[str], labels: bool = False, text: str | None = None
+              ) -> list[tuple[str, dict]]:
+    """``(file:line, {key: raw value})`` of a CSV file whose header names only ``columns``, or of a JSONL file
+    (``text``: the file's text when the caller has read it).
 
     Problem files and measured-results files share this reader so that both bound
     what they read, accept a BOM, and name the file and line of a bad row alike.
     """
     path = Path(path)
-    try:
-        text = read_text(path, "problem file")
-    except CksolveError as exc:  # the workload face raises ProblemError for every bad file
-        raise ProblemError(str(exc)) from None
+    if text is None:
+        text = read_file(path)
     first = next((ln for ln in text.splitlines() if ln.strip()), "")
     rows = (_jsonl_rows(path, text) if first.lstrip().startswith("{")
             else _csv_rows(path, text, tuple(columns), labels))
     return [(f"{path}:{line}", values) for line, values in rows]
+
+
+def read_file(path: Path, head=None) -> str:
+    """The text of a problem file, read once (``textfile.read_text``; ``head`` checks its first lines)."""
+    try:
+        return read_text(path, "problem file", head=head)
+    except CksolveError as exc:  # the workload face raises ProblemError for every bad file
+        raise ProblemError(str(exc)) from None
 
 
 def _csv_rows(path: Path, text: str, columns: tuple[str, ...], labels: bool = False) -> Iterable[tuple[int, dict]]:
