@@ -124,11 +124,11 @@ def _pairs_per_problem(tmp: Path) -> float:
     """Mean applicable forward kernels of a generated problem (``full``, gfx942, fp16), from 2,000 of them."""
     from cksolve.query import load_rule_set
     from cksolve.workload import iter_coverage
-    from cksolve.workload.problem_table import read_problem_list
+    from cksolve.workload.problem_table import read_problems
 
     path = tmp / "sample.csv"
     write_distinct_csv(2000, path, seed=2021)
-    records = list(iter_coverage(read_problem_list(path), load_rule_set("full"), "gfx942", ["fp16"],
+    records = list(iter_coverage(read_problems(path), load_rule_set("full"), "gfx942", ["fp16"],
                                  with_kernels=False, with_rejected=False))
     return sum(r.applicable for r in records) / len(records)
 

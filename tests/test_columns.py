@@ -1,16 +1,18 @@
-"""The column engine and the per-pair evaluator are two implementations of the same rules: they agree.
+"""One engine: each rule of ``checks.py`` is written once, elementwise, and answers the same on one pair
+(plain values, the solver's ``Check``) as over columns (a workload).
 
 Two levels, both on random input (hypothesis) with edge values (1, sizes past
 2**31 and 2**53, per-group sizes that vector widths do not divide, 3D, groups > 1,
 depthwise shapes):
 
-* rule by rule: every rule of ``applicability.toml``, its column form
-  (``columns.COLUMN_CHECKS``) against its per-pair test (``checks.py``), on
-  random scope values from the axis domains;
-* whole answers: ``iter_coverage`` (column engine, identical problems collapsed)
-  against ``Workspace.decide`` (per pair) on random workloads with repeated rows
-  and random kernel subsets of real rule sets: the same kernels, in the same
-  order, the same candidates and the same rejections per rule.
+* rule by rule: every rule of ``applicability.toml`` called on columns of the
+  problem's facts and rows of random scope values from the axis domains, against
+  the same function called on each pair's plain values;
+* whole answers: ``iter_coverage`` (columns, identical problems collapsed, huge
+  problems on Python ints) against a brute-force loop over every kernel and every
+  ``Check`` of ``applicability_constraints`` (one pair at a time) on random
+  workloads with repeated rows and random kernel subsets of real rule sets: the
+  same kernels, in the same order, the same candidates and the same rejections.
 """
 
 from __future__ import annotations
@@ -30,10 +32,12 @@ from cksolve.rulesets.listed import ListedRuleSet
 from cksolve.solver import bounded_configs
 from cksolve.space.axes import AXES
 from cksolve.space.combo import Combo
-from cksolve.workload import DIRECTIONS, RULES, Problem, ProblemError, Workspace
+from cksolve.space.combo import kind_of
+from cksolve.workload import DIRECTIONS, RULES, Problem, ProblemError, Workspace, applicability_constraints
 from cksolve.workload import checks
-from cksolve.workload.columns import COLUMN_CHECKS, facts_of
+from cksolve.workload.columns import facts_of
 from cksolve.workload.coverage import iter_coverage
+from cksolve.workload.facts import ceil_div
 
 HUGE = (2 ** 31, 2 ** 53 + 1, 10 ** 18 - 1)
 BIG = (2 ** 20, 2 ** 31 - 1)  # large, yet decided by the columns
@@ -70,9 +74,9 @@ def problems(draw, huge: bool = True) -> Problem:
         assume(False)
 
 
-def test_every_rule_has_a_column_form():
-    missing = sorted({r.check for r in RULES} - set(COLUMN_CHECKS))
-    assert not missing, f"rules without a column form: {missing}"
+def test_every_rule_has_one_check():
+    missing = sorted({r.check for r in RULES if not callable(getattr(checks, r.check, None))})
+    assert not missing, f"rules without a check in checks.py: {missing}"
 
 
 def _edge_domain(axis: str, facts) -> list:
@@ -92,7 +96,7 @@ def test_rule_by_rule(data):
     p = data.draw(problems(huge=False))
     facts = p.facts()
     cols, exact = facts_of([p], p.direction, p.ndim)
-    assume(exact[0])  # past exact column arithmetic the engine hands the problem to the per-pair path
+    assume(exact[0])  # past exact int64 arithmetic the engine decides the problem on Python ints
     arch = data.draw(st.sampled_from(["gfx942", "gfx950", "gfx1100", "gfx90a"]))
     dtype = data.draw(st.sampled_from(["fp16", "bf16", "fp32"]))
     rng = data.draw(st.randoms(use_true_random=False))
@@ -104,7 +108,7 @@ def test_rule_by_rule(data):
         rows = [list(v) for v in zip(*combos)]
         n = len(combos)
         arrays = [np.asarray(v, dtype=object if isinstance(v[0], str) else None).reshape(1, -1) for v in rows]
-        got = np.broadcast_to(COLUMN_CHECKS[rule.check](*arrays, cols, arch, dtype, p.direction), (1, n))[0]
+        got = np.broadcast_to(getattr(checks, rule.check)(*arrays, cols, arch, dtype), (1, n))[0]
         want = [bool(getattr(checks, rule.check)(*vals, facts, arch, dtype)) for vals in zip(*rows)]
         differ = [(vals, bool(g), w) for vals, g, w in zip(combos, got, want) if bool(g) != w]
         assert not differ, f"{rule.name(p.direction)} on {p.spec()} {arch} {dtype}: (scope {rule.scope}, column, " \
@@ -137,17 +141,31 @@ def test_whole_answers_agree(workload, repeats, seed, dtype, arch):
         pool = _kernels(rs, variant, ndim, dtype)
         configs.extend(rng.sample(pool, min(len(pool), rng.choice([1, 5, 40]))))
     rule_set = ListedRuleSet("sample", configs)
-    ws = Workspace(rule_set)
     for rec in iter_coverage(workload, rule_set, arch, [dtype]):
-        found, rejected, candidates = ws.decide(rec.problem, arch, dtype)
-        want_names = tuple(c.name() for _, c in found)
-        want_rejected = tuple(sorted(rejected.items(), key=lambda kv: (-kv[1], kv[0])))
+        want_names, want_rejected, candidates = _per_pair(rec.problem, rule_set, arch, dtype)
         where = f"row {rec.row} {rec.problem.spec()} {arch} {dtype}"
         assert rec.kernels == want_names, f"{where}: column engine lists {len(rec.kernels)} kernels, per pair " \
                                           f"{len(want_names)}; first differing: " \
                                           f"{sorted(set(rec.kernels) ^ set(want_names))[:3]}"
         assert rec.candidates == candidates, where
         assert rec.rejected == want_rejected, f"{where}: rejections {rec.rejected} vs per pair {want_rejected}"
+
+
+def _per_pair(problem, rule_set, arch, dtype):
+    """(applicable names in canonical order, rejections ranked, candidates) by a loop over every kernel and
+    every ``Check`` -- the solver's per-pair form of the rules -- with no grouping and no columns."""
+    names, rejected, candidates = [], {}, 0
+    for variant in DIRECTIONS[problem.direction]:
+        configs = sorted(bounded_configs(rule_set, Combo(arch, variant, dtype, problem.ndim)), key=lambda c: c.name())
+        candidates += len(configs)
+        checks_ = applicability_constraints(problem.facts(), arch, dtype, kind_of(variant))
+        for c in configs:
+            failed = [k.name for k in checks_ if not k.holds(tuple(getattr(c, a) for a in k.scope))]
+            for name in failed:
+                rejected[name] = rejected.get(name, 0) + 1
+            if not failed:
+                names.append(c.name())
+    return tuple(names), tuple(sorted(rejected.items(), key=lambda kv: (-kv[1], kv[0]))), candidates
 
 
 @pytest.mark.ck_data
@@ -167,15 +185,34 @@ def test_counts_without_kernels_match():
 @pytest.mark.parametrize("spec", ["N=999999999999999999,C=64,K=64", "N=2,C=64,K=64,Hi=9007199254740993,Wi=3",
                                   "N=2,G=2147483648,C=2147483648,K=2147483648,Hi=8,Wi=8,pad_h=1,pad_w=1",
                                   "direction=bwd_weight,N=4294967296,C=64,K=64,Hi=4294967296,Wi=3,split_k=5"])
-def test_huge_values_take_the_per_pair_path(spec):
+def test_huge_values_are_decided_on_python_ints(spec):
     from cksolve.workload import parse_problem
 
     p = parse_problem(spec)
     _, exact = facts_of([p], p.direction, p.ndim)
     assert not exact[0]
     rs = query.load_rule_set("full")
-    ws = Workspace(rs)
     for rec in iter_coverage([p, p], rs, "gfx942", ["fp16"]):
-        found, rejected, _ = ws.decide(p, "gfx942", "fp16")
-        assert rec.kernels == tuple(c.name() for _, c in found)
-        assert rec.rejected == tuple(sorted(rejected.items(), key=lambda kv: (-kv[1], kv[0])))
+        names, rejected, _ = _per_pair(p, rs, "gfx942", "fp16")
+        assert rec.kernels == names
+        assert rec.rejected == rejected
+    found, rejected, _ = Workspace(rs).decide(p, "gfx942", "fp16")
+    assert tuple(c.name() for _, c in found) == names
+
+
+def test_ceilings_are_integer_ceilings():
+    """A float ``ceil(a / b)`` rounds ``a / b`` first: past 2**53 it loses the remainder. The rules take the
+    integer ceiling (``facts.ceil_div``), in both forms, so a huge problem gets the exact answer."""
+    split_k, warp_tile_k = 10 ** 17 + 1, 16
+    gemm_k = warp_tile_k * (split_k - 1) + 1  # needs exactly split_k warp tiles
+    from math import ceil
+    assert ceil(gemm_k / warp_tile_k) == split_k - 1  # the float form would refuse the kernel
+    assert ceil_div(gemm_k, warp_tile_k) == split_k
+    assert ceil_div(np.array([[gemm_k]], dtype=object), np.array([[warp_tile_k]], dtype=object))[0, 0] == split_k
+    f = Problem(direction="bwd_weight").facts()._replace(gemm_k=gemm_k, split_k=split_k)
+    assert checks.bwd_weight_split_k_warp_tile(False, warp_tile_k, f, "gfx942", "fp16")
+    assert not checks.bwd_weight_split_k_warp_tile(False, warp_tile_k, f._replace(gemm_k=gemm_k - 1), "gfx942",
+                                                   "fp16")
+    rows = np.array([[warp_tile_k, 2 * warp_tile_k]], dtype=object)
+    assert checks.bwd_weight_split_k_warp_tile(np.array([[False, False]]), rows, f, "gfx942", "fp16").tolist() \
+        == [[True, False]]

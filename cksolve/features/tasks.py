@@ -37,9 +37,9 @@ def feature_stream(rule_set: RuleSet, selection: Selection, problems: Path | Non
 
 def _problems(path: Path | None):
     """The workload's problems, read by columns (``read_problems``' answer and errors), or None."""
-    from ..workload.problem_table import read_problem_list
+    from ..workload.problem_table import read_problems
 
-    return read_problem_list(path) if path is not None else None
+    return read_problems(path) if path is not None else None
 
 
 def write_features(columns, rows, fmt: str, out=None, path: str | None = None) -> int:

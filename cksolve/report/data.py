@@ -72,10 +72,11 @@ def gather(rule_set: str, selection: query.Selection, builder_configs: str | Non
                       tuple(c for c in report.combos if c.lossy), report.findings(), ck=query.active_ck().label)
     if problems is None:
         return data
-    coverage, uncovered, groups = _coverage(Path(problems), rs, selection.archs, selection.dtypes)
+    read = workload.read_problems(Path(problems))  # once, for every arch and the minimize section
+    coverage, uncovered, groups = _coverage(read, rs, selection.archs, selection.dtypes)
     plan = summary = None
     if minimize_arch is not None:
-        plan = workload.minimize_kernels(Path(problems), rs, minimize_arch, selection.dtypes, request)
+        plan = workload.minimize_kernels(read, rs, minimize_arch, selection.dtypes, request)
         summary = workload.minimize_summary(plan, problems)
     return ReportData(**{**data.__dict__, "problems": str(problems), "groups": groups, "coverage": coverage,
                          "uncovered": uncovered, "minimize_arch": minimize_arch, "plan": plan, "minimize": summary})
@@ -95,8 +96,7 @@ def _check_size(rs, selection: query.Selection, limit: int = query.ENUMERATE_LIM
                                      f"pins in the rule-set file)")
 
 
-def _coverage(problems: Path, rs, archs: Sequence[str], dtypes: Sequence[str]):
-    read = workload.read_problems(problems)  # once for every arch, not a read of the file per arch
+def _coverage(read: list, rs, archs: Sequence[str], dtypes: Sequence[str]):
     cells: dict[tuple[str, str], list[int]] = {}
     blocked: dict[tuple[str, str], dict[str, int]] = {}
     groups: dict[str, None] = {}

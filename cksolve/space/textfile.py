@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 from ..errors import CksolveError, shorten
 
@@ -47,13 +47,33 @@ def _decode(data: bytes, where: str) -> str:
         _fail(f"{where}: not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start})")
 
 
-def read_text(path: str | Path, what: str, limit: int = MAX_FILE) -> str:
-    """The whole file as text; an error names the file when it is unreadable, too big or not UTF-8."""
+#: What ``read_text`` reads before the rest when a caller checks the head of a file first.
+HEAD = 64 << 10
+
+
+def read_text(path: str | Path, what: str, limit: int = MAX_FILE, head: Callable[[str], None] | None = None) -> str:
+    """The whole file as text, opened and read once (a FIFO or a process substitution works); an error names
+    the file when it is unreadable, too big or not UTF-8. ``head(text)``, when given, sees the first whole
+    line(s) (within ``HEAD`` bytes) before the rest is read, and may raise (a bad header fails before the body)."""
     fh = _open(path, what)
     where = shorten(str(path), quote=False)
     try:
         with fh:
-            data = fh.read(limit + 1)
+            data = b""
+            if head is not None:
+                while len(data) < HEAD and b"\n" not in data:  # read1: a pipe's first line, not a full block
+                    chunk = fh.read1(HEAD - len(data))
+                    if not chunk:
+                        break
+                    data += chunk
+                lines = data[:data.rfind(b"\n") + 1].removeprefix(_BOM)
+                try:
+                    text = lines.decode("utf-8")
+                except UnicodeDecodeError:
+                    text = None  # the whole file's decoding names the byte
+                if text:
+                    head(text)
+            data += fh.read(limit + 1 - len(data))
     except OSError as exc:
         _fail(f"cannot read {where}: {exc.strerror}")
     if len(data) > limit:

@@ -16,7 +16,8 @@ rules see them per group (``Problem.facts()``). The rules themselves are data
 """
 
 from .coverage import CoverageRecord, Workspace, applicable, coverage
-from .problem import DIRECTIONS, FIELDS, Problem, ProblemError, ProblemFacts, parse_problem, read_problems
+from .problem import DIRECTIONS, FIELDS, Problem, ProblemError, ProblemFacts, parse_problem
+from .problem_table import read_problems
 from .rules import RULES, applicability_constraints
 from .coverage import iter_coverage
 from .tasks import (applicable_records, coverage_records, coverage_stream, minimize_kernels, minimize_request,

@@ -1,19 +1,22 @@
-"""The tests behind the applicability rules (``applicability.toml`` names them).
+"""The tests behind the applicability rules (``applicability.toml`` names them), each written once.
 
-Each test takes the values of its rule's scope, then the problem's facts, the
-arch and the dtype. They are module-level functions, not lambdas, because a
-constraint's test is part of its identity (it is hashed and compared) and the
-constraint reference documents it by name.
+Each test takes the values of its rule's scope, then the problem's ``Facts``,
+the arch and the dtype, and is elementwise (``facts.py``): the same function
+answers one (problem, kernel) pair -- plain values, the solver's ``Check`` and
+``explain`` -- and a whole workload against every distinct scope value at once
+-- columns and rows, ``columns.decide_groups``. So a new rule is one entry in
+``applicability.toml`` and one function here. They are module-level functions,
+not lambdas, because a constraint's test is part of its identity (it is hashed
+and compared) and the constraint reference documents it by name.
 """
 
 from __future__ import annotations
-
-from math import ceil
 
 from ..arch.facts import archs_with
 from ..space.config import DepthwiseConfig
 from ..space.pipelines import pipelines_with
 from ..space.values import value_facts, values_with
+from .facts import all_of, ceil_div, isin, not_
 from .problem import DIRECTIONS
 
 #: Pipelines CK Tile marks Async (inferred from their names; applicability.md F2 [I]): pipelines.toml async_copy.
@@ -48,118 +51,118 @@ MAX_BWD_DATA_GEMMS = 128
 MAX_HALF_SPLIT_K = 128
 
 
-def variant_runs_direction(variant, f, arch, dtype) -> bool:
-    return variant in DIRECTIONS[f.direction]
+def variant_runs_direction(variant, f, arch, dtype):
+    return isin(variant, DIRECTIONS[f.direction])
 
 
-def ndim_matches(ndim, f, arch, dtype) -> bool:
+def ndim_matches(ndim, f, arch, dtype):
     return ndim == f.ndim
 
 
-def async_copy_arch(pipeline, f, arch, dtype) -> bool:
-    return pipeline not in ASYNC_PIPELINES or arch in ASYNC_ARCHS
+def async_copy_arch(pipeline, f, arch, dtype):
+    return not_(isin(pipeline, ASYNC_PIPELINES)) | (arch in ASYNC_ARCHS)
 
 
-def specialization_fits(spec, f, arch, dtype) -> bool:
-    no_pad = all(p == 0 for p in f.pad)
-    if spec == "filter1x1_stride1_pad0":
-        return all(x == 1 for x in f.filter) and all(s == 1 for s in f.stride) and no_pad
-    if spec == "filter1x1_pad0":
-        return all(x == 1 for x in f.filter) and no_pad
-    if spec == "filter3x3":
-        return f.c_per_group == 1 and all(x == 3 for x in f.filter)
-    return True  # default: nothing checked (dilation never is)
+def specialization_fits(spec, f, arch, dtype):
+    no_pad = all_of(p == 0 for p in f.pad)
+    one = all_of(x == 1 for x in f.filter)
+    return (((spec != "filter1x1_stride1_pad0") | (one & all_of(s == 1 for s in f.stride) & no_pad))
+            & ((spec != "filter1x1_pad0") | (one & no_pad))
+            & ((spec != "filter3x3") | ((f.c_per_group == 1) & all_of(x == 3 for x in f.filter))))
+    # default: nothing checked (dilation never is)
 
 
 #: What each specialization asks of a problem, for messages (values.toml ``needs``).
 SPECIALIZATION_NEEDS = value_facts("specialization", "needs")
 
 
-def split_k_is_one(variant, f, arch, dtype) -> bool:
+def split_k_is_one(variant, f, arch, dtype):
     return f.split_k == 1
 
 
-def explicit_gemm_needs_1x1(explicit_gemm, spec, f, arch, dtype) -> bool:
-    return not explicit_gemm or spec == "filter1x1_stride1_pad0"
+def explicit_gemm_needs_1x1(explicit_gemm, spec, f, arch, dtype):
+    return not_(explicit_gemm) | (spec == "filter1x1_stride1_pad0")
 
 
-def fwd_vector_a(groups_to_merge, vector_a, f, arch, dtype) -> bool:
-    return groups_to_merge != 1 or f.c_per_group % vector_a == 0
+def fwd_vector_a(groups_to_merge, vector_a, f, arch, dtype):
+    return (groups_to_merge != 1) | (f.c_per_group % vector_a == 0)
 
 
-def fwd_merge_groups(groups_to_merge, f, arch, dtype) -> bool:
-    return groups_to_merge == 1 or (f.c_per_group == 1 and f.G % groups_to_merge == 0)
+def fwd_merge_groups(groups_to_merge, f, arch, dtype):
+    return (groups_to_merge == 1) | ((f.c_per_group == 1) & (f.G % groups_to_merge == 0))
 
 
-def c_multiple_of(vector, f, arch, dtype) -> bool:
+def c_multiple_of(vector, f, arch, dtype):
     return f.c_per_group % vector == 0
 
 
-def k_multiple_of(vector, f, arch, dtype) -> bool:
+def k_multiple_of(vector, f, arch, dtype):
     return f.k_per_group % vector == 0
 
 
-def fwd_vector_c(groups_to_merge, vector_c, f, arch, dtype) -> bool:
-    if f.k_per_group % vector_c == 0:
-        return True
-    return groups_to_merge > 1 and f.G % groups_to_merge == 0 and f.G % vector_c == 0
+def fwd_vector_c(groups_to_merge, vector_c, f, arch, dtype):
+    return (f.k_per_group % vector_c == 0) | ((groups_to_merge > 1) & (f.G % groups_to_merge == 0)
+                                              & (f.G % vector_c == 0))
 
 
-def depthwise_fits(filt, str_h, str_w, pad_h, pad_w, nbatch, f, arch, dtype) -> bool:
-    return (f.ndim == 2 and f.c_per_group == 1 and f.k_per_group == 1
-            and f.filter == (filt, filt) and f.stride == (str_h, str_w)
-            and f.dilation == (1, 1) and f.pad == (pad_h, pad_w) and f.N % nbatch == 0)
+def depthwise_fits(filt, str_h, str_w, pad_h, pad_w, nbatch, f, arch, dtype):
+    if f.ndim != 2:
+        return False
+    return ((f.c_per_group == 1) & (f.k_per_group == 1) & (f.filter[0] == filt) & (f.filter[1] == filt)
+            & (f.stride[0] == str_h) & (f.stride[1] == str_w) & (f.dilation[0] == 1) & (f.dilation[1] == 1)
+            & (f.pad[0] == pad_h) & (f.pad[1] == pad_w) & (f.N % nbatch == 0))
 
 
-def depthwise_tile_per_wave(tile_h, tile_w, sub_h, sub_w) -> int:
+def depthwise_tile_per_wave(tile_h, tile_w, sub_h, sub_w):
     """Output tiles one wave processes (CK's ``DepthwiseConvFwdTraits::TilePerWave``; wave = block)."""
-    return DepthwiseConfig.block_size // (-(-tile_h // sub_h) * -(-tile_w // sub_w))
+    return DepthwiseConfig.block_size // (ceil_div(tile_h, sub_h) * ceil_div(tile_w, sub_w))
 
 
-def depthwise_output_fits_tile(tile_h, tile_w, sub_h, sub_w, f, arch, dtype) -> bool:
-    if depthwise_tile_per_wave(tile_h, tile_w, sub_h, sub_w) == 1:
-        return True
-    return len(f.output) == 2 and f.output[0] <= tile_h and f.output[1] <= tile_w
+def depthwise_output_fits_tile(tile_h, tile_w, sub_h, sub_w, f, arch, dtype):
+    one = depthwise_tile_per_wave(tile_h, tile_w, sub_h, sub_w) == 1
+    if f.ndim != 2:
+        return one
+    return one | ((f.output[0] <= tile_h) & (f.output[1] <= tile_w))
 
 
-def bwd_data_split_k(vector_c, f, arch, dtype) -> bool:
-    return f.split_k >= 1 and (f.split_k == 1 or vector_c % 2 == 0 or dtype not in HALF_TYPES)
+def bwd_data_split_k(vector_c, f, arch, dtype):
+    return (f.split_k >= 1) & ((f.split_k == 1) | (vector_c % 2 == 0) | (dtype not in HALF_TYPES))
 
 
-def bwd_data_gemm_count(variant, f, arch, dtype) -> bool:
+def bwd_data_gemm_count(variant, f, arch, dtype):
     return f.gemm_count <= MAX_BWD_DATA_GEMMS
 
 
-def no_explicit_gemm(explicit_gemm, f, arch, dtype) -> bool:
-    return not explicit_gemm
+def no_explicit_gemm(explicit_gemm, f, arch, dtype):
+    return not_(explicit_gemm)
 
 
-def streamk_fits(streamk, f, arch, dtype) -> bool:
-    return not streamk or (arch in STREAMK_ARCHS and f.split_k == 1)
+def streamk_fits(streamk, f, arch, dtype):
+    return not_(streamk) | ((arch in STREAMK_ARCHS) & (f.split_k == 1))
 
 
-def split_k_positive(variant, f, arch, dtype) -> bool:
+def split_k_positive(variant, f, arch, dtype):
     return f.split_k >= 1
 
 
-def compv6_prefetch(pipeline, tile_k, f, arch, dtype) -> bool:
-    return pipeline != "compv6" or ceil(f.gemm_k / (f.split_k * tile_k)) >= COMPV6_MIN_K_ITERATIONS
+def compv6_prefetch(pipeline, tile_k, f, arch, dtype):
+    return (pipeline != "compv6") | (ceil_div(f.gemm_k, f.split_k * tile_k) >= COMPV6_MIN_K_ITERATIONS)
 
 
-def bwd_weight_split_k_limit(two_stage, f, arch, dtype) -> bool:
-    return two_stage or dtype not in HALF_TYPES or f.split_k <= MAX_HALF_SPLIT_K
+def bwd_weight_split_k_limit(two_stage, f, arch, dtype):
+    return two_stage | (dtype not in HALF_TYPES) | (f.split_k <= MAX_HALF_SPLIT_K)
 
 
-def bwd_weight_odd_vector_c(vector_c, two_stage, f, arch, dtype) -> bool:
-    return two_stage or vector_c % 2 == 0 or dtype not in HALF_TYPES or f.split_k == 1
+def bwd_weight_odd_vector_c(vector_c, two_stage, f, arch, dtype):
+    return two_stage | (vector_c % 2 == 0) | (dtype not in HALF_TYPES) | (f.split_k == 1)
 
 
-def bwd_weight_split_k_warp_tile(streamk, warp_tile_k, f, arch, dtype) -> bool:
-    return streamk or ceil(f.gemm_k / warp_tile_k) >= f.split_k
+def bwd_weight_split_k_warp_tile(streamk, warp_tile_k, f, arch, dtype):
+    return streamk | (ceil_div(f.gemm_k, warp_tile_k) >= f.split_k)
 
 
-def bwd_weight_merge_groups(groups_to_merge, f, arch, dtype) -> bool:
-    return groups_to_merge == 1 or f.G % groups_to_merge == 0
+def bwd_weight_merge_groups(groups_to_merge, f, arch, dtype):
+    return (groups_to_merge == 1) | (f.G % groups_to_merge == 0)
 
 
 def details(*args) -> dict:

@@ -23,7 +23,7 @@ from . import columns
 from .problem import DIRECTIONS, Problem
 from .problem_table import DIRECTION, DIRECTION_NAMES, ProblemTable, ndims, problem_of
 from .progress import Progress
-from .rules import applicability_constraints, rule_axes
+from .rules import rule_axes
 
 __all__ = ["CoverageRecord", "CoverageStream", "Workspace", "applicable", "coverage", "iter_coverage"]
 
@@ -56,24 +56,6 @@ class _Pool:
         self.names = np.array([n for n, _, _ in named], dtype=object)
         self.group_of = np.array([g for _, g in self.order], dtype=np.intp)
 
-    def decide(self, constraints) -> tuple[list, dict[str, int]]:
-        """(applicable configs in name order, {rule: kernels it rejects}) for one problem's constraints."""
-        keys = list(self.groups)  # insertion order = group index of self.order
-        ok = [True] * len(keys)
-        rejected: dict[str, int] = {}
-        for c in constraints:
-            at = [self.axes.index(a) for a in c.scope]
-            verdicts: dict[tuple, bool] = {}
-            for i, k in enumerate(keys):
-                values = tuple(k[j] for j in at)
-                v = verdicts.get(values)
-                if v is None:
-                    v = verdicts[values] = c.holds(values)
-                if not v:
-                    ok[i] = False
-                    rejected[c.name] = rejected.get(c.name, 0) + len(self.groups[k])
-        return [c for c, g in self.order if ok[g]], rejected
-
 
 class Workspace:
     """The pools of one rule set, built on first use and kept for the workspace's life.
@@ -95,22 +77,10 @@ class Workspace:
         return pool
 
     def decide(self, problem: Problem, arch: str, dtype: str) -> tuple[list[tuple[Combo, object]], dict[str, int], int]:
-        """((combo, config) pairs that run the problem, canonical order; rejections per rule; candidates)."""
-        facts = problem.facts()
-        found: list[tuple[Combo, object]] = []
-        rejected: dict[str, int] = {}
-        candidates = 0
-        for variant in DIRECTIONS[problem.direction]:
-            combo = Combo(arch, variant, dtype, problem.ndim)
-            pool = self.pool(combo)
-            if not pool.size:
-                continue
-            got, why = pool.decide(applicability_constraints(facts, arch, dtype, kind_of(variant)))
-            found.extend((combo, c) for c in got)
-            candidates += pool.size
-            for k, n in why.items():
-                rejected[k] = rejected.get(k, 0) + n
-        return found, rejected, candidates
+        """((combo, config) pairs that run the problem, canonical order; rejections per rule; candidates):
+        the workload answer (``Decisions``) for a workload of one problem."""
+        answer = Decisions.of_problems(self, [problem], arch, [dtype]).parts[0][dtype]
+        return list(answer.found(0)), dict(answer.ranked(0)), answer.candidates
 
     def clear(self) -> None:
         self._pools.clear()
@@ -253,7 +223,7 @@ class Decisions:
             at = (lambda j, ids=ids: problem_at(int(ids[j])))
             self.parts.append({})
             for dtype in dtypes:
-                part = self.parts[-1][dtype] = _ClassAnswer(ws, at, facts, exact, direction, nd, arch, dtype)
+                part = self.parts[-1][dtype] = _ClassAnswer(ws, at, facts, exact, nd, arch, dtype)
                 self.counts[dtype][ids] = part.counts
 
     @classmethod
@@ -295,67 +265,69 @@ class _ClassAnswer:
     """Verdicts of one (direction, ndim, dtype) class of distinct problems over every variant's pool.
 
     Per pool, each problem has a verdict class (``columns.decide_groups``); the
-    applicable groups and the rejections are held per verdict class.
+    applicable groups and the rejections are held per verdict class. A problem
+    past exact int64 arithmetic is decided alone, by the same rules on Python ints.
     """
 
-    def __init__(self, ws: "Workspace", problem_at: Callable[[int], Problem], facts, exact, direction: str,
-                 ndim: int, arch: str, dtype: str):
-        n = len(facts)
+    def __init__(self, ws: "Workspace", problem_at: Callable[[int], Problem], facts, exact, ndim: int, arch: str,
+                 dtype: str):
         self.candidates = 0
         #: (pool, verdict class per problem, ok (classes, groups), {rule: (classes,) kernels rejected})
         self.pools: list[tuple[_Pool, np.ndarray, np.ndarray, dict[str, np.ndarray]]] = []
-        self.counts = np.zeros(n, dtype=np.int64)
-        self.slow: dict[int, tuple[list[str], dict[str, int], list]] = {}
+        self.counts = np.zeros(len(exact), dtype=np.int64)
+        self.alone: dict[int, list] = {}  # member -> its own pools' answers (a huge problem)
         self._listed: dict[tuple, tuple[str, ...]] = {}
         self._found: dict[tuple, tuple] = {}
-        for variant in DIRECTIONS[direction]:
-            pool = ws.pool(Combo(arch, variant, dtype, ndim))
-            if not pool.size:
-                continue
+        kinds = [(ws.pool(Combo(arch, v, dtype, ndim)), kind_of(v)) for v in DIRECTIONS[facts.direction]]
+        kinds = [(pool, kind) for pool, kind in kinds if pool.size]
+        for pool, kind in kinds:
             self.candidates += pool.size
-            classes, ok, rejected = columns.decide_groups(pool.keys, pool.axes, pool.sizes, facts, direction,
-                                                          kind_of(variant), arch, dtype)
-            self.counts += (ok.astype(np.int64) @ pool.sizes.astype(np.int64))[classes]
-            self.pools.append((pool, classes, ok, rejected))
-        for j in np.flatnonzero(~exact):  # sizes past exact column arithmetic: the per-pair evaluator
-            found, rejected, _ = ws.decide(problem_at(int(j)), arch, dtype)
-            self.slow[int(j)] = ([c.name() for _, c in found], rejected, found)
-            self.counts[j] = len(found)
+            answer = (pool, *columns.decide_groups(pool.keys, pool.axes, pool.sizes, facts, kind, arch, dtype))
+            self.counts += (answer[2].astype(np.int64) @ pool.sizes.astype(np.int64))[answer[1]]
+            self.pools.append(answer)
+        for j in np.flatnonzero(~exact).tolist():  # sizes past exact int64: the same rules on Python ints
+            one = problem_at(j).facts()
+            self.alone[j] = [(pool, *columns.decide_groups(pool.keys, pool.axes, pool.sizes, one, kind, arch, dtype))
+                             for pool, kind in kinds]
+            self.counts[j] = sum(int(ok[0] @ pool.sizes) for pool, _, ok, _ in self.alone[j])
+
+    def _key(self, j: int) -> tuple:
+        """What member ``j``'s answer depends on: its verdict class in each pool (or itself, alone)."""
+        return ("alone", j) if j in self.alone else tuple(int(classes[j]) for _, classes, _, _ in self.pools)
+
+    def _answers(self, j: int) -> list[tuple]:
+        """[(pool, ok row of groups, {rule: (1,) kernels rejected})] of member ``j``."""
+        if j in self.alone:
+            return [(pool, ok[0], why, 0) for pool, _, ok, why in self.alone[j]]
+        return [(pool, ok[c], why, c) for (pool, _, ok, why), c in zip(self.pools, self._key(j))]
 
     def ranked(self, j: int) -> tuple[tuple[str, int], ...]:
-        if j in self.slow:
-            items = self.slow[j][1]
-        else:
-            items = {}
-            for _, classes, _, rejected in self.pools:
-                for name, count in rejected.items():
-                    items[name] = items.get(name, 0) + int(count[classes[j]])
+        items: dict[str, int] = {}
+        for _, _, why, c in self._answers(j):
+            for name, count in why.items():
+                items[name] = items.get(name, 0) + int(count[c])
         return tuple(sorted(((k, v) for k, v in items.items() if v), key=lambda kv: (-kv[1], kv[0])))
 
     def kernels(self, j: int) -> tuple[str, ...]:
-        if j in self.slow:
-            return tuple(self.slow[j][0])
-        key = tuple(int(classes[j]) for _, classes, _, _ in self.pools)
+        key = self._key(j)
         out = self._listed.get(key)
         if out is None:
             names: list[str] = []
-            for (pool, _, ok, _), c in zip(self.pools, key):
-                names.extend(pool.names[ok[c][pool.group_of]])
+            for pool, ok, _, _ in self._answers(j):
+                names.extend(pool.names[ok[pool.group_of]])
             if len(self._listed) >= _LISTED:
                 self._listed.clear()
             out = self._listed[key] = tuple(names)
         return out
 
     def found(self, j: int) -> tuple:
-        """``Workspace.decide``'s (combo, config) pairs for member ``j`` (one tuple per verdict class)."""
-        if j in self.slow:
-            return tuple(self.slow[j][2])
-        key = tuple(int(classes[j]) for _, classes, _, _ in self.pools)
+        """The (combo, config) pairs that run member ``j`` (one tuple per verdict class)."""
+        key = self._key(j)
         out = self._found.get(key)
         if out is None:
             pairs: list = []
-            for (pool, _, ok, _), c in zip(self.pools, key):
-                pairs.extend((pool.combo, pool.order[k][0]) for k in np.flatnonzero(ok[c][pool.group_of]))
+            for pool, ok, _, _ in self._answers(j):
+                pairs.extend((pool.combo, pool.order[k][0]) for k in np.flatnonzero(ok[pool.group_of]))
             if len(self._found) >= _LISTED:
                 self._found.clear()
             out = self._found[key] = tuple(pairs)

@@ -79,11 +79,8 @@ class GroupedWorkload:
         verdicts, scores, atoms = [], [], []
         for p, (pool, classes, class_ok, _) in enumerate(answer.pools):
             ok = class_ok[classes]  # (members, groups): each member's verdict class's row
-            if answer.slow:
-                group = dict(zip(pool.names, pool.group_of.tolist()))
-                for j, (names, *_) in answer.slow.items():
-                    ok[j] = False
-                    ok[j, [group[n] for n in names if n in group]] = True
+            for j, alone in answer.alone.items():  # a huge problem's own answer
+                ok[j] = alone[p][2][0]
             configs = [c for c, _ in pool.order]
             if perf is None:
                 column, sc = _analytic(configs, *shape, arch)

@@ -12,17 +12,16 @@ from __future__ import annotations
 import csv
 import io
 import json
-import math
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
-from typing import Iterable, NamedTuple
+from typing import Iterable
 
 from ..errors import CksolveError
 from ..space.textfile import read_text
 from ..space.variants import VARIANTS
+from .facts import Facts, derive
 
-__all__ = ["Problem", "ProblemFacts", "ProblemError", "DIRECTIONS", "FIELDS", "parse_problem", "read_problems",
-           "read_workload"]
+__all__ = ["Problem", "ProblemFacts", "ProblemError", "DIRECTIONS", "FIELDS", "parse_problem", "read_workload"]
 
 #: The convolution directions, and the kernel variants that can run each (variants.toml ``direction``).
 DIRECTIONS: dict[str, tuple[str, ...]] = {
@@ -90,7 +89,7 @@ class Problem:
         out = tuple((i + 2 * p - dl * (f - 1) - 1) // s + 1 for i, f, s, p, dl in zip(inp, filt, stride, pad, dil))
         return {"input": inp, "filter": filt, "stride": stride, "pad": pad, "dilation": dil, "output": out}
 
-    def facts(self) -> "ProblemFacts":
+    def facts(self) -> Facts:
         return _facts(self)
 
     def as_dict(self) -> dict:
@@ -109,44 +108,14 @@ FIELDS: tuple[str, ...] = tuple(f.name for f in fields(Problem))
 _INT_FIELDS = tuple(f for f in FIELDS if f != "direction")
 
 
-class ProblemFacts(NamedTuple):
-    """What the applicability rules read, derived once per problem (hashable: it keys check memos)."""
-
-    direction: str
-    ndim: int
-    N: int
-    G: int
-    c_per_group: int
-    k_per_group: int
-    input: tuple[int, ...]
-    filter: tuple[int, ...]
-    stride: tuple[int, ...]
-    pad: tuple[int, ...]
-    dilation: tuple[int, ...]
-    output: tuple[int, ...]
-    split_k: int
-    gemm_m: int
-    gemm_n: int
-    gemm_k: int
-    gemm_batch: int
-    gemm_count: int  # backward data: one GEMM per filter phase (CK's tilde GEMMs)
+#: The facts the rules read (``facts.Facts``; this name is the one-problem view's).
+ProblemFacts = Facts
 
 
-def _facts(p: Problem) -> ProblemFacts:
+def _facts(p: Problem) -> Facts:
     s = p.spatial()
-    cg, kg = p.C // p.G, p.K // p.G
-    pf, pdi, pdo = math.prod(s["filter"]), math.prod(s["input"]), math.prod(s["output"])
-    # Implicit-GEMM sizes per direction (applicability.md F-GEMM, D-GEMM, W-GEMM), for one
-    # group and without split-N: the shape a tile has to cover.
-    if p.direction == "forward":
-        m, n, k = p.N * pdo, kg, cg * pf
-    elif p.direction == "bwd_data":
-        m, n, k = p.N * pdi, cg, kg * pf
-    else:
-        m, n, k = kg, pf * cg, p.N * pdo
-    gemm_count = math.prod(min(f, st // math.gcd(st, d)) for f, st, d in zip(s["filter"], s["stride"], s["dilation"]))
-    return ProblemFacts(p.direction, p.ndim, p.N, p.G, cg, kg, s["input"], s["filter"], s["stride"], s["pad"],
-                        s["dilation"], s["output"], p.split_k, m, n, k, p.G, gemm_count)
+    return derive(p.direction, p.ndim, p.N, p.G, p.C, p.K, p.split_k, s["input"], s["filter"], s["stride"], s["pad"],
+                  s["dilation"])
 
 
 def _validate(p: Problem) -> None:
@@ -257,23 +226,23 @@ def looks_like_a_field(column: str) -> bool:
     return bool(difflib.get_close_matches(column, FIELDS, n=1, cutoff=0.75))
 
 
-def read_workload(path: str | Path) -> tuple[list[Problem], tuple[str, ...], list[tuple]]:
-    """(problems, label columns, labels per row) of a workload file.
+def read_workload(path: str | Path, text: str | None = None) -> tuple[list[Problem], tuple[str, ...], list[tuple]]:
+    """(problems, label columns, labels per row) of a workload file (or of its ``text``, already read): the
+    row reader, which defines every answer and error; ``problem_table.read_table`` reads plain CSV by columns
+    and leaves the rest to this.
 
     A workload may carry extra columns (a model or layer name): they are kept as
     text, in file order, for every per-problem record. A column that looks like
     a misspelt field is still an error (``looks_like_a_field``).
     """
-    rows = read_rows(path, FIELDS, labels=True)
+    rows = read_rows(path, FIELDS, labels=True, text=text)
     names: dict[str, None] = {}
     for _, values in rows:
         for k in values:
             if k not in FIELDS and k not in names:  # each label column is judged once, not on every row
                 if looks_like_a_field(k):
                     raise ProblemError(f"{path}: unknown field {_echo(k)!r}; valid: {', '.join(FIELDS)}")
-                if k in RECORD_KEYS:
-                    raise ProblemError(f"{path}: column {k!r} is a name the records use ({', '.join(RECORD_KEYS)}); "
-                                       f"rename it")
+                check_label(path, k)
                 names.setdefault(k, None)
     columns = tuple(names)
     labels = [tuple("" if values.get(k) is None else str(values.get(k)) for k in columns) for _, values in rows] \
@@ -283,9 +252,11 @@ def read_workload(path: str | Path) -> tuple[list[Problem], tuple[str, ...], lis
     return problems, columns, labels
 
 
-def read_problems(path: str | Path) -> list[Problem]:
-    """Problems of a CSV file with CK's header, or a JSONL file with the same keys, in file order."""
-    return _problems(path, read_rows(path, FIELDS))
+def check_label(path, column: str) -> None:
+    """A label column may not take a name the records write."""
+    if column in RECORD_KEYS:
+        raise ProblemError(f"{path}: column {column!r} is a name the records use ({', '.join(RECORD_KEYS)}); "
+                           f"rename it")
 
 
 def _problems(path, rows) -> list[Problem]:
@@ -313,21 +284,29 @@ def _problems(path, rows) -> list[Problem]:
     return problems
 
 
-def read_rows(path: str | Path, columns: Iterable[str], labels: bool = False) -> list[tuple[str, dict]]:
-    """``(file:line, {key: raw value})`` of a CSV file whose header names only ``columns``, or of a JSONL file.
+def read_rows(path: str | Path, columns: Iterable[str], labels: bool = False, text: str | None = None
+              ) -> list[tuple[str, dict]]:
+    """``(file:line, {key: raw value})`` of a CSV file whose header names only ``columns``, or of a JSONL file
+    (``text``: the file's text when the caller has read it).
 
     Problem files and measured-results files share this reader so that both bound
     what they read, accept a BOM, and name the file and line of a bad row alike.
     """
     path = Path(path)
-    try:
-        text = read_text(path, "problem file")
-    except CksolveError as exc:  # the workload face raises ProblemError for every bad file
-        raise ProblemError(str(exc)) from None
+    if text is None:
+        text = read_file(path)
     first = next((ln for ln in text.splitlines() if ln.strip()), "")
     rows = (_jsonl_rows(path, text) if first.lstrip().startswith("{")
             else _csv_rows(path, text, tuple(columns), labels))
     return [(f"{path}:{line}", values) for line, values in rows]
+
+
+def read_file(path: Path, head=None) -> str:
+    """The text of a problem file, read once (``textfile.read_text``; ``head`` checks its first lines)."""
+    try:
+        return read_text(path, "problem file", head=head)
+    except CksolveError as exc:  # the workload face raises ProblemError for every bad file
+        raise ProblemError(str(exc)) from None
 
 
 def _csv_rows(path: Path, text: str, columns: tuple[str, ...], labels: bool = False) -> Iterable[tuple[int, dict]]:

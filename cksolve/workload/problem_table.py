@@ -5,9 +5,10 @@ million-row file took minutes and gigabytes). A plain workload file -- CK's
 fields only, ASCII, no quoting -- is parsed here by numpy's C reader into one
 int64 matrix, checked a column at a time, and its identical rows collapsed
 before any rule runs. What the columns cannot say exactly (a bad value's
-message, a label column, quoting) goes through ``problem.read_workload``, the
-reader that defines the answers: the first bad row found by the column checks
-is re-read by it, so its one-line error is the same as it always was.
+message, quoting, JSONL) goes through ``problem.read_workload``, the reader
+that defines the answers: the first bad row found by the column checks is
+re-read by it, so its one-line error is the same as it always was. Either way
+the file is opened and read once.
 """
 
 from __future__ import annotations
@@ -22,12 +23,10 @@ from typing import Sequence
 
 import numpy as np
 
-from ..errors import CksolveError
-from ..space.textfile import read_text
 from .problem import (DIRECTIONS, FIELDS, MAX_DIGITS, RECORD_KEYS, Problem, ProblemError, _from_mapping,
-                      csv_header, read_problems, read_workload, skipped)
+                      check_label, csv_header, read_file, read_workload, skipped)
 
-__all__ = ["DIRECTION_NAMES", "ProblemTable", "ndims", "problem_of", "read_problem_list", "read_table", "rows_of",
+__all__ = ["DIRECTION_NAMES", "ProblemTable", "ndims", "problem_of", "read_problems", "read_table", "rows_of",
            "table_of"]
 
 #: Direction names in code order: the direction column holds the index of the name.
@@ -133,33 +132,41 @@ def table_of(problems: Sequence[Problem], label_columns: tuple[str, ...] = (), l
 
 
 def read_table(path: str | Path) -> ProblemTable:
-    """The workload file as a table: a plain CSV by the column reader, anything else by ``read_workload``.
-
-    Errors are ``read_workload``'s, word for word.
-    """
-    try:
-        text = read_text(Path(path), "problem file")
-    except CksolveError as exc:
-        raise ProblemError(str(exc)) from None
+    """The workload file as a table, the one reader of every ``--problems``: the file is opened and read once
+    (a FIFO or a process substitution works), its header checked before the body is read; a plain CSV is
+    parsed by columns, anything else by ``read_workload`` (the row reader), whose errors are the answer, word
+    for word. Label columns (a model or layer name) are kept."""
+    text = read_file(Path(path), head=lambda head: _check_header(path, head))
     table = _plain_csv(path, text)
     if table is None:
-        problems, label_columns, labels = read_workload(path)
+        problems, label_columns, labels = read_workload(path, text)
         table = table_of(problems, label_columns, labels)
     return table
 
 
-def read_problem_list(path: str | Path) -> list[Problem]:
-    """``read_problems``' answer through the column reader: one ``Problem`` per distinct row, shared by its
-    copies. A file with label columns is ``read_problems``' to refuse."""
-    try:
-        table = read_table(path)
-    except ProblemError:
-        table = None  # a header error may name another column (labels are judged apart): read_problems' own
-    if table is None or table.label_columns:
-        return read_problems(path)
+def read_problems(path: str | Path) -> list[Problem]:
+    """The problems of a workload file (CSV with CK's header, or JSONL with the same keys), in file order,
+    label columns read and dropped: ``read_table``'s rows, one ``Problem`` per distinct row shared by its
+    copies."""
+    table = read_table(path)
     first, inverse = table.distinct()
     distinct = [table.problem(int(f)) for f in first]
     return [distinct[k] for k in inverse.tolist()]
+
+
+def _check_header(path, head: str) -> None:
+    """The CSV header's errors, from the first lines of the file (before the body is read)."""
+    if '"' in head:
+        return  # a quoted header may span lines: the whole file's reading judges it
+    reader = csv.reader(io.StringIO(head))
+    for row in reader:
+        if skipped(row):
+            continue
+        if not row[0].lstrip().startswith("{"):  # JSONL has no header
+            for column in csv_header(path, reader.line_num, row, FIELDS, labels=True):
+                if column not in FIELDS:
+                    check_label(path, column)
+        return
 
 
 def _plain_csv(path, text: str) -> ProblemTable | None:
@@ -182,11 +189,14 @@ def _plain_csv(path, text: str) -> ProblemTable | None:
     header_line = reader.line_num
     label_columns = tuple(h for h in header if h not in FIELDS)
     dtype = [(h, f"U{_DIRECTION_WIDTH}" if h == "direction" else "i8" if h in FIELDS else "O") for h in header]
-    try:  # numpy reads the file itself, a block at a time (a StringIO of the text would hold it four times over)
-        with open(path, encoding="utf-8-sig", newline=None) as fh, warnings.catch_warnings():
+    # numpy reads the text a line at a time from its ASCII bytes (a StringIO of the text would hold it four
+    # times over); the file is not opened again.
+    lines = io.TextIOWrapper(io.BytesIO(text.encode("ascii")), encoding="ascii", newline=None)
+    try:
+        with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # "no data": the row reader says so in its words
-            cells = np.loadtxt(fh, delimiter=",", dtype=dtype, ndmin=1, comments=None, skiprows=header_line)
-    except (ValueError, OSError):
+            cells = np.loadtxt(lines, delimiter=",", dtype=dtype, ndmin=1, comments=None, skiprows=header_line)
+    except ValueError:
         return None
     values = np.empty((len(cells), len(FIELDS)), dtype=np.int64)
     for f in FIELDS:

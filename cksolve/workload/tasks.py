@@ -16,8 +16,8 @@ from .coverage import CoverageStream, Workspace, coverage
 from .minimize import Request
 from .perf import read_perf
 from .plan import known_kernels, plan
-from .problem import parse_problem
-from .problem_table import read_problem_list, read_table
+from .problem import Problem, parse_problem
+from .problem_table import read_problems, read_table
 
 __all__ = ["applicable_records", "coverage_records", "coverage_stream", "write_coverage", "minimize_request",
            "minimize_kernels", "minimize_summary"]
@@ -32,7 +32,7 @@ def applicable_records(problem: str, rule_set: RuleSet, arch: str, dtypes: Seque
 
 def coverage_records(problems: Path, rule_set: RuleSet, arch: str, dtypes: Sequence[str]) -> list:
     """``coverage`` of the workload file's problems (``CoverageRecord`` each)."""
-    return coverage(read_problem_list(problems), rule_set, arch, dtypes)
+    return coverage(read_problems(problems), rule_set, arch, dtypes)
 
 
 def coverage_stream(problems: Path, rule_set: RuleSet, arch: str, dtypes: Sequence[str], with_kernels: bool = False,
@@ -56,12 +56,13 @@ def minimize_request(keep: float = 0.9, per_problem: int = 1, max_kernels: int |
     return Request(keep, per_problem, max_kernels, time_limit)
 
 
-def minimize_kernels(problems: Path, rule_set: RuleSet, arch: str, dtypes: Sequence[str], request: Request | None = None, *,
-             perf: Path | None = None):
+def minimize_kernels(problems: Path | Sequence[Problem], rule_set: RuleSet, arch: str, dtypes: Sequence[str],
+                     request: Request | None = None, *, perf: Path | None = None):
     """``minimize``'s plan (``plan.Plan``) for ``request`` (:func:`minimize_request`; default: its
-    defaults): analytic scores, or the measured ones in ``perf``."""
+    defaults) over a workload file or its problems already read: analytic scores, or the measured ones in
+    ``perf``."""
     request = minimize_request() if request is None else request
-    workload = read_problem_list(problems)  # read_problems' answer through the column reader
+    workload = read_problems(problems) if isinstance(problems, (str, Path)) else list(problems)
     measured = read_perf(perf, known_kernels(rule_set, workload, arch, dtypes)) if perf is not None else None
     return plan(workload, rule_set, arch, dtypes, request, measured, str(perf) if perf is not None else "analytic")
 
