@@ -23,7 +23,7 @@ from ..solver.evaluate import evaluate
 from ..space.combo import Combo
 from .checking import CheckRecord, check_names, explain_name
 from .diff import Source, diff_sources, open_source, read_sectioned_names
-from .listing import (ENUMERATE_LIMIT, arch_facts_list, archs_document, count_records, enumerate_lines, enumerate_names, name_lines,
+from .listing import (ENUMERATE_LIMIT, arch_facts_list, archs_document, count_records, enumerate_lines, enumerate_names, enumerate_text, name_lines,
                       enumerate_records, load_rule_set, rule_set_constraints, rule_set_descriptions)
 
 __all__ = [
@@ -49,6 +49,7 @@ __all__ = [
     "enumerate_records",
     "enumerate_names",
     "enumerate_lines",
+    "enumerate_text",
     "name_lines",
     "count_records",
     "check_names",
