@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import json
+from itertools import islice
 from pathlib import Path
-from typing import Optional
+from typing import Iterable, Iterator, Optional
 
 import typer
 
 from .. import explore, query
 from ..errors import CksolveError, did_you_mean, shorten
 from ..formats import render, table_text
-from ..outputs import write_stdout
+from ..space.combo import kind_of
+from ..outputs import atomic_text_stream, write_stdout
 from ..progress import Progress
 from .app import app
 from .completion import values
@@ -32,6 +34,37 @@ def records_text(records, fmt: str) -> str:
     return render(fmt, list(records), RECORD_COLUMNS)
 
 
+#: records rendered per block when a listing streams
+RECORD_BLOCK = 4096
+
+
+def records_blocks(records: Iterable, fmt: str, one_kind: bool = True) -> Iterator[str]:
+    """:func:`records_text` in blocks, never holding the records: names, jsonl and (records of one kind: the
+    header is the first record's keys) csv stream; a table, or csv over both kinds, is rendered whole."""
+    if fmt == "table" or (fmt == "csv" and not one_kind):
+        yield records_text(records, fmt)
+        return
+    it = iter(records)
+    first = True
+    while block := list(islice(it, RECORD_BLOCK)):
+        text = render(fmt, block, RECORD_COLUMNS)
+        if fmt == "csv" and not first:
+            text = text[text.index("\n") + 1:]  # the header once (csv_text writes it per call)
+        first = False
+        yield text
+
+
+def write_blocks(blocks: Iterable[str], output: Optional[Path]) -> None:
+    """Text blocks to stdout as they come, or to ``output`` whole or not at all (streamed to a temporary)."""
+    if output is None:
+        for block in blocks:
+            write_stdout(block)
+        return
+    with atomic_text_stream(Path(output)) as f:
+        for block in blocks:
+            f.write(block)
+
+
 @app.command("enumerate")
 @selection_options()
 def enumerate_cmd(
@@ -40,7 +73,8 @@ def enumerate_cmd(
     fmt: str = format_option("names", ENUMERATE_FORMATS),
     output: Optional[Path] = OutputOpt,
     builder_configs: Optional[str] = BuilderOpt,
-    limit: int = typer.Option(query.ENUMERATE_LIMIT, "--limit", metavar="N", help="Refuse to list more configs than this."),
+    limit: int = typer.Option(query.ENUMERATE_LIMIT, "--limit", metavar="N",
+                              help="Refuse to list more configs than this (a guard; 0: no limit)."),
     backend: Optional[str] = backend_option(),
 ) -> None:
     """List every config of a rule set valid for the selected architectures."""
@@ -54,9 +88,10 @@ def enumerate_cmd(
               if fmt == "names" else records_text(records, fmt), output)
         return
     if fmt == "names":  # the main job: names straight from the solver, no records formed; '# arch: A' sections
-        write("".join(query.enumerate_lines(rs, selection, limit)), output)
+        write_blocks(query.enumerate_text(rs, selection, limit), output)
         return
-    write(records_text(query.enumerate_records(rs, selection, limit), fmt), output)
+    one_kind = len(set(map(kind_of, selection.variants))) == 1
+    write_blocks(records_blocks(query.enumerate_records(rs, selection, limit), fmt, one_kind), output)
 
 
 @app.command("count")

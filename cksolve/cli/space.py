@@ -14,7 +14,8 @@ from ..errors import CksolveError
 from ..formats import render, table_text
 from ..progress import Progress
 from .app import app
-from .listing import records_text
+from ..space.combo import kind_of
+from .listing import records_blocks, write_blocks
 from .options import (BuilderOpt, OneArchOpt, backend_option, OutputOpt, SelectionArgs, check_format, choices, format_option,
                       load_rule_set, one_arch, refuse_unwritable, rule_set_option, selection_options, write)
 
@@ -29,7 +30,8 @@ def sample_cmd(
     sel: SelectionArgs = None,
     n: int = typer.Option(10, "-n", "--count", metavar="N", help="How many configs to draw."),
     seed: int = typer.Option(0, "--seed", metavar="S", help="Random seed (0 or more): the same seed gives the same output."),
-    distinct: bool = typer.Option(False, "--distinct", help="Draw without replacement (no config twice)."),
+    distinct: bool = typer.Option(False, "--distinct",
+                                  help="Draw without replacement (no config twice; holds the N indices drawn)."),
     fmt: str = format_option("names", SAMPLE_FORMATS),
     output: Optional[Path] = OutputOpt,
     builder_configs: Optional[str] = BuilderOpt,
@@ -44,9 +46,10 @@ def sample_cmd(
     refuse_unwritable(output)
     selection = sel.select()
     rs = load_rule_set(rule_set, builder_configs)
+    # drawn, decoded and written in blocks: memory does not grow with -n (--distinct: O(n) indices)
     with Progress(f"drawing {n:,} configs", ticking=True):  # on a terminal, past 1 s
-        text = records_text(explore.sample(rs, selection, n, seed, distinct), fmt)
-    write(text, output)
+        write_blocks(records_blocks(explore.sample_stream(rs, selection, n, seed, distinct), fmt,
+                                    len(set(map(kind_of, selection.variants))) == 1), output)
 
 
 def _infeasible_reason(problem: str, arch: str, dtype: str, rs, where: bool) -> str:

@@ -32,7 +32,7 @@ def count_with(backend: str, rule_set: RuleSet, selection: Selection) -> dict:
 def enumerate_with(backend: str, rule_set: RuleSet, selection: Selection, limit: int | None) -> Iterator[Record]:
     """Every config of the selection as ``backend`` lists it, per combination in name order."""
     b = get_backend(backend)
-    if limit is not None:
+    if limit:  # 0 or None: no limit
         total = sum(count_records(rule_set, selection).values())
         if total > limit:
             raise CksolveError(f"{rule_set.name or 'rule set'} has {total:,} configs in this selection, more than "

@@ -9,14 +9,17 @@ between 10^9 and 10^13 configs per combination.
 
 from __future__ import annotations
 
+from functools import partial
+from typing import Iterator
+
 from ..errors import CksolveError
 from ..query import Record, Selection, count_records
 from ..rulesets.base import RuleSet
 from ..solver import SolutionSet, solve_combo
 from ..solver.counting import SpaceTooLarge
-from ..solver.sampling import sample_solutions
+from ..solver.sampling import sample_blocks
 
-__all__ = ["count", "sample", "solution_sets"]
+__all__ = ["count", "sample", "sample_stream", "solution_sets"]
 
 
 def count(rule_set: RuleSet, selection: Selection) -> dict:
@@ -40,7 +43,14 @@ def sample(rule_set: RuleSet, selection: Selection, n: int, seed: int = 0, disti
 
     The same seed gives the same records. ``distinct`` draws without replacement.
     """
-    sets = solution_sets(rule_set, selection)
-    draws = sample_solutions(sets, n, seed, distinct)
+    return list(sample_stream(rule_set, selection, n, seed, distinct))
+
+
+def sample_stream(rule_set: RuleSet, selection: Selection, n: int, seed: int = 0,
+                  distinct: bool = False) -> Iterator[Record]:
+    """:func:`sample`'s records, in the same order, drawn and decoded in blocks: memory does not grow with
+    ``n`` (``distinct`` remembers the indices it drew: O(n)). A bad request is refused before the first."""
+    blocks = sample_blocks(solution_sets(rule_set, selection), n, seed, distinct)
     label = rule_set.name
-    return [Record(label, combo, config) for combo, config in draws]
+    make = partial(tuple.__new__, Record)  # as enumerate: Record's Python __new__ per draw is the cost
+    return (make((label, combo, config)) for block in blocks for combo, config in block)

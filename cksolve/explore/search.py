@@ -36,7 +36,7 @@ from ..rulesets.base import RuleSet
 from ..rulesets.where import MAX_EXPRESSIONS, WhereError, where_check
 from ..solver import build_model
 from ..solver.backends import get_backend, pinned
-from ..solver.direct import solve
+from ..solver.direct import solve, transient
 from ..solver.model import prune_domains
 from ..solver.sampling import decode
 from ..space.combo import Combo
@@ -164,11 +164,12 @@ def search(problem_spec: str, arch: str, dtype: str, rule_set: RuleSet | None = 
 def _result(combo: Combo, model, tile: tuple, vector: tuple) -> SearchResult | None:
     """The tuple of ``tile`` and ``vector`` (rows of ``_factor``) with its first config and count, if any."""
     pins = {**dict(zip(_TILE_AXES, tile[1])), **dict(zip(_VECTOR_AXES, vector[1]))}
-    solutions = solve(pinned(model, pins))
-    n = solutions.count()
-    if not n:
-        return None
-    config = decode(solutions, 0)  # its first config: what the direct backend's find_one returns
+    with transient():  # memoised, each pinned solve's rows stayed for the process: O(K) memory, not O(K) solves
+        solutions = solve(pinned(model, pins))
+        n = solutions.count()
+        if not n:
+            return None
+        config = decode(solutions, 0)  # its first config: what the direct backend's find_one returns
     return SearchResult(combo, config, tile[0] * vector[0], {**tile[2], **vector[2]}, n)
 
 

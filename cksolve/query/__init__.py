@@ -24,7 +24,7 @@ from ..space.combo import Combo
 from .ck import CkVersion, active_ck, bundled_versions, ck_version, use_ck, using_ck
 from .checking import CheckRecord, check_names, explain_name
 from .diff import Source, diff_sources, open_source, read_sectioned_names
-from .listing import (ENUMERATE_LIMIT, arch_facts_list, archs_document, count_records, enumerate_lines, enumerate_names, name_lines,
+from .listing import (ENUMERATE_LIMIT, arch_facts_list, archs_document, count_records, enumerate_lines, enumerate_names, enumerate_text, name_lines,
                       enumerate_records, load_rule_set, rule_set_constraints, rule_set_descriptions)
 
 __all__ = [
@@ -50,6 +50,7 @@ __all__ = [
     "enumerate_records",
     "enumerate_names",
     "enumerate_lines",
+    "enumerate_text",
     "name_lines",
     "count_records",
     "check_names",

@@ -19,10 +19,12 @@ from ..rulesets import RULE_SETS, RuleSet, get_rule_set
 from ..selection import Record, Selection
 from ..solver import enumerate_combo, names_combo, solve_combo
 from ..solver.counting import SpaceTooLarge
+from ..solver.stream import config_blocks, name_blocks
 from ..space.combo import Combo
 from ..space.namesfile import section_line
 
-__all__ = ["load_rule_set", "ENUMERATE_LIMIT", "enumerate_records", "enumerate_names", "enumerate_lines", "name_lines", "count_records",
+__all__ = ["load_rule_set", "ENUMERATE_LIMIT", "enumerate_records", "enumerate_names", "enumerate_lines", "enumerate_text",
+           "name_lines", "count_records",
            "ConstraintSummary", "rule_set_constraints", "rule_set_descriptions", "arch_facts_list", "archs_document"]
 
 
@@ -32,16 +34,20 @@ def load_rule_set(name: str, builder_configs: str | None = None, strict: bool = 
     return get_rule_set(name, builder_configs=builder_configs, strict=strict)
 
 
-#: ``enumerate`` refuses to list more configs than this unless told (``limit``).
+#: ``enumerate`` refuses to list more configs than this unless told (``limit``; 0 or None: no limit). A guard
+#: against listing a whole space by accident, not a bound of memory: listings stream (``solver.stream``).
 ENUMERATE_LIMIT = 10_000_000
+#: Combinations with at most this many configs are listed from the solver's memoised name order (shared
+#: with the commands that ask again, emit and features); larger ones stream in blocks.
+MEMO_LISTING = 100_000
 
 
 def enumerate_records(rule_set: RuleSet, selection: Selection, limit: int | None = ENUMERATE_LIMIT) -> Iterator[Record]:
     """Every (arch, config) of the rule set valid for the selection, in canonical order.
 
     The selection is counted first (cheap: components multiply) and refused above
-    ``limit``, so a rule-set file that leaves axes free fails with its size
-    instead of filling memory.
+    ``limit`` (0 or None: never), a guard against listing a whole space by accident;
+    the records are made in blocks, so memory does not grow with the listing.
     """
     _check_limit(rule_set, selection, limit)
     return _records(rule_set, selection)
@@ -62,15 +68,38 @@ def enumerate_lines(rule_set: RuleSet, selection: Selection, limit: int | None =
     ``check`` and ``emit --names`` read it as the arch of the names after it). One arch: names only.
     """
     _check_limit(rule_set, selection, limit)
+    return (line for block in _blocks(rule_set, selection) for line in block.splitlines(True))
+
+
+def enumerate_text(rule_set: RuleSet, selection: Selection, limit: int | None = ENUMERATE_LIMIT) -> Iterator[str]:
+    """:func:`enumerate_lines`'s text in blocks of many lines (what ``enumerate`` writes as it goes: memory does
+    not grow with the listing)."""
+    _check_limit(rule_set, selection, limit)
+    return _blocks(rule_set, selection)
+
+
+def _blocks(rule_set: RuleSet, selection: Selection) -> Iterator[str]:
     if len(selection.archs) == 1:
-        return (f"{n}\n" for n in _names(rule_set, selection))
-    return _sectioned(rule_set, selection)
-
-
-def _sectioned(rule_set: RuleSet, selection: Selection) -> Iterator[str]:
+        yield from _name_blocks(rule_set, selection)
+        return
     for arch in selection.archs:
         yield section_line(arch) + "\n"
-        yield from (f"{n}\n" for n in _names(rule_set, replace(selection, archs=(arch,))))
+        yield from _name_blocks(rule_set, replace(selection, archs=(arch,)))
+
+
+def _name_blocks(rule_set: RuleSet, selection: Selection) -> Iterator[str]:
+    small = []
+    for combo in selection.combos():
+        solutions = _listed(solve_combo, rule_set, combo)
+        if solutions.count() <= MEMO_LISTING:
+            small.append("".join(f"{n}\n" for n in names_combo(rule_set, combo)))
+            continue
+        if small:
+            yield "".join(small)
+            small = []
+        yield from name_blocks(solutions)
+    if small:
+        yield "".join(small)
 
 
 def name_lines(arch_names: Iterable[tuple[str, str]], archs: Sequence[str]) -> Iterator[str]:
@@ -87,17 +116,17 @@ def name_lines(arch_names: Iterable[tuple[str, str]], archs: Sequence[str]) -> I
 
 
 def _check_limit(rule_set: RuleSet, selection: Selection, limit: int | None) -> None:
-    if limit is None:
-        return
-    if limit < 0:
+    if limit is not None and limit < 0:
         raise CksolveError(f"{{option}} {limit} must not be negative", option="limit")
+    if not limit:
+        return
     total = 0
     for combo in selection.combos():  # stops at the first combination past the limit
         total += _count(rule_set, combo)
         if total > limit:
             raise CksolveError(f"{rule_set.name or 'rule set'} has more than {limit:,} configs in this selection "
                                f"({total:,} up to {combo.key}): narrow it ({{opt:arch}}, {{opt:variant}}, {{opt:dtype}}, "
-                               f"{{opt:ndim}}, pins in the rule-set file) or raise {{opt:limit}}")
+                               f"{{opt:ndim}}, pins in the rule-set file) or raise {{opt:limit}} (0: no limit)")
 
 
 def _listed(lister, rule_set: RuleSet, combo: Combo):
@@ -105,7 +134,7 @@ def _listed(lister, rule_set: RuleSet, combo: Combo):
     try:
         return lister(rule_set, combo)
     except SpaceTooLarge as exc:
-        raise CksolveError(f"{rule_set.name or 'rule set'} can be counted but not listed for {combo.key} ({exc}): "
+        raise CksolveError(f"{rule_set.name or 'rule set'} leaves too many axes free to list {combo.key} ({exc}): "
                            f"pin more of those axes") from None
 
 
@@ -113,12 +142,17 @@ def _records(rule_set: RuleSet, selection: Selection) -> Iterator[Record]:
     label = rule_set.name
     make = partial(tuple.__new__, Record)  # Record(...) runs a Python __new__ per kernel; this runs in C
     for combo in selection.combos():
-        yield from map(make, zip(repeat(label), repeat(combo), _listed(enumerate_combo, rule_set, combo)))
+        solutions = _listed(solve_combo, rule_set, combo)
+        if solutions.count() <= MEMO_LISTING:
+            yield from map(make, zip(repeat(label), repeat(combo), _listed(enumerate_combo, rule_set, combo)))
+            continue
+        for block in config_blocks(solutions):
+            yield from map(make, zip(repeat(label), repeat(combo), block))
 
 
 def _names(rule_set: RuleSet, selection: Selection) -> Iterator[str]:
-    for combo in selection.combos():
-        yield from _listed(names_combo, rule_set, combo)
+    for block in _name_blocks(rule_set, selection):
+        yield from block.splitlines()
 
 
 def count_records(rule_set: RuleSet, selection: Selection) -> dict[Combo, int]:

@@ -31,14 +31,15 @@ public output sorts by name.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from functools import partial
-from itertools import compress
+from itertools import compress, islice
 from operator import itemgetter
 from typing import Sequence
 
 from ..space.constraints import Constraint, Table
 from .cache import CACHE
-from .conditioning import solve_piece
+from .conditioning import _PIECES, solve_piece
 from .counting import LIST_LIMIT, ROW_LIMIT, SpaceTooLarge, check_size
 from .model import Model
 from .plan import make_plan
@@ -46,7 +47,7 @@ from .relations import (Relation, derived, domain_ids, filter_rows, filtered_row
                         relation)
 from .solutions import Component, Leaf, SolutionSet
 
-__all__ = ["Component", "Leaf", "SolutionSet", "solve"]
+__all__ = ["Component", "Leaf", "SolutionSet", "solve", "transient"]
 
 
 _SOLVED = CACHE.memo("direct.solved")
@@ -71,6 +72,25 @@ def solve(model: Model) -> SolutionSet:
     if memo is None:
         memo = hit.memo[own_key] = {}
     return SolutionSet(model, {**hit.fixed, **own}, hit.components, hit.empty, memo)
+
+
+@contextmanager
+def transient():
+    """Solves inside the block leave no solution, component or piece in the process memos when it ends.
+
+    A search solves thousands of models that differ in pinned values: each solution set holds up to
+    ``ROW_LIMIT`` joined rows, and memoised they stayed for the process (``search --top 1000`` grew to
+    7.5 GB). What was memoised before the block stays; what the block added is dropped at its end (plans,
+    relations and tables, which recur, stay).
+    """
+    memos = (_SOLVED, _COMPONENTS, _PIECES)
+    sizes = [len(m) for m in memos]
+    try:
+        yield
+    finally:
+        for memo, n in zip(memos, sizes):
+            for k in list(islice(reversed(memo), len(memo) - n)):  # dicts keep insertion order: the newest
+                del memo[k]
 
 
 def _key(model: Model) -> tuple[tuple, dict]:

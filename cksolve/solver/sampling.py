@@ -18,20 +18,22 @@ from __future__ import annotations
 
 import random
 from bisect import bisect_right
-from itertools import accumulate
+from itertools import accumulate, islice
 from math import prod
 from operator import itemgetter
-from typing import Sequence
+from typing import Iterator, Sequence
 
 from ..errors import CksolveError
 from ..space.config import config_fields
 from .model import config_class
 from .solutions import SolutionSet
 
-__all__ = ["sample_solutions", "decode", "MERGE_LIMIT"]
+__all__ = ["sample_solutions", "sample_blocks", "decode", "MERGE_LIMIT", "SAMPLE_BLOCK"]
 
 #: Components without leaves are merged into one table of their product up to this many rows.
 MERGE_LIMIT = 1_000_000
+#: Draws decoded per block: memory does not grow with ``n`` (``distinct`` aside, see ``sample_blocks``).
+SAMPLE_BLOCK = 65_536
 
 
 def decode(solutions: SolutionSet, r: int):
@@ -74,7 +76,17 @@ def sample_solutions(sets: Sequence[tuple[object, SolutionSet]], n: int, seed: i
                      distinct: bool = False) -> list[tuple[object, object]]:
     """``n`` (key, config) drawn uniformly from the union of the solution sets (``(key, SolutionSet)``,
     keys e.g. the combination, in a fixed order); ``distinct`` draws without replacement (refused when
-    ``n`` exceeds the total)."""
+    ``n`` exceeds the total). :func:`sample_blocks`, held in one list."""
+    return [draw for block in sample_blocks(sets, n, seed, distinct) for draw in block]
+
+
+def sample_blocks(sets: Sequence[tuple[object, SolutionSet]], n: int, seed: int, distinct: bool = False,
+                  block: int = SAMPLE_BLOCK) -> Iterator[list[tuple[object, object]]]:
+    """:func:`sample_solutions`'s draws, in the same order, as lists of at most ``block``: drawn and decoded
+    block by block, so memory does not grow with ``n``. ``distinct`` is the exception: drawing without
+    replacement remembers every index drawn (``random.Random.sample``: O(n) integers, about 12 n at
+    most), so ``--distinct`` is bounded by ``n``, not by the space. Bad requests are refused here, before
+    the first block."""
     if n < 0:
         raise CksolveError(f"-n {n} must not be negative")
     counts = [s.count() for _k, s in sets]
@@ -83,14 +95,24 @@ def sample_solutions(sets: Sequence[tuple[object, SolutionSet]], n: int, seed: i
         raise CksolveError("the selection has no valid config to sample")
     if distinct and n > total:
         raise CksolveError(f"-n {n:,} distinct configs asked for, but the selection has only {total:,}")
+    return _blocks(sets, counts, total, n, seed, distinct, block)
+
+
+def _blocks(sets, counts, total, n, seed, distinct, block) -> Iterator[list]:
     rnd = random.Random(seed)
-    indices = rnd.sample(range(total), n) if distinct else [rnd.randrange(total) for _ in range(n)]
     cumulative = list(accumulate(counts))
-    out = []
-    for r in indices:
-        i = bisect_right(cumulative, r)
-        if i:
-            r -= cumulative[i - 1]
-        key, solutions = sets[i]
-        out.append((key, decode(solutions, r)))
-    return out
+    indices = iter(rnd.sample(range(total), n)) if distinct else None
+    done = 0
+    while done < n:
+        m = min(block, n - done)
+        # the same calls in the same order as one list of n draws: the same draws whatever the block
+        chunk = list(islice(indices, m)) if distinct else [rnd.randrange(total) for _ in range(m)]
+        done += m
+        out = []
+        for r in chunk:
+            i = bisect_right(cumulative, r)
+            if i:
+                r -= cumulative[i - 1]
+            key, solutions = sets[i]
+            out.append((key, decode(solutions, r)))
+        yield out

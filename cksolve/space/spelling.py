@@ -14,7 +14,7 @@ from .values import value_facts
 from .variants import VARIANTS
 
 __all__ = ["gemm_name", "depthwise_name", "VARIANT_TAG", "DEPTHWISE_PREFIX", "DEFAULT_VECTORS", "GEMM_FIELDS",
-           "SPECIALIZATION_SUFFIX", "STREAMK_WORD"]
+           "GEMM_HEAD_AXES", "GEMM_GROUP_AXES", "SPECIALIZATION_SUFFIX", "STREAMK_WORD"]
 
 #: GEMM variant as it appears in a kernel name (variants.toml ``tag``).
 VARIANT_TAG = {n: v.tag for n, v in VARIANTS.items() if v.kind == "gemm"}
@@ -39,6 +39,13 @@ GEMM_FIELDS = ("variant", "dtype", "ndim", "tile_m", "tile_n", "tile_k", "wave_m
                "split_image", "explicit_gemm", "two_stage", "specialization", "streamk", "streamk_strategy",
                "streamk_persistent")
 
+#: The fields ``gemm_name`` always writes, before any optional part: a name is the *head* these spell
+#: (with every other field at its default the name is the head alone) followed by a *tail* spelled by the
+#: other fields only. Listing in name order renders each once (``solver.stream``; tested on random configs).
+GEMM_HEAD_AXES = ("variant", "dtype", "layout", "ndim", "pipeline", "epilogue", "scheduler", "tile_m", "tile_n",
+                  "tile_k", "wave_m", "wave_n", "wave_k", "warp_tile_m", "warp_tile_n", "warp_tile_k")
+#: The head fields right after the fixed prefix, each followed by ``_``: listing goes one value at a time.
+GEMM_GROUP_AXES = ("pipeline", "epilogue", "scheduler")
 
 # Names are asked for many times per config (sorting, emission, diffing); a
 # config is an immutable tuple, so its name is memoised on it.
