@@ -72,8 +72,10 @@ def train_cmd(
 def evaluate_cmd(
     model: Path = typer.Option(..., "--model", metavar="DIR", help="A model directory (CK's or cksolve's)."),
     measurements: List[Path] = MeasurementsOpt,
-    arch: Optional[str] = typer.Option(None, "--arch", "-a", metavar="ARCH", help="Default: the model's."),
-    dtype: Optional[str] = typer.Option(None, "--dtype", metavar="DTYPE", help="Default: the model's."),
+    arch: Optional[str] = typer.Option(None, "--arch", "-a", metavar="ARCH",
+                                       help=f"{choices(query.ARCHS)} (default: the model's)."),
+    dtype: Optional[str] = typer.Option(None, "--dtype", metavar="DTYPE",
+                                        help=f"{choices(query.DTYPES)} (default: the model's)."),
     fmt: str = format_option("table", EVALUATE_FORMATS),
 ) -> None:
     """The model's pick among each problem's measured kernels, and its efficiency against the measured best."""
