@@ -18,7 +18,8 @@ for one group, G groups, backward-data phases, split-K):
   times the share of SIMDs the concurrent waves fill, the warp tile's
   instruction rate on the arch family, the pipeline's compute share, the
   latency hidden (one wave per SIMD hides all of it only with prefetch), the
-  scheduler (interwave needs a second wave per SIMD) and the K split across waves;
+  scheduler (interwave needs a second wave per SIMD), the K split across waves
+  and how many waves share a K step's copies;
 * **roofline**: global traffic (the operand tensors as stored, not their
   im2col expansion: the M-side one re-read once per N tile and the N-side one
   per M tile, a share of re-reads missing L2; C written once, in fp32 per split-K slice
@@ -123,7 +124,9 @@ def estimate_batch(P: dict, C: dict, dev: Device, dtype: str, family: str, warp_
     extra = (np.where(C["wave_k"] > 1, other["wave_k_split"], 1.0)
              * np.where(C["specialization"] != "default", other["specialized"], 1.0)
              * np.where(C["split_image"].astype(bool), other["split_image"], 1.0))
-    rate = peak * simd_share * warp * compute * hidden * sched * spill * extra
+    per_wg = fx["waves"]["per_workgroup"]
+    copies = np.array(per_wg)[np.minimum(waves, len(per_wg)) - 1]
+    rate = peak * simd_share * warp * compute * hidden * sched * spill * extra * copies
     t_compute = per_cu * wg_flops / rate + np.where(streamk, wg_flops / rate, 0.0)  # stream-K: partial-tile fixup
 
     # roofline: global traffic
