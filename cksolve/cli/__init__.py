@@ -28,7 +28,8 @@ COMMANDS = {
     "enumerate": "listing", "count": "listing", "check": "checking", "explain": "checking", "diff": "diff",
     "emit": "emit", "cmake-dir": "emit", "rule-sets": "listing", "archs": "listing", "applicable": "workloads",
     "coverage": "workloads", "minimize": "minimize", "features": "features", "pipeline-variants": "features",
-    "audit": "audit", "sample": "space", "search": "space", "report": "report",
+    "audit": "audit", "sample": "space", "search": "space", "report": "report", "train": "select",
+    "evaluate": "select", "select": "select",
 }
 
 

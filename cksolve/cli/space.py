@@ -82,6 +82,14 @@ def search_cmd(
     backend: Optional[str] = backend_option(" that searches (exact best-first, or CP-SAT)", explore.SEARCH_BACKENDS),
     time_limit: float = typer.Option(explore.TIME_LIMIT, "--time-limit", metavar="S",
                                      help="Seconds one CP-SAT solve may take (then status FEASIBLE with its gap)."),
+    device: Optional[str] = typer.Option(None, "--device", metavar="DEVICE",
+                                         help="Rank by the performance model for this device (docs/selection.md)."),
+    model: Optional[Path] = typer.Option(None, "--model", metavar="DIR",
+                                         help="Re-rank the performance model's pool with this model directory."),
+    measured: Optional[Path] = typer.Option(None, "--measurements", metavar="FILE",
+                                            help="Re-rank the performance model's pool by measured TFLOPS."),
+    pool: Optional[int] = typer.Option(None, "--pool", metavar="N",
+                                       help="Tile shapes the performance model hands --model/--measurements (50)."),
 ) -> None:
     """The best valid configs for a problem by the analytic score, over a rule set or the whole space."""
     check_format(fmt, SEARCH_FORMATS)
@@ -90,6 +98,9 @@ def search_cmd(
     if dtype not in query.DTYPES:
         raise CksolveError(f"unknown --dtype {dtype!r}; valid: {choices(query.DTYPES)}")
     rs = load_rule_set(rule_set, builder_configs) if rule_set else None
+    if any(x is not None for x in (device, model, measured, pool)):
+        _ranked_search(problem, arch, dtype, rs, top, tuple(where or ()), fmt, output, device, model, measured, pool)
+        return
     results, status = explore.search(problem, arch, dtype, rs, top, tuple(where or ()), backend, time_limit)
     rows = [r.as_dict() for r in results]
     said = f"status: {status}" + (" (gap 0)" if status == "OPTIMAL" else "")
@@ -102,3 +113,32 @@ def search_cmd(
         return
     write(render(fmt, rows, ("name",)), output)
     sys.stderr.write(said)
+
+
+def _ranked_search(problem, arch, dtype, rs, top, where, fmt, output, device, model, measured, pool) -> None:
+    """``search`` by the performance model, one line per tile shape, re-ranked by a model or measurements."""
+    from .. import scoring  # deferred: the scorers (and lightgbm for --model) load for this search only
+    from ..explore.ranked import POOL
+    from .errors import say
+
+    if model is not None and measured is not None:
+        raise CksolveError("give at most one of --model and --measurements")
+    rescorer = (scoring.get_scorer("model", path=model) if model is not None
+                else scoring.get_scorer("measured", path=measured) if measured is not None else None)
+    size = POOL if pool is None else pool
+    ranking = {"device": device, "rescorer": rescorer, "pool": size}
+    results, status = explore.search(problem, arch, dtype, rs, top, where, None, explore.TIME_LIMIT, ranking)
+    analytic = scoring.get_scorer("analytic", device=device)
+    if rescorer is None:
+        said = f"ranked by {analytic.describe()}; one line per tile shape\nstatus: {status}\n"
+    else:
+        said = (f"searched with {analytic.describe()} to a pool of {size} tile shapes, re-ranked by "
+                f"{rescorer.describe()}\nstatus: {status}\n")
+    rows = [r.as_dict() for r in results]
+    if fmt == "table":
+        columns = ["score", "analytic", "configs", "tile", "name"]
+        write(table_text(columns, [[str(row[c]) for c in columns] for row in rows]) + said, output)
+        return
+    write(render(fmt, rows, ("name",)), output)
+    for line in said.splitlines():
+        say(line)

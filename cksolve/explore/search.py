@@ -89,13 +89,14 @@ def _models(problem, rule_set: RuleSet | None, arch: str, dtype: str, extra: tup
 
 def search(problem_spec: str, arch: str, dtype: str, rule_set: RuleSet | None = None, top: int = 1,
            where: tuple[str, ...] = (), backend: str | None = None,
-           time_limit: float = TIME_LIMIT) -> tuple[list[SearchResult], str]:
+           time_limit: float = TIME_LIMIT, ranking: dict | None = None) -> tuple[list[SearchResult], str]:
     """(the ``top`` best configs, status) for the problem, over ``rule_set`` (None: the whole space).
 
     The status is OPTIMAL, INFEASIBLE (no config), FEASIBLE (the best-first search passed its limits; CP-SAT
     ran out of ``time_limit`` and says its gap, "FEASIBLE (gap 0.25)": the best score might be that much
     higher) or UNKNOWN (CP-SAT ran out of time before finding any); ``backend`` is one of
-    ``SEARCH_BACKENDS`` (None: the first)."""
+    ``SEARCH_BACKENDS`` (None: the first). ``ranking`` ({device, rescorer, pool}) searches by the performance
+    model instead (``ranked.py``: RankedResults, one per tile shape)."""
     # The workload layer (problems, run-time rules, scores) is imported here, not at the top: every command
     # imports this face, and the workload layer's numpy costs the others 50 ms of start-up.
     from ..workload import parse_problem
@@ -124,6 +125,10 @@ def search(problem_spec: str, arch: str, dtype: str, rule_set: RuleSet | None = 
         if foreign:  # an axis of another kernel kind (depthwise): the search ranks GEMM configs only
             raise CksolveError(f"{{opt:where}} {text!r}: {', '.join(foreign)} is not an axis of the "
                                f"{model.kind} configs search ranks")
+    if ranking is not None:  # the performance model's search
+        from .ranked import ranked_search  # deferred: numpy and the scorers load for this search only
+
+        return ranked_search(problem, combo, model, arch, dtype, top, **ranking)
     domains = prune_domains(model.constraints, {a: tuple(model.domains[a]) for a in model.axes})
     if any(not d for d in domains.values()):
         return [], "INFEASIBLE"

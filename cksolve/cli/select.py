@@ -1,0 +1,141 @@
+"""``train``, ``evaluate`` and ``select``: which kernel is best (docs/selection.md).
+
+Model commands need the optional extra ``cksolve[ml]`` (lightgbm, scikit-learn)
+and say so in one line (exit 2) without it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+from .. import query
+from ..errors import CksolveError
+from ..outputs import StdoutStream, atomic_text_stream, write_stdout
+from .app import app
+from .errors import say
+from .options import (BuilderOpt, OneArchOpt, OutputOpt, check_format, choices, format_option, load_rule_set,
+                      one_arch, refuse_unwritable)
+
+EVALUATE_FORMATS = ("table", "json")
+SELECT_FORMATS = ("table", "jsonl", "csv")
+#: ``ml.MODEL_SEMANTICS`` repeated so that help needs no import of the ML package (a test holds them equal)
+MODEL_SEMANTICS = ("ck", "ck-names", "exact")
+_GEMM_VARIANTS = ("forward", "bwd_data", "bwd_weight")
+
+DtypeOpt = typer.Option(..., "--dtype", metavar="DTYPE", help=f"{choices(query.DTYPES)}.")
+MeasurementsOpt = typer.Option(..., "--measurements", metavar="FILE",
+                               help="CK's tile-engine benchmark CSV or cksolve's measurement CSV/JSONL (repeatable).")
+
+
+def _dtype(dtype: str) -> str:
+    if dtype not in query.DTYPES:
+        raise CksolveError(f"unknown --dtype {dtype!r}; valid: {choices(query.DTYPES)}")
+    return dtype
+
+
+@app.command("train")
+def train_cmd(
+    measurements: List[Path] = MeasurementsOpt,
+    arch: str = OneArchOpt,
+    dtype: str = DtypeOpt,
+    variant: str = typer.Option(..., "--variant", metavar="VARIANT", help=f"{choices(_GEMM_VARIANTS)}."),
+    out: Path = typer.Option(..., "--out", metavar="DIR", help="The model directory to write (CK's layout)."),
+    seed: int = typer.Option(42, "--seed", metavar="S", help="LightGBM's seed (CK's: 42)."),
+    folds: int = typer.Option(5, "--folds", metavar="N", help="Cross-validation folds by problem group (0: none)."),
+    trees: int = typer.Option(2000, "--trees", metavar="N", help="Trees of the final model (CK's: 2000)."),
+    semantics: str = typer.Option("ck-names", "--semantics", metavar="SEMANTICS",
+                                  help=f"Feature semantics: {choices(MODEL_SEMANTICS)}."),
+    gz: bool = typer.Option(False, "--gzip", help="Write model_tflops.lgbm.gz (as CK ships its models)."),
+) -> None:
+    """Train a LightGBM model of TFLOPS on measurements, with CK's defaults, into a CK model directory."""
+    from .. import ml  # deferred: the ML package loads only for its commands
+
+    arch = one_arch(arch)
+    if variant not in _GEMM_VARIANTS:
+        raise CksolveError(f"unknown --variant {variant!r}; valid: {choices(_GEMM_VARIANTS)}")
+    result = ml.train([str(p) for p in measurements], arch, _dtype(dtype), variant, out, seed, folds, trees,
+                      semantics, gz)
+    cv = result["cv"]
+    line = (f"trained on {result['rows']} rows ({result['problems']} problems, {result['kernels']} kernels"
+            + (f", {result['skipped']} rows with tflops <= 0 skipped" if result["skipped"] else "") + f") -> {out}")
+    if cv:
+        line += (f"\ncross-validation ({len(result['folds'])} folds by problem group): mean efficiency "
+                 f"{100 * cv['mean_efficiency']:.1f}%, p10 {100 * cv['p10_efficiency']:.1f}%, "
+                 f"rmse {cv['rmse']:.3f} (log)")
+    write_stdout(line + "\n")
+
+
+@app.command("evaluate")
+def evaluate_cmd(
+    model: Path = typer.Option(..., "--model", metavar="DIR", help="A model directory (CK's or cksolve's)."),
+    measurements: List[Path] = MeasurementsOpt,
+    arch: Optional[str] = typer.Option(None, "--arch", "-a", metavar="ARCH",
+                                       help=f"{choices(query.ARCHS)} (default: the model's)."),
+    dtype: Optional[str] = typer.Option(None, "--dtype", metavar="DTYPE",
+                                        help=f"{choices(query.DTYPES)} (default: the model's)."),
+    fmt: str = format_option("table", EVALUATE_FORMATS),
+) -> None:
+    """The model's pick among each problem's measured kernels, and its efficiency against the measured best."""
+    from .. import ml  # deferred (see above)
+
+    check_format(fmt, EVALUATE_FORMATS)
+    result = ml.evaluate(model, [str(p) for p in measurements], one_arch(arch) if arch else None,
+                         _dtype(dtype) if dtype else None)
+    write_stdout(ml.evaluate_text(result, fmt))
+
+
+@app.command("select")
+def select_cmd(
+    problem: Optional[str] = typer.Option(None, "--problem", "-p", metavar="PROBLEM", help="FIELD=VALUE,..."),
+    problems: Optional[Path] = typer.Option(None, "--problems", metavar="FILE",
+                                            help="CSV with CK's header, or JSONL with the same keys."),
+    rule_set: Optional[str] = typer.Option(None, "--rule-set", "-r", metavar="RULE_SET",
+                                           help=f"{choices(query.RULE_SETS)}, or a rule-set file."),
+    names: Optional[Path] = typer.Option(None, "--names", metavar="FILE", help="Rank the kernels this file lists."),
+    arch: str = OneArchOpt,
+    dtype: str = DtypeOpt,
+    model: Optional[Path] = typer.Option(None, "--model", metavar="DIR", help="Score with this model directory."),
+    measured: Optional[Path] = typer.Option(None, "--measurements", metavar="FILE",
+                                            help="Score with measured TFLOPS (unmeasured kernels score 0)."),
+    device: Optional[str] = typer.Option(None, "--device", metavar="DEVICE",
+                                         help="The analytic model's device (default: the arch's, see `archs`)."),
+    top: int = typer.Option(5, "--top", metavar="K", help="Kernels per problem."),
+    fmt: str = format_option("table", SELECT_FORMATS),
+    output: Optional[Path] = OutputOpt,
+    builder_configs: Optional[str] = BuilderOpt,
+) -> None:
+    """Per problem, the K best kernels that can run it (CK Tile's run-time rules), by a scorer."""
+    from .. import scoring, workload  # deferred: the workload and scoring layers load only for their commands
+    from ..scoring.select import names_rule_set, select, write_select
+
+    check_format(fmt, SELECT_FORMATS)
+    if (problem is None) == (problems is None):
+        raise CksolveError("give one of --problem and --problems")
+    if (rule_set is None) == (names is None):
+        raise CksolveError("give one of --rule-set and --names")
+    if model is not None and measured is not None:
+        raise CksolveError("give at most one of --model and --measurements")
+    if top < 1:
+        raise CksolveError(f"--top {top} must be at least 1")
+    refuse_unwritable(output)
+    arch, dtype = one_arch(arch), _dtype(dtype)
+    plist = [workload.parse_problem(problem)] if problem is not None else workload.read_problems(problems)
+    rs = load_rule_set(rule_set, builder_configs) if rule_set is not None else names_rule_set(names)
+    if model is not None:
+        scorer = scoring.get_scorer("model", path=model)
+    elif measured is not None:
+        scorer = scoring.get_scorer("measured", path=measured)
+    else:
+        scorer = scoring.get_scorer("analytic", device=device)
+    say(f"ranking by {scorer.describe()}")
+    records = select(plist, rs, arch, dtype, scorer, top)
+    if output is None:
+        blocked = write_select(records, fmt, StdoutStream())
+    else:
+        with atomic_text_stream(Path(output)) as out:
+            blocked = write_select(records, fmt, out)
+    if blocked:
+        say(f"note: no kernel can run {blocked} of {len(plist)} problems (see blocked_by)")

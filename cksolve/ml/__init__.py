@@ -1,0 +1,30 @@
+"""CK's ML kernel selector, both ways: model directories read and written, training, evaluation.
+
+    from cksolve.ml import read_model_dir, read_measurements, train, evaluate
+
+    model = read_model_dir("ck/dispatcher/heuristics/models/grouped_conv_forward_bf16_gfx950")
+    train(["bench.csv"], "gfx950", "bf16", "forward", "my_model")     # CK's defaults
+    evaluate("my_model", ["held_out.csv"])                            # efficiency vs the measured best
+
+lightgbm (and scikit-learn, for training) are the optional extra ``cksolve[ml]``;
+without them a model command says so in one line (``lgbm.MissingML``).
+Formats, semantics and sources: docs/selection.md.
+"""
+
+from .efficiency import picks, summary
+from .lgbm import INSTALL, MissingML
+from .measurements import CK_COLUMNS, Measurements, read_measurements
+from .modeldir import MANIFEST_FILE, MODEL_FILE, SPEC_FILE, ModelDir, read_model_dir, write_model_dir
+from .names import KernelName, ShortName, read_kernel_name
+from .rows import MODEL_SEMANTICS, RowMaker
+from .tasks import evaluate, evaluate_text
+
+__all__ = ["read_model_dir", "write_model_dir", "read_measurements", "train", "evaluate", "evaluate_text"]
+#: also importable from here: ModelDir, Measurements, KernelName, ShortName, RowMaker, MODEL_SEMANTICS, CK_COLUMNS, MissingML, INSTALL, picks, summary, MODEL_FILE, SPEC_FILE, MANIFEST_FILE
+
+
+def train(*args, **kwargs):
+    """``train.train`` (imported on call: it loads lightgbm and scikit-learn)."""
+    from .train import train as run  # deferred: see the docstring
+
+    return run(*args, **kwargs)

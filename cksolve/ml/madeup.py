@@ -1,0 +1,92 @@
+"""MADE-UP measurements for tests and the docs: a documented function of (problem, kernel), with noise.
+
+Nothing here was measured on a GPU, and nothing trained on it says anything
+about real hardware. The function exists so that ``train`` -> ``evaluate`` can
+be shown to recover a known ranking on problem groups it never saw:
+
+    tflops = 900 * eff_m * eff_n * fill * pipeline[p] * scheduler[s] * size * exp(noise)
+
+with the forward implicit GEMM (M = N*Ho*Wo, N = K, K = C*Y*X, one group),
+``eff_m``/``eff_n`` the useful share of the padded M/N tiles, ``fill`` the
+share of the last round of workgroups over 256 CUs, ``size`` = min(1,
+flops/2e10)^0.25 and noise normal with sigma 0.05. Rows are written as CK's
+tile-engine CSV (24 columns, short kernel names, some with ``_gm2``).
+
+``python -m cksolve.ml.madeup --problems 40 --seed 1 > made_up.csv``
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+
+import numpy as np
+
+from .measurements import CK_COLUMNS
+
+__all__ = ["made_up_rows", "made_up_tflops", "TILES", "PIPELINE", "SCHEDULER"]
+
+TILES = ((64, 64, 64), (128, 128, 64), (128, 64, 64), (64, 128, 64), (256, 128, 32), (128, 256, 32),
+         (256, 256, 32), (16, 64, 64), (32, 64, 64), (64, 32, 64), (32, 32, 64), (256, 64, 64))
+PIPELINE = {"compv3": 1.0, "compv4": 1.08, "compv5": 0.93, "mem": 0.8, "basic_v1": 0.55}
+SCHEDULER = {"intrawave": 1.0, "interwave": 0.9}
+
+
+def made_up_tflops(p: dict, tile: tuple, pipeline: str, scheduler: str) -> float:
+    ho = (p["Hi"] + 2 * p["pad_h"] - p["Y"]) // p["stride_h"] + 1
+    wo = (p["Wi"] + 2 * p["pad_w"] - p["X"]) // p["stride_w"] + 1
+    m, n, k = p["N"] * ho * wo, p["K"], p["C"] * p["Y"] * p["X"]
+    tm, tn, _tk = tile
+    em = m / (math.ceil(m / tm) * tm)
+    en = n / (math.ceil(n / tn) * tn)
+    wg = math.ceil(m / tm) * math.ceil(n / tn)
+    fill = wg / (math.ceil(wg / 256) * 256)
+    size = min(1.0, 2.0 * m * n * k / 2e10) ** 0.25
+    return 900.0 * em * en * fill * PIPELINE[pipeline] * SCHEDULER[scheduler] * size
+
+
+def _problem(rng) -> dict:
+    hw = int(rng.choice([7, 14, 28, 56]))
+    y = int(rng.choice([1, 3]))
+    stride = int(rng.choice([1, 1, 2]))
+    return {"N": int(rng.choice([1, 2, 4, 8, 16, 32])), "C": int(rng.choice([64, 128, 256, 512, 1024])),
+            "K": int(rng.choice([64, 128, 256, 512, 1024])), "G": 1, "Di": 1, "Hi": hw, "Wi": hw, "Z": 1,
+            "Y": y, "X": y, "stride_d": 1, "stride_h": stride, "stride_w": stride, "pad_d": 0, "pad_h": y // 2,
+            "pad_w": y // 2, "dilation_d": 1, "dilation_h": 1, "dilation_w": 1}
+
+
+def made_up_rows(problems: int, seed: int, kernels_per_problem: int = 40, dtype: str = "bf16"):
+    """CK-CSV rows (tuples in ``CK_COLUMNS`` order) of ``problems`` random problems, MADE UP (module docstring)."""
+    rng = np.random.default_rng(seed)
+    kernels = [(t, p, s, gm) for t in TILES for p in PIPELINE for s in SCHEDULER for gm in (1, 2)]
+    for idx in range(problems):
+        p = _problem(rng)
+        chosen = sorted(rng.choice(len(kernels), size=min(kernels_per_problem, len(kernels)), replace=False))
+        for j in chosen:
+            tile, pipe, sched, gm = kernels[j]
+            name = (f"grouped_conv_forward_{dtype}_2d_{tile[0]}x{tile[1]}x{tile[2]}_{pipe}_{sched}"
+                    + ("_gm2" if gm == 2 else ""))
+            tflops = made_up_tflops(p, tile, pipe, sched) * (0.97 if gm == 2 else 1.0)
+            tflops *= math.exp(rng.normal(0.0, 0.05))
+            flops = 2.0 * p["N"] * p["K"] * p["C"] * p["Y"] * p["X"] * p["Hi"] * p["Wi"] / p["stride_h"] ** 2
+            ms = flops / (tflops * 1e9)
+            yield (name, idx, p["N"], p["C"], p["K"], p["G"], p["Di"], p["Hi"], p["Wi"], p["Z"], p["Y"], p["X"],
+                   p["stride_d"], p["stride_h"], p["stride_w"], p["pad_d"], p["pad_h"], p["pad_w"], p["dilation_d"],
+                   p["dilation_h"], p["dilation_w"], round(ms, 6), round(tflops, 4), 1)
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description="Write MADE-UP measurements (CK's benchmark CSV) to stdout.")
+    ap.add_argument("--problems", type=int, default=40)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--kernels", type=int, default=40, help="kernels measured per problem")
+    args = ap.parse_args(argv)
+    out = sys.stdout
+    out.write(",".join(CK_COLUMNS) + "\n")
+    for row in made_up_rows(args.problems, args.seed, args.kernels):
+        out.write(",".join(map(str, row)) + "\n")
+
+
+if __name__ == "__main__":
+    main()

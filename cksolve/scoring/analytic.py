@@ -1,0 +1,191 @@
+"""The analytic scorer: a performance model's estimate of a kernel's TFLOPS on a problem (higher is better).
+
+Every term reads the kernel's own axes and the device's facts (``devices.toml``);
+the efficiency factors, each with its reason, are one table (``factors.toml``).
+For the problem's implicit GEMM (``Problem.facts()``: M, N, K of its direction
+for one group, G groups, backward-data phases, split-K):
+
+* **work**: workgroups = ceil(M/tile_m) * ceil(N/tile_n) * ceil(G/groups_to_merge)
+  * phases * split_k; each computes its padded tile over ceil(K/tile_k) K steps;
+* **occupancy**: workgroups per CU from the LDS the tile takes (twice when the
+  pipeline double-buffers) against the device's LDS, and from registers
+  (fp32 accumulators tile_m*tile_n per workgroup's lanes, plus staged A/B
+  tiles) against the wave slots and register file; more registers than a wave
+  may hold spills (a factor of 0.3);
+* **wave quantisation**: each CU runs ceil(workgroups / CUs) of them (stream-K
+  kernels: exactly workgroups / CUs, plus one partial-tile fixup);
+* **matrix-core rate**: the device's dense FLOPs per clock per CU for the dtype,
+  times the share of SIMDs the concurrent waves fill, the warp tile's
+  instruction rate on the arch family, the pipeline's compute share, the
+  latency hidden (one wave per SIMD hides all of it only with prefetch), the
+  scheduler (interwave needs a second wave per SIMD), the K split across waves
+  and how many waves share a K step's copies;
+* **roofline**: global traffic (the operand tensors as stored, not their
+  im2col expansion: the M-side one re-read once per N tile and the N-side one
+  per M tile, a share of re-reads missing L2; C written once, in fp32 per split-K slice
+  plus the two-stage conversion pass) over bandwidth times the pipeline's
+  memory share and the vector width's share; time = max(compute, memory) +
+  K-step overhead + launch.
+
+The score is useful FLOPs / time. It is a model, not a measurement: it has not
+been fitted to any GPU, and it ranks only by its assumptions (docs/selection.md).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+import numpy as np
+
+from ..arch.facts import arch_facts, common_facts
+from ..space.pipelines import double_buffered
+from .device import Device, device, factors
+
+__all__ = ["AnalyticScorer", "estimate", "estimate_batch", "COLUMNS"]
+
+
+def _problem_terms(f) -> dict:
+    """The problem's side of the model (per problem: computed once)."""
+    phases = max(f.gemm_count, 1) if f.direction == "bwd_data" else 1
+    split = max(f.split_k, 1)
+    pdi, pf, pdo = math.prod(f.input), math.prod(f.filter), math.prod(f.output)
+    x = f.N * pdi * f.c_per_group * f.G
+    w = f.k_per_group * f.c_per_group * pf * f.G
+    y = f.N * pdo * f.k_per_group * f.G
+    # the operand tensors as stored (an implicit GEMM reads each element once per tile pass, not per tap):
+    # A on the M side, B on the N side, C the output
+    a, b, c = {"forward": (x, w, y), "bwd_data": (y, w, x)}.get(f.direction, (y, x, w))
+    return {"m": math.ceil(f.gemm_m / phases), "n": f.gemm_n, "k": math.ceil(f.gemm_k / (phases * split)),
+            "groups": f.gemm_batch, "phases": phases, "split": split, "mn_all": f.gemm_m * f.gemm_n * f.gemm_batch,
+            "useful": 2.0 * f.gemm_m * f.gemm_n * f.gemm_k * f.gemm_batch, "a": a, "b": b, "c": c}
+
+
+#: config columns the model reads (every other axis does not change its estimate)
+COLUMNS = ("tile_m", "tile_n", "tile_k", "groups_to_merge", "wave_m", "wave_n", "wave_k", "warp_tile_m",
+           "warp_tile_n", "warp_tile_k", "pipeline", "scheduler", "double_smem_buffer", "vector_a", "vector_b",
+           "vector_c", "epilogue", "specialization", "split_image", "two_stage", "streamk")
+
+
+def _columns(configs) -> dict:
+    return {c: np.array([getattr(x, c) for x in configs]) for c in COLUMNS}
+
+
+def _ceil_div(a, b):
+    return -(-a // b)
+
+
+def estimate_batch(P: dict, C: dict, dev: Device, dtype: str, family: str, warp_size: int) -> dict:
+    """The model's terms for problem terms ``P`` (``_problem_terms``, scalars or arrays) and config columns ``C``
+    (arrays, one element per pair): the module docstring, in array form; ``tflops`` is the score."""
+    fx = factors()
+    pipes = fx["pipeline"]
+    bpe = common_facts().element_size[dtype]
+    clock = dev.clock_mhz * 1e6
+    peak = dev.matrix.get(dtype, 256) * clock
+    names = C["pipeline"]
+    compute = np.array([pipes.get(p, {}).get("compute", 0.8) for p in names])
+    memory = np.array([pipes.get(p, {}).get("memory", 0.8) for p in names])
+    prefetch = np.array([pipes.get(p, {}).get("prefetch", True) for p in names], dtype=bool)
+    dbuf = np.array([double_buffered(p, bool(d)) for p, d in zip(names, C["double_smem_buffer"])], dtype=bool)
+    tm, tn, tk = (C[a].astype(np.int64) for a in ("tile_m", "tile_n", "tile_k"))
+    gm = np.maximum(C["groups_to_merge"].astype(np.int64), 1)
+    waves = (C["wave_m"] * C["wave_n"] * C["wave_k"]).astype(np.int64)
+    m, n, k = P["m"], P["n"], P["k"]
+    tiles = _ceil_div(m, tm) * _ceil_div(n, tn) * _ceil_div(P["groups"], gm) * P["phases"] * P["split"]
+    steps = _ceil_div(k, tk)
+    wg_flops = 2.0 * tm * tn * steps * tk * gm
+
+    # occupancy: LDS and registers
+    lds = (tm + tn) * tk * bpe * np.where(dbuf, 2, 1)
+    by_lds = (dev.lds_kb * 1024) // np.maximum(lds, 1)
+    lanes = waves * warp_size
+    vgpr = tm * tn / lanes + (tm + tn) * tk * bpe / 4 / lanes * np.where(prefetch, 2, 1) + 32
+    spill = np.where(vgpr <= dev.max_vgprs, 1.0, 0.3)
+    per_simd = _ceil_div(waves, dev.simds)
+    by_regs = np.minimum(dev.waves_per_simd, np.maximum(1, (dev.vgprs // vgpr).astype(np.int64))) // per_simd
+    occupancy = np.maximum(1, np.minimum(by_lds, by_regs))
+
+    # wave quantisation over the CUs
+    streamk = C["streamk"].astype(bool)
+    per_cu = np.where(streamk, tiles / dev.cus, _ceil_div(tiles, dev.cus))
+    concurrent = np.maximum(1.0, np.minimum(occupancy, per_cu))
+    simd_share = np.minimum(1.0, concurrent * waves / dev.simds)
+    waves_per_simd = concurrent * per_simd
+    lat = fx["latency"]
+    base = np.where(prefetch | dbuf, lat["prefetch"], lat["no_prefetch"])
+    hidden = np.minimum(1.0, base + (1 - base) * np.maximum(0.0, waves_per_simd - 1))
+    sched = np.where((C["scheduler"] == "interwave") & (waves_per_simd < 2),
+                     fx["scheduler"]["interwave_single_wave"], 1.0)
+    table = fx["warp_tile"].get(family, {})
+    warp = np.array([table.get(f"{a}x{b}x{c}", 1.0) for a, b, c in
+                     zip(C["warp_tile_m"], C["warp_tile_n"], C["warp_tile_k"])])
+    other = fx["other"]
+    extra = (np.where(C["wave_k"] > 1, other["wave_k_split"], 1.0)
+             * np.where(C["specialization"] != "default", other["specialized"], 1.0)
+             * np.where(C["split_image"].astype(bool), other["split_image"], 1.0))
+    per_wg = fx["waves"]["per_workgroup"]
+    copies = np.array(per_wg)[np.minimum(waves, len(per_wg)) - 1]
+    rate = peak * simd_share * warp * compute * hidden * sched * spill * extra * copies
+    t_compute = per_cu * wg_flops / rate + np.where(streamk, wg_flops / rate, 0.0)  # stream-K: partial-tile fixup
+
+    # roofline: global traffic
+    mem = fx["memory"]
+    full = mem["full_vector_bytes"]
+    share = lambda v: np.minimum(1.0, v * bpe / full) ** 0.5  # noqa: E731
+    a = P["a"] * bpe * (1 + (_ceil_div(n, tn) - 1) * mem["l2_miss"])
+    b = P["b"] * bpe * (1 + (_ceil_div(m, tm) - 1) * mem["l2_miss"])
+    two = C["two_stage"].astype(bool)
+    out_bpe = np.where((P["split"] > 1) | two, 4, bpe)
+    cbytes = P["c"] * out_bpe * P["split"] + np.where(two, P["c"] * (4 + bpe), 0)
+    store = np.where(C["epilogue"] == "cshuffle", 1.0, other["default_epilogue_store"])
+    traffic = a / share(C["vector_a"]) + b / share(C["vector_b"]) + cbytes / (share(C["vector_c"]) * store)
+    t_memory = traffic / (dev.hbm_tbps * 1e12 * memory)
+    loop = fx["loop"]
+    t_loop = np.ceil(per_cu / concurrent) * steps * loop["cycles_per_k_step"] / clock
+    seconds = np.maximum(t_compute, t_memory) + t_loop + loop["launch_us"] * 1e-6
+    return {"tflops": P["useful"] / seconds / 1e12, "workgroups": tiles, "occupancy": occupancy, "per_cu": per_cu,
+            "compute_us": t_compute * 1e6, "memory_us": t_memory * 1e6, "loop_us": t_loop * 1e6,
+            "rate_share": rate / peak}
+
+
+def estimate(f, c, dev: Device, dtype: str, family: str, warp_size: int) -> dict:
+    """``estimate_batch`` for one problem's facts ``f`` and one config ``c``: its terms as floats."""
+    got = estimate_batch(_problem_terms(f), _columns([c]), dev, dtype, family, warp_size)
+    return {key: float(v[0]) for key, v in got.items()}
+
+
+class AnalyticScorer:
+    kind = "analytic"
+
+    def __init__(self, device: str | None = None, **_ignored):
+        self.device_name = device
+        self._devices: dict = {}
+
+    def _device(self, arch: str) -> Device:
+        d = self._devices.get(arch)
+        if d is None:
+            d = self._devices[arch] = device(arch, self.device_name)
+        return d
+
+    def describe(self) -> str:
+        which = self.device_name or "the arch's default device"
+        return f"the analytic performance model ({which}; docs/selection.md)"
+
+    def device_for(self, arch: str) -> Device:
+        return self._device(arch)
+
+    def score(self, pairs: Sequence[tuple], arch: str, dtype: str) -> list[float]:
+        dev = self._device(arch)
+        a = arch_facts(arch)
+        out = [0.0] * len(pairs)
+        by_problem: dict = {}
+        for i, (problem, config) in enumerate(pairs):
+            if getattr(config, "kind", "gemm") == "gemm":  # a depthwise kernel has no GEMM tile: 0
+                by_problem.setdefault(problem, []).append(i)
+        for problem, rows in by_problem.items():
+            terms = _problem_terms(problem.facts())
+            got = estimate_batch(terms, _columns([pairs[i][1] for i in rows]), dev, dtype, a.family, a.warp_size)
+            for i, v in zip(rows, got["tflops"].tolist()):
+                out[i] = v
+        return out

@@ -1,0 +1,53 @@
+"""The model scorer: a CK model directory's predicted TFLOPS (``ml.modeldir``, CK's Predictor semantics).
+
+Rows follow the model's recorded feature semantics (``ml.rows``). Pairs that
+share one feature row -- CK's reading aliases many configs onto one row -- are
+predicted once per batch.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from ..errors import CksolveError
+from ..ml.modeldir import read_model_dir
+from ..ml.rows import RowMaker
+
+__all__ = ["ModelScorer"]
+
+
+class ModelScorer:
+    kind = "model"
+
+    def __init__(self, path, **_ignored):
+        self.path = str(path)
+        self.model = read_model_dir(path)
+        self._rows: dict = {}
+        self.predicted = 0  # distinct rows predicted (for tests and benchmarks)
+
+    def describe(self) -> str:
+        s = self.model.spec
+        return (f"model {self.path} ({self.model.trees} trees, {s.get('arch', '?')} {s.get('dtype', '?')}, "
+                f"{self.model.semantics} features)")
+
+    def _maker(self, arch: str, dtype: str) -> RowMaker:
+        m = self._rows.get((arch, dtype))
+        if m is None:
+            spec = self.model.spec
+            if spec.get("dtype") not in (None, dtype):
+                raise CksolveError(f"model {self.path} is a {spec['dtype']} model; the kernels are {dtype}")
+            m = self._rows[(arch, dtype)] = RowMaker(arch, dtype, self.model.semantics)
+        return m
+
+    def score(self, pairs: Sequence[tuple], arch: str, dtype: str) -> list[float]:
+        if not pairs:
+            return []
+        maker = self._maker(arch, dtype)
+        index: dict = {}
+        which = [index.setdefault(maker.row(p, c), len(index)) for p, c in pairs]
+        rows = np.array(list(index), dtype=np.float64)
+        self.predicted += len(rows)
+        pred = self.model.predict(rows)
+        return [float(pred[i]) for i in which]
