@@ -19,16 +19,10 @@ _HOME = {"KernelConfig": ".space.config", "DepthwiseConfig": ".space.config", "p
          "get_rule_set": ".rulesets", "Combo": ".space.combo"}
 
 
-#: layers to import before a name is handed out: those that register rule sets from above
-_REGISTER_FIRST = {"get_rule_set": (".derived",)}
-
-
 def __getattr__(name: str):
     home = _HOME.get(name)
     if home is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    for layer in _REGISTER_FIRST.get(name, ()):
-        import_module(layer, __name__)
     value = getattr(import_module(home, __name__), name)
     globals()[name] = value
     return value

@@ -47,6 +47,21 @@ def test_all_archs_are_checked():
     assert {"full-tests", "tiny"} <= set(rule_set_names())
 
 
+def test_every_rule_set_resolves_in_a_fresh_interpreter_without_import_order():
+    """The registry has no side effects to wait for: ``rulesets`` alone names and loads the derived sets
+    (their module imported on first use, not before)."""
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom cksolve.rulesets import get_rule_set, rule_set_names\n"
+            "assert {'full-tests', 'tiny'} <= set(rule_set_names())\n"
+            "assert 'cksolve.derived.subsets' not in sys.modules\n"
+            "print(get_rule_set('tiny').name, get_rule_set('full-tests').name)")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["tiny", "full-tests"]
+
+
 # --- full-tests ------------------------------------------------------------------------
 
 

@@ -14,7 +14,6 @@ from typing import Iterable, Iterator, Sequence
 
 from ..arch.facts import ARCHS, ArchFacts, arch_facts, common_facts
 from ..errors import CksolveError
-from .. import derived  # noqa: F401  (registers the derived rule sets, full-tests and tiny)
 from ..rulesets import RULE_SETS, RuleSet, get_rule_set
 from ..selection import Record, Selection
 from ..solver import enumerate_combo, names_combo, solve_combo
