@@ -231,7 +231,7 @@ def test_check_explains_a_full_config_outside_tiny():
 
     combo = Combo("gfx942", "forward", "fp16", 2)
     outside = next(c for c in full_configs(combo) if c not in set(tiny_selection(combo).configs))
-    rows = subsets._constraints("tiny", combo)[-1]
+    rows = get_rule_set("tiny").constraints(combo)[-1]
     assert rows.name == "rules.tiny.selection"
     assert not rows.holds(tuple(getattr(outside, a) for a in rows.scope))
     verdict = evaluate(outside, combo.arch, get_rule_set("tiny"))

@@ -42,7 +42,7 @@ of the kernel kind whose rows are the selected configs, so ``count``,
 ``check``, ``diff`` and ``emit`` work unchanged and ``check`` still says which
 ``full`` rule a foreign config breaks. The selections are computed once per
 combination from :func:`cksolve.solver.enumerate_combo` and memoised in the
-solver's ``CACHE``, so ``CACHE.clear()`` forgets them with the solves they
+process memo owner ``MEMOS``, so ``MEMOS.clear()`` forgets them with the solves they
 rest on.
 """
 
@@ -51,14 +51,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from itertools import compress
 from operator import attrgetter
-from typing import Sequence
+from typing import Callable, Sequence
 
 from ..rulesets import get_rule_set
 from ..rulesets.base import RuleSet, configs_table
-from ..solver import CACHE, enumerate_combo
+from ..solver import enumerate_combo
 from ..solver.cover import minimum_cover
 from ..space.combo import Combo, kind_of
 from ..space.constraints import Constraint
+from ..space.memos import MEMOS
 
 __all__ = [
     "CATEGORIES", "STRIDE", "TINY_SIZE", "category", "pair", "coverage", "coverage_of",
@@ -118,13 +119,13 @@ def _tile_shape(config) -> tuple:
     return (config.tile_m, config.tile_n, config.tile_k)
 
 
-@CACHE.cached("subsets.full_configs")
+@MEMOS.cached("subsets.full_configs")
 def full_configs(combo: Combo) -> tuple:
     """``full``'s valid configs for the combo, in name order (computed once per combo)."""
     return tuple(enumerate_combo(get_rule_set("full"), combo))
 
 
-@CACHE.cached("subsets.full_tests_selection")
+@MEMOS.cached("subsets.full_tests_selection")
 def full_tests_selection(combo: Combo) -> tuple:
     """The full-tests configs of the combo, in name order (see the module docstring)."""
     full = full_configs(combo)
@@ -164,7 +165,7 @@ class TinySelection:
     universe: frozenset     # what the cover had to cover (= coverage of full-tests)
 
 
-@CACHE.cached("subsets.tiny_selection")
+@MEMOS.cached("subsets.tiny_selection")
 def tiny_selection(combo: Combo) -> TinySelection:
     """The tiny configs of the combo: minimum cover of full-tests, then padding."""
     ft = full_tests_selection(combo)
@@ -205,19 +206,27 @@ def _selection_table(rule_set: str, combo: Combo, configs: Sequence):
 
 
 class _SubsetRuleSet(RuleSet):
+    #: combo -> the configs the rule set selects from full, in name order
+    selection: Callable[[Combo], Sequence]
+
     def constraints(self, combo: Combo) -> Sequence[Constraint]:
-        return _constraints(self.name, combo)
+        return _constraints(self.name, type(self).selection, combo)
 
 
-@CACHE.cached("subsets.constraints")
-def _constraints(name: str, combo: Combo) -> tuple:
-    configs = full_tests_selection(combo) if name == "full-tests" else tiny_selection(combo).configs
-    return (*get_rule_set("full").constraints(combo), _selection_table(name, combo, configs))
+@MEMOS.cached("subsets.constraints")
+def _constraints(name: str, selection: Callable[[Combo], Sequence], combo: Combo) -> tuple:
+    return (*get_rule_set("full").constraints(combo), _selection_table(name, combo, selection(combo)))
+
+
+def _tiny_configs(combo: Combo) -> tuple:
+    return tiny_selection(combo).configs
 
 
 class FullTestsRuleSet(_SubsetRuleSet):
     name = "full-tests"
+    selection = staticmethod(full_tests_selection)
 
 
 class TinyRuleSet(_SubsetRuleSet):
     name = "tiny"
+    selection = staticmethod(_tiny_configs)

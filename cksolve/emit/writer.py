@@ -401,15 +401,15 @@ def _render(job: jobs_.Job, jobs: int | None, progress: bool, summary: "EmitSumm
     finally:
         job.close()
     temps, kernels = [], {}
-    for entries, tmps, written, unchanged, nbytes, nwritten, _, error in results:
-        if error is not None:
-            raise EmitError(f"cannot write to {summary.out_dir}: {error}")
-        temps += tmps
-        kernels.update(entries)
-        summary.written += written
-        summary.unchanged += unchanged
-        summary.bytes += nbytes
-        summary.bytes_written += nwritten
+    for res in results:
+        if res.error is not None:
+            raise EmitError(f"cannot write to {summary.out_dir}: {res.error}")
+        temps += res.temps
+        kernels.update(res.entries)
+        summary.written += res.written
+        summary.unchanged += res.unchanged
+        summary.bytes += res.bytes
+        summary.bytes_written += res.bytes_written
     return temps, kernels
 
 

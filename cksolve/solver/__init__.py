@@ -13,13 +13,13 @@ from __future__ import annotations
 
 from operator import itemgetter
 
-from .cache import CACHE, SolverCache
 from .counting import SpaceTooLarge
 from .direct import SolutionSet, solve
 from .model import Model, build_model
 from .solutions import gc_paused
+from ..space.memos import MEMOS
 
-__all__ = ["CACHE", "Model", "SolutionSet", "SolverCache", "build_model", "solve", "solve_combo", "enumerate_combo",
+__all__ = ["Model", "SolutionSet", "build_model", "solve", "solve_combo", "enumerate_combo",
            "names_combo", "bounded_configs", "CONFIG_LIMIT"]
 
 #: Configs of one combination that the commands working per combination (applicable, coverage,
@@ -28,7 +28,7 @@ __all__ = ["CACHE", "Model", "SolutionSet", "SolverCache", "build_model", "solve
 CONFIG_LIMIT = 1_000_000
 
 
-_COMBOS = CACHE.memo("solver.combo")
+_COMBOS = MEMOS.memo("solver.combo")
 
 
 def solve_combo(rule_set, combo) -> SolutionSet:

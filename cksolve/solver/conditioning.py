@@ -44,7 +44,7 @@ from math import prod
 from typing import Callable
 
 from ..space.constraints import Check
-from .cache import CACHE
+from ..space.memos import MEMOS
 from .counting import SpaceTooLarge
 from .plan import connected
 from .relations import Relation, derived, domain_ids, index_rows, relation
@@ -107,10 +107,10 @@ class Part:
             p.decode(j, out)
 
 
-_PIECES = CACHE.memo("conditioning.pieces")
-_TABULATED = CACHE.memo("conditioning.tabulated")
-_RESTRICTED = CACHE.memo("conditioning.restricted")
-_COLUMNS = CACHE.memo("conditioning.columns")
+_PIECES = MEMOS.memo("conditioning.pieces")
+_TABULATED = MEMOS.memo("conditioning.tabulated")
+_RESTRICTED = MEMOS.memo("conditioning.restricted")
+_COLUMNS = MEMOS.memo("conditioning.columns")
 _TRUE, _FALSE = object(), object()
 
 
