@@ -121,3 +121,24 @@ def test_the_library_writes_nothing_to_stderr():
         uses = [n.lineno for n in ast.walk(tree) if isinstance(n, ast.Attribute) and n.attr == "stderr"
                 and isinstance(n.value, ast.Name) and n.value.id == "sys"]
         assert not uses, f"{f.relative_to(ROOT)}:{uses[0]} writes to stderr"
+
+
+def test_library_errors_name_parameters_not_flags():
+    """An error made by the library names a parameter (``{opt:NAME}``, rendered as a flag by the command
+    line), never a flag spelled out: the library does not know its command line."""
+    flag = re.compile(r"(?:^|[\s(])--[a-z]")
+    #: left to the engineer rewriting workload/'s internals (issue 33 item 1)
+    pending = {"workload/score.py", "workload/minimize.py"}
+    found = []
+    for f in sorted((ROOT / "cksolve").rglob("*.py")):
+        rel = f.relative_to(ROOT / "cksolve").as_posix()
+        if rel.startswith("cli/") or rel in pending:
+            continue
+        tree = ast.parse(f.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):  # SomethingError(...): raised, or returned to be raised
+            func = node.func if isinstance(node, ast.Call) else None
+            name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+            if name.endswith("Error"):
+                texts = [c.value for c in ast.walk(node) if isinstance(c, ast.Constant) and isinstance(c.value, str)]
+                found += [f"{rel}:{node.lineno}" for t in texts if flag.search(t)]
+    assert not found, f"library errors spelling a flag: {found}"

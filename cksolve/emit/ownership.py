@@ -83,7 +83,7 @@ def check_replace(out_dir: Path, arch_dirs: bool, trees: dict[str, set[str]], se
         layout = "one tree per arch" if arch_dirs else "a flat tree"
         raise CksolveError(f"{out_dir} holds {what} ({other}, {len(old.kernels)} kernels, {len(doomed)} files, "
                            f"{_example(doomed)}); writing {layout} would leave it beside the new trees: "
-                           f"give --replace to remove it, or another --out")
+                           f"give {{opt:replace}} to remove it, or another {{opt:out_dir}}")
     doomed: list[str] = []
     owner = None
     for tree, selected in trees.items():
@@ -93,7 +93,7 @@ def check_replace(out_dir: Path, arch_dirs: bool, trees: dict[str, set[str]], se
             doomed += paths
     if doomed:
         raise CksolveError(f"refusing to remove {len(doomed)} files that another selection ({owner}) wrote into "
-                           f"{out_dir} ({_example(doomed)}); give --replace to replace them, or another --out")
+                           f"{out_dir} ({_example(doomed)}); give {{opt:replace}} to replace them, or another {{opt:out_dir}}")
     return []
 
 
@@ -104,7 +104,7 @@ def refuse_stale(root: Path, owner: str | None, selection: str | None, stale: li
         return
     doomed = owned_files(root, stale)
     raise CksolveError(f"refusing to remove {len(doomed)} files that another selection ({owner}) wrote into "
-                       f"{root} (e.g. {doomed[0] if doomed else stale[0]}); give --replace to replace them")
+                       f"{root} (e.g. {doomed[0] if doomed else stale[0]}); give {{opt:replace}} to replace them")
 
 
 def drop_tree(root: Path) -> int:

@@ -36,7 +36,7 @@ def enumerate_with(backend: str, rule_set: RuleSet, selection: Selection, limit:
         total = sum(count_records(rule_set, selection).values())
         if total > limit:
             raise CksolveError(f"{rule_set.name or 'rule set'} has {total:,} configs in this selection, more than "
-                               f"{limit:,}: narrow it or raise --limit")
+                               f"{limit:,}: narrow it or raise {{opt:limit}}")
     for combo in selection.combos():
         for config in b.enumerate(build_model(combo, rule_set)):
             yield Record(rule_set.name, combo, config)

@@ -60,7 +60,7 @@ def _pyarrow():
         import pyarrow
         import pyarrow.parquet
     except ImportError:
-        raise CksolveError("--format parquet needs pyarrow: pip install 'cksolve[parquet]'") from None
+        raise CksolveError("{opt:format} parquet needs pyarrow: pip install 'cksolve[parquet]'") from None
     return pyarrow, pyarrow.parquet
 
 
