@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from . import files, render
-from .writer import EmitError
+from .names import EmitError
 
 __all__ = ["CMAKE_DIR", "installation_files", "cmake_list_text", "write_cmake_list"]
 

@@ -18,6 +18,8 @@ from pathlib import Path
 from typing import Iterable
 
 from . import files, manifest as manifest_, render
+from .lock import locked
+from .names import ARCH, all_plain
 from .unity import UNITY_DIR, is_unit
 from ..arch.target_id import is_target_id
 from ..errors import CksolveError
@@ -26,9 +28,7 @@ __all__ = ["owned_files", "would_remove", "check_replace", "refuse_stale", "drop
 
 
 def _load(root: Path) -> manifest_.Manifest:
-    from .writer import _ARCH, _all_plain  # the writer's own name and arch checks
-
-    return manifest_.load(root, _all_plain, _ARCH.fullmatch)
+    return manifest_.load(root, all_plain, ARCH.fullmatch)
 
 
 def owned_files(root: Path, kernels: Iterable[str], with_globals: bool = False) -> list[str]:
@@ -110,10 +110,8 @@ def refuse_stale(root: Path, owner: str | None, selection: str | None, stale: li
 def drop_tree(root: Path) -> int:
     """Remove what emit owns in ``root`` (its kernels, shared headers, unity units, manifest) and the
     directories left empty; files emit did not write stay. The number of files removed."""
-    from .writer import _locked
-
     root = Path(root)
-    with _locked(root, None):
+    with locked(root, None):
         old = _load(root)
         unity = root / UNITY_DIR
         units = [str(unity / n) for n in (os.listdir(unity) if os.path.isdir(unity) and not os.path.islink(unity) else ())
