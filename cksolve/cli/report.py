@@ -8,7 +8,8 @@ from typing import Optional
 import typer
 
 from .app import app
-from .options import BuilderOpt, OutputOpt, RuleSetOpt, SelectionArgs, refuse_unwritable, selection_options, strict, write
+from .options import (BuilderOpt, OutputOpt, RuleSetOpt, SelectionArgs, one_arch, refuse_unwritable, selection_options,
+                      strict, write)
 
 
 @app.command("report")
@@ -28,7 +29,6 @@ def report_cmd(
     """Write one HTML page (inline SVG, no script, nothing fetched): kernels per arch/variant/pipeline,
     the audit's empty combinations, and with --problems coverage and --minimize the kept kernels."""
     from .. import report  # deferred: the report loads audit and workload only for its command
-    from .options import one_arch
 
     refuse_unwritable(output)
     selection = sel.select()

@@ -153,7 +153,7 @@ def _prctl():
     if not sys.platform.startswith("linux"):
         return None
     try:
-        import ctypes
+        import ctypes  # deferred: only the Linux death signal needs it, looked up once in the parent
 
         return ctypes.CDLL(None, use_errno=True).prctl
     except (OSError, AttributeError):

@@ -98,7 +98,7 @@ def search(problem_spec: str, arch: str, dtype: str, rule_set: RuleSet | None = 
     ``SEARCH_BACKENDS`` (None: the first)."""
     # The workload layer (problems, run-time rules, scores) is imported here, not at the top: every command
     # imports this face, and the workload layer's numpy costs the others 50 ms of start-up.
-    from ..workload import parse_problem
+    from ..workload import parse_problem  # deferred: see the comment above
 
     if top < 1:
         raise CksolveError(f"{{opt:top}} {top} must be at least 1")

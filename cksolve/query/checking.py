@@ -111,7 +111,7 @@ def explain_name(name: str, arch: str, rule_set: RuleSet | None = None, nearest:
     if problem is None:  # the workload layer is loaded only for a problem (start-up of every other explain)
         return explanation(config, arch, rule_set, nearest,
                            candidates=candidate_rule_sets() if rule_set is None else ())
-    from ..workload import parse_problem
-    from ..workload.explain import explain_on_problem
+    from ..workload import parse_problem  # deferred, with the next line: see the comment above
+    from ..workload.explain import explain_on_problem  # deferred
 
     return explain_on_problem(config, arch, parse_problem(problem), rule_set, nearest)
