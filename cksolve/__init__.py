@@ -3,8 +3,7 @@
 Public API::
 
     from cksolve import KernelConfig, DepthwiseConfig, parse_name, get_rule_set, Combo
-    from cksolve.solver import enumerate_combo, solve_combo
-    from cksolve.solver.evaluate import evaluate
+    from cksolve.solver import enumerate_combo, evaluate, solve_combo
 
 The names are imported on first use: ``cksolve --help`` (and every command
 before it needs them) does not pay for loading the space and the rule sets.

@@ -55,8 +55,7 @@ from typing import Callable, Sequence
 
 from ..rulesets import get_rule_set
 from ..rulesets.base import RuleSet, configs_table
-from ..solver import enumerate_combo
-from ..solver.cover import minimum_cover
+from ..solver import enumerate_combo, minimum_cover
 from ..space.combo import Combo, kind_of
 from ..space.constraints import Constraint
 from ..space.memos import MEMOS

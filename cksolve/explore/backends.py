@@ -14,8 +14,7 @@ from typing import Iterable, Iterator
 from ..errors import CksolveError
 from ..query import CheckRecord, Record, Selection, count_records
 from ..rulesets.base import RuleSet
-from ..solver import build_model
-from ..solver.backends import BACKENDS, get_backend
+from ..solver import BACKENDS, build_model, get_backend
 from ..space.combo import Combo
 from ..space.config import config_fields
 from ..space.naming import parse_name

@@ -12,9 +12,7 @@ from __future__ import annotations
 from ..errors import CksolveError
 from ..query import Record, Selection, count_records
 from ..rulesets.base import RuleSet
-from ..solver import SolutionSet, solve_combo
-from ..solver.counting import SpaceTooLarge
-from ..solver.sampling import sample_solutions
+from ..solver import SolutionSet, SpaceTooLarge, sample_solutions, solve_combo
 
 __all__ = ["count", "sample", "solution_sets"]
 

@@ -34,11 +34,7 @@ from types import SimpleNamespace
 from ..errors import CksolveError
 from ..rulesets.base import RuleSet
 from ..rulesets.where import WhereError, where_check
-from ..solver import build_model
-from ..solver.backends import get_backend, pinned
-from ..solver.direct import solve
-from ..solver.model import prune_domains
-from ..solver.sampling import decode
+from ..solver import build_model, decode, get_backend, pinned, prune_domains, solve
 from ..space.combo import Combo
 from ..space.variants import VARIANTS
 

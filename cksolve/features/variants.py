@@ -12,8 +12,7 @@ from __future__ import annotations
 from itertools import product
 from typing import Iterable, NamedTuple
 
-from ..solver.backends import get_backend
-from ..solver.model import build_model
+from ..solver import build_model, get_backend
 from ..space.axes import AXES
 from ..space.buffering import BUFFERING_RULES
 from ..rulesets import Combo, kind_of

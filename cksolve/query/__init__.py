@@ -7,9 +7,10 @@ Re-export only; everything returns data and nothing prints::
     rs = query.load_rule_set("default")
     names = list(query.enumerate_names(rs, query.select(["gfx942"], ["forward"], ["fp16"], [2])))
 
-Workloads, ML features and audits have faces of their own (``cksolve.workload``,
-``cksolve.features``, ``cksolve.audit``); ``tests/test_faces.py`` holds each
-``__all__`` to what the command line and the docs use.
+Workloads, ML features, audits, the whole space and the solver have faces of their
+own (``cksolve.workload``, ``.features``, ``.audit``, ``.explore``, ``.solver``,
+``.space``); ``tests/test_faces.py`` holds each ``__all__`` to exactly the public
+names the face shows, and to at least what the command line and the docs use.
 """
 
 from ..arch.target_id import base_arch
@@ -18,8 +19,7 @@ from ..rulesets import RULE_SETS, rule_set_names
 from ..rulesets.listed import rule_set_file
 from ..selection import (ARCHS, DTYPES, NDIMS, VARIANTS, Record, Selection, canonical_order, gemm_variants, select,
                          split_values)
-from ..solver import enumerate_combo
-from ..solver.evaluate import evaluate
+from ..solver import evaluate
 from ..space.combo import Combo
 from .checking import CheckRecord, check_names, explain_name
 from .diff import Source, diff_sources, open_source, read_sectioned_names
@@ -35,6 +35,7 @@ __all__ = [
     "RULE_SETS",
     "Combo",
     "Selection",
+    "Record",
     "select",
     "split_values",
     "base_arch",
@@ -52,12 +53,13 @@ __all__ = [
     "name_lines",
     "count_records",
     "check_names",
+    "CheckRecord",
     "evaluate",
     "explain_name",
     "open_source",
+    "Source",
     "read_sectioned_names",
     "diff_sources",
     "arch_facts_list",
     "archs_document",
 ]
-#: also importable from here, for the library's own modules and the tests: Record, enumerate_combo, CheckRecord, Source

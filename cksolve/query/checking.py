@@ -9,8 +9,7 @@ from typing import Iterable, Iterator, NamedTuple
 from ..errors import CksolveError, shorten
 from ..rulesets import RuleSet, candidate_rule_sets
 from ..selection import select
-from ..solver.evaluate import evaluate
-from ..solver.explain import Explanation, explanation
+from ..solver import Explanation, evaluate, explanation
 from ..space.namesfile import section_line, sectioned_entries
 from ..space.naming import NameError_, line_reason, parse_name
 from ..space.textfile import numbered_lines

@@ -16,8 +16,7 @@ from ..arch.facts import ARCHS, ArchFacts, arch_facts, common_facts
 from ..errors import CksolveError
 from ..rulesets import RULE_SETS, RuleSet, get_rule_set
 from ..selection import Record, Selection
-from ..solver import enumerate_combo, names_combo, solve_combo
-from ..solver.counting import SpaceTooLarge
+from ..solver import SpaceTooLarge, enumerate_combo, names_combo, solve_combo
 from ..space.combo import Combo
 from ..space.namesfile import section_line
 from ..space.pipelines import PIPELINES
