@@ -3,8 +3,7 @@
 Public API::
 
     from cksolve import KernelConfig, DepthwiseConfig, parse_name, get_rule_set, Combo
-    from cksolve.solver import enumerate_combo, solve_combo
-    from cksolve.solver.evaluate import evaluate
+    from cksolve.solver import enumerate_combo, evaluate, solve_combo
 
 The names are imported on first use: ``cksolve --help`` (and every command
 before it needs them) does not pay for loading the space and the rule sets.
@@ -19,16 +18,10 @@ _HOME = {"KernelConfig": ".space.config", "DepthwiseConfig": ".space.config", "p
          "get_rule_set": ".rulesets", "Combo": ".space.combo"}
 
 
-#: layers to import before a name is handed out: those that register rule sets from above
-_REGISTER_FIRST = {"get_rule_set": (".derived",)}
-
-
 def __getattr__(name: str):
     home = _HOME.get(name)
     if home is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    for layer in _REGISTER_FIRST.get(name, ()):
-        import_module(layer, __name__)
     value = getattr(import_module(home, __name__), name)
     globals()[name] = value
     return value

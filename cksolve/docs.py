@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import sys
 
-from . import derived  # noqa: F401  (registers the derived rule sets, full-tests and tiny)
 from .arch.constraints import gemm_constraints, wmma_k_constraint
 from .arch.facts import ARCHS, arch_facts
 from .space.axes import AXES

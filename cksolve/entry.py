@@ -51,7 +51,7 @@ __all__ = ["main", "install"]
 def main() -> None:
     install()
     gc.disable()  # before the imports too: collections during them cost ~5 ms of every command, measured
-    from .cli import run  # the command itself, with the cyclic garbage collector off (cli.run says why)
+    from .cli import run  # deferred: signal handlers first, then the command (cli.run says why the gc is off)
 
     try:
         run()

@@ -25,18 +25,21 @@ class CksolveError(Exception):
         self.option = option
 
     def __str__(self) -> str:
-        return self._render(False)
+        return self._render()
 
-    def for_flag(self) -> str:
-        """The message naming command-line flags (``--`` + the parameter, ``_`` as ``-``)."""
-        return self._render(True)
+    def for_flag(self, flags: dict[str, str] | None = None) -> str:
+        """The message naming command-line flags (``--`` + the parameter, ``_`` as ``-``; ``flags`` maps a
+        parameter whose flag is spelled otherwise, e.g. ``{"out_dir": "--out"}``)."""
+        return self._render(flags or {})
 
-    def _render(self, flags: bool) -> str:
+    def _render(self, flags: dict[str, str] | None = None) -> str:
         def name(m: re.Match) -> str:
             param = m.group(1) or self.option
             if param is None:
                 return m.group(0)
-            return "--" + param.replace("_", "-") if flags else param
+            if flags is None:
+                return param
+            return flags.get(param) or "--" + param.replace("_", "-")
 
         return _PLACEHOLDER.sub(name, super().__str__())  # not format(): the message holds the user's text
 

@@ -56,8 +56,8 @@ def _csv_value(v):
 
 def table_text(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
     """Aligned columns without borders (rich, loaded only here: a table is never on a hot path)."""
-    from rich.console import Console
-    from rich.table import Table
+    from rich.console import Console  # deferred, with the next line: rich loads only for a table
+    from rich.table import Table  # deferred
 
     table = Table(*header, box=None, pad_edge=False)
     for row in rows:

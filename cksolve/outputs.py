@@ -37,7 +37,7 @@ _live: set[str] = set()
 def _mkstemp(name: str, folder) -> tuple[int, str]:
     """A new hidden temporary beside the output (``tempfile`` imported here: only a command that writes
     a file pays for importing it)."""
-    import tempfile
+    import tempfile  # deferred: only a command that writes a file pays for it
 
     return tempfile.mkstemp(prefix=f".{name}.", suffix=TMP_TAG, dir=folder)
 

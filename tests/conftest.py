@@ -17,8 +17,6 @@ from pathlib import Path
 
 import pytest
 
-import cksolve.derived  # noqa: F401  (registers full-tests and tiny, as the faces do: tests use the registry too)
-
 SHARED = Path(os.environ.get("CKSOLVE_SHARED", Path(__file__).resolve().parents[1].parent / "shared"))
 CK = SHARED / "ck"
 #: Why a test that needs the reference data did not run.

@@ -16,8 +16,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from cksolve.arch.facts import ARCHS, arch_facts
-from cksolve.audit import LOSS, audit, containment, run
+from cksolve.audit import audit
+from cksolve.audit.containment import containment
+from cksolve.audit.findings import LOSS
 from cksolve.audit.model import Parts, count, pinned
+from cksolve.audit.runs import run
 from cksolve.query import select
 from cksolve.rulesets import Combo, get_rule_set
 from conftest import CK, oracle, split_key

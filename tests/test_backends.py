@@ -8,7 +8,7 @@ import pytest
 
 from cksolve import query
 from cksolve.solver import build_model
-from cksolve.solver.backends import BACKENDS, CannotCount, get_backend
+from cksolve.solver.backends import BACKENDS, Backend, CannotCount, get_backend
 from cksolve.solver.evaluate import evaluate
 from cksolve.space.combo import Combo
 from cksolve.space.config import config_fields
@@ -49,6 +49,35 @@ def _rule_set(spec, tmp_path):
 
 def _pins(config) -> dict:
     return dict(zip(config_fields(type(config)), config))
+
+
+@pytest.mark.parametrize("backend", list(BACKENDS))
+def test_every_registered_backend_conforms(backend):
+    """Conformance, for any entry of the registry: its own module, the protocol's attributes, its name."""
+    b = get_backend(backend)
+    module, cls = BACKENDS[backend].split(":")
+    assert isinstance(b, Backend), f"{backend}: {type(b).__name__} lacks part of the backend protocol"
+    assert type(b).__module__ == "cksolve.solver" + module and type(b).__name__ == cls, BACKENDS[backend]
+    assert b.name == backend and isinstance(b.can_count, bool)
+    assert get_backend(backend) is b  # loaded once
+
+
+def test_naming_the_backends_loads_none():
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom cksolve.solver.backends import BACKENDS, get_backend\nnames = list(BACKENDS)\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('ortools', 'constraint')\n"
+            "             or m in ('cksolve.solver.cpsat', 'cksolve.solver.pyconstraint')))\n"
+            "get_backend('python-constraint')\nprint('ortools' in sys.modules, 'constraint' in sys.modules)")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines() == ["[]", "False True"], proc.stdout
+
+
+def test_an_unknown_backend_is_one_line():
+    with pytest.raises(query.CksolveError, match="unknown backend 'gurobi'; valid: direct, cpsat, python-constraint"):
+        get_backend("gurobi")
 
 
 @pytest.mark.parametrize("backend", list(BACKENDS))

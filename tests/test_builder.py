@@ -161,8 +161,9 @@ def test_missing_directory_says_how_to_point_at_the_files(monkeypatch, tmp_path)
     monkeypatch.delenv(ENV_VAR, raising=False)
     with pytest.raises(RuleSetError) as err:
         builder.TestsRuleSet()
-    message = str(err.value)
-    assert "--builder-configs" in message and ENV_VAR in message and "\n" not in message
+    message = str(err.value)  # the library names the parameter; the command line, the flag
+    assert "pass builder_configs DIR" in message and ENV_VAR in message and "\n" not in message
+    assert "pass --builder-configs DIR" in err.value.for_flag()
     with pytest.raises(RuleSetError, match="not found"):
         builder.ProfilerRuleSet(builder_configs=str(tmp_path / "nope"))
     with pytest.raises(RuleSetError, match="not a CK Builder configs directory"):

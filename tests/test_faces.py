@@ -1,16 +1,19 @@
-"""Each face's ``__all__`` is exactly what the command line and the docs' Python examples use of it, and
-docs/api.md names all of it.
+"""Each face's ``__all__`` is exactly the public names it shows (Hypothesis's contract), it offers all the
+command line and the docs' Python examples use of it, and docs/api.md names all of it.
 
-A face (``cksolve.query``, ``.workload``, ``.features``, ``.audit``) re-exports;
-a name the CLI or a documented example needs and the face does not list fails
-here, and so does a listed name nobody uses (it would be API by accident).
+A face (``cksolve.query``, ``.workload``, ``.features``, ``.audit``, ``.explore``, ``.solver``, ``.space``,
+``.emit``) re-exports: a name without a leading underscore that it shows is in ``__all__``, and the other
+way round; its submodules are its internals. A name the CLI or a documented example needs and the face
+does not list fails here.
 """
 
 from __future__ import annotations
 
 import ast
 import importlib
+import pkgutil
 import re
+import types
 from pathlib import Path
 
 import pytest
@@ -18,7 +21,7 @@ import pytest
 from doc_examples import all_docs
 
 ROOT = Path(__file__).resolve().parents[1]
-FACES = ("query", "workload", "features", "audit", "explore")
+FACES = ("query", "workload", "features", "audit", "explore", "solver", "space")
 
 
 def _cli_uses(face: str) -> set[str]:
@@ -53,25 +56,40 @@ def _docs_use(face: str) -> set[str]:
     return used
 
 
-@pytest.mark.parametrize("face", FACES)
-def test_all_is_what_the_cli_and_the_docs_use(face):
+def _shown(module) -> set[str]:
+    """The names a face shows: its attributes without a leading underscore, except its own submodules."""
+    subs = {m.name for m in pkgutil.iter_modules(module.__path__)}
+    return {n for n, v in vars(module).items() if not n.startswith("_") and n != "annotations"
+            and not (isinstance(v, types.ModuleType) and n in subs)}
+
+
+@pytest.mark.parametrize("face", (*FACES, "emit"))
+def test_all_is_exactly_what_the_face_shows(face):
     module = importlib.import_module(f"cksolve.{face}")
-    used = _cli_uses(face) | _docs_use(face)
     listed = set(module.__all__)
     assert len(module.__all__) == len(listed), f"{face}.__all__ repeats a name"
-    assert not used - listed, f"cksolve.{face} is used for {sorted(used - listed)} but does not list them"
-    assert not listed - used, f"cksolve.{face} lists {sorted(listed - used)}, which neither the CLI nor the docs use"
-    for name in listed:
-        assert hasattr(module, name), f"cksolve.{face}.__all__ names {name}, which it does not have"
+    shown = _shown(module)
+    assert not shown - listed, f"cksolve.{face} shows {sorted(shown - listed)} without listing them (public by accident)"
+    assert not listed - shown, f"cksolve.{face} lists {sorted(listed - shown)}, which it does not have"
 
 
 @pytest.mark.parametrize("face", FACES)
+def test_the_face_offers_what_the_cli_and_the_docs_use(face):
+    module = importlib.import_module(f"cksolve.{face}")
+    used = _cli_uses(face) | _docs_use(face)
+    missing = used - set(module.__all__)
+    assert not missing, f"cksolve.{face} is used for {sorted(missing)} but does not list them"
+
+
+@pytest.mark.parametrize("face", (*FACES, "emit"))
 def test_a_face_defines_nothing(face):
     """Re-export only: no function or class is defined in a face's module."""
     path = ROOT / "cksolve" / face / "__init__.py"
     tree = ast.parse(path.read_text(encoding="utf-8"))
     defined = [n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))]
     assert defined == [], f"{path.name} of {face} defines {defined}"
+    comments = [line for line in path.read_text(encoding="utf-8").splitlines() if "also importable" in line]
+    assert not comments, f"{face}: a name is public (in __all__) or internal (in its module), not 'also importable'"
 
 
 @pytest.mark.parametrize("face", (*FACES, "emit"))
@@ -112,7 +130,7 @@ def test_the_library_writes_nothing_to_stderr():
     """Warnings travel as data (``RuleSet.warnings``); only the command line (and the progress bars of emit and
     the workload steps, shown only on a terminal) writes to stderr -- and the stand-in compiler, a program of
     its own."""
-    allowed = {ROOT / "cksolve" / "entry.py", ROOT / "cksolve" / "emit" / "writer.py",
+    allowed = {ROOT / "cksolve" / "entry.py", ROOT / "cksolve" / "emit" / "progress.py",
                ROOT / "cksolve" / "workload" / "progress.py", ROOT / "cksolve" / "emit" / "standin.py"}
     for f in sorted((ROOT / "cksolve").rglob("*.py")):
         if f in allowed or (ROOT / "cksolve" / "cli") in f.parents:
@@ -121,3 +139,24 @@ def test_the_library_writes_nothing_to_stderr():
         uses = [n.lineno for n in ast.walk(tree) if isinstance(n, ast.Attribute) and n.attr == "stderr"
                 and isinstance(n.value, ast.Name) and n.value.id == "sys"]
         assert not uses, f"{f.relative_to(ROOT)}:{uses[0]} writes to stderr"
+
+
+def test_library_errors_name_parameters_not_flags():
+    """An error made by the library names a parameter (``{opt:NAME}``, rendered as a flag by the command
+    line), never a flag spelled out: the library does not know its command line."""
+    flag = re.compile(r"(?:^|[\s(])--[a-z]")
+    #: left to the engineer rewriting workload/'s internals (issue 33 item 1)
+    pending = {"workload/score.py", "workload/minimize.py"}
+    found = []
+    for f in sorted((ROOT / "cksolve").rglob("*.py")):
+        rel = f.relative_to(ROOT / "cksolve").as_posix()
+        if rel.startswith("cli/") or rel in pending:
+            continue
+        tree = ast.parse(f.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):  # SomethingError(...): raised, or returned to be raised
+            func = node.func if isinstance(node, ast.Call) else None
+            name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+            if name.endswith("Error"):
+                texts = [c.value for c in ast.walk(node) if isinstance(c, ast.Constant) and isinstance(c.value, str)]
+                found += [f"{rel}:{node.lineno}" for t in texts if flag.search(t)]
+    assert not found, f"library errors spelling a flag: {found}"

@@ -12,8 +12,10 @@ import pytest
 from conftest import CK, require_ck
 from test_cli import _cksolve, run
 
-from cksolve.features import (EXACT_DIFFERS, FEATURE_NAMES, KERNEL_NAMES, PAIR_COLUMNS, dispatcher_name, features,
-                              pipeline_variants, read_name)
+from cksolve.features import FEATURE_NAMES, KERNEL_NAMES, features, pipeline_variants
+from cksolve.features.ckname import dispatcher_name, read_name
+from cksolve.features.spec import EXACT_DIFFERS
+from cksolve.features.table import PAIR_COLUMNS
 from cksolve.features.spec import markdown_table
 from cksolve.space.buffering import BUFFERING_RULES
 from cksolve.space.naming import parse_name

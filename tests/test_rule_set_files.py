@@ -65,8 +65,9 @@ def test_a_kernel_list_over_a_counted_file_keeps_its_kernels(tmp_path):
     """A names list over a file too free to join: the file's own solve only counted its core, so the
     list's kernels are not looked up in it (they were all dropped when the file was solved first)."""
     from cksolve.query import evaluate, load_rule_set
-    from cksolve.solver import CACHE, enumerate_combo, solve_combo
+    from cksolve.solver import enumerate_combo, solve_combo
     from cksolve.space.combo import Combo
+    from cksolve.space.memos import MEMOS
 
     combo = Combo("gfx942", "forward", "fp16", 2)
     free = tmp_path / "free.toml"
@@ -78,6 +79,6 @@ def test_a_kernel_list_over_a_counted_file_keeps_its_kernels(tmp_path):
     (tmp_path / "five.txt").write_text("".join(f"{n}\n" for n in names))
     (tmp_path / "listed.toml").write_text('extends = ["free.toml", "five.txt"]\n')
     listed = load_rule_set(str(tmp_path / "listed.toml"))
-    CACHE.clear()
+    MEMOS.clear()
     assert any(c.counted is not None for c in solve_combo(base, combo).components), "the file must be only counted"
     assert len(names) == 5 and sorted(c.name() for c in solve_combo(listed, combo).configs()) == sorted(names)

@@ -47,6 +47,21 @@ def test_all_archs_are_checked():
     assert {"full-tests", "tiny"} <= set(rule_set_names())
 
 
+def test_every_rule_set_resolves_in_a_fresh_interpreter_without_import_order():
+    """The registry has no side effects to wait for: ``rulesets`` alone names and loads the derived sets
+    (their module imported on first use, not before)."""
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom cksolve.rulesets import get_rule_set, rule_set_names\n"
+            "assert {'full-tests', 'tiny'} <= set(rule_set_names())\n"
+            "assert 'cksolve.derived.subsets' not in sys.modules\n"
+            "print(get_rule_set('tiny').name, get_rule_set('full-tests').name)")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["tiny", "full-tests"]
+
+
 # --- full-tests ------------------------------------------------------------------------
 
 
@@ -216,7 +231,7 @@ def test_check_explains_a_full_config_outside_tiny():
 
     combo = Combo("gfx942", "forward", "fp16", 2)
     outside = next(c for c in full_configs(combo) if c not in set(tiny_selection(combo).configs))
-    rows = subsets._constraints("tiny", combo, subsets._basis(combo))[-1]
+    rows = get_rule_set("tiny").constraints(combo)[-1]
     assert rows.name == "rules.tiny.selection"
     assert not rows.holds(tuple(getattr(outside, a) for a in rows.scope))
     verdict = evaluate(outside, combo.arch, get_rule_set("tiny"))
@@ -231,8 +246,8 @@ def test_deterministic_recomputation():
     combos = [Combo("gfx942", "forward", "fp16", 2), Combo("gfx950", "bwd_weight", "bf16", 3),
               Combo("gfx1201", "forward_depthwise", "fp32", 2), Combo("gfx908", "forward", "fp32", 1)]
     before = {c: (_names(full_tests_selection(c)), _names(tiny_selection(c).configs)) for c in combos}
-    subsets._full_tests_selection.cache_clear()
-    subsets._tiny_selection.cache_clear()
+    full_tests_selection.cache_clear()
+    tiny_selection.cache_clear()
     subsets._constraints.cache_clear()
     for c in combos:
         assert (_names(full_tests_selection(c)), _names(tiny_selection(c).configs)) == before[c]

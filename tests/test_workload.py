@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from cksolve import query
-from cksolve.solver.evaluate import evaluate
+from cksolve.solver import enumerate_combo, evaluate
 from cksolve.space.naming import parse_name
 from cksolve.workload import Problem, ProblemError, applicable, applicability_constraints, coverage, parse_problem, read_problems
 from cksolve.workload.explain import runs
@@ -137,7 +137,7 @@ def test_applicable_equals_evaluator_on_every_kernel():
         want = set()
         variants = {"forward": ("forward", "forward_depthwise")}.get(p.direction, (p.direction,))
         for v in variants:
-            for c in query.enumerate_combo(rs, query.Combo("gfx942", v, "fp16", p.ndim)):
+            for c in enumerate_combo(rs, query.Combo("gfx942", v, "fp16", p.ndim)):
                 if runs(c, "gfx942", p):
                     want.add(c.name())
         assert got == want, f"{p.spec()}: only grouped {sorted(got - want)[:3]}, only evaluator {sorted(want - got)[:3]}"

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from cksolve import query
 from cksolve.solver.cpsat import is_feasible
-from cksolve.solver.evaluate import evaluate
+from cksolve.solver import enumerate_combo, evaluate
 from cksolve.solver.model import build_model
 from cksolve.workload import (DIRECTIONS, Problem, ProblemError, applicability_constraints, applicable, coverage,
                               read_problems)
@@ -69,7 +69,7 @@ def _rule_set(name: str):
 
 @lru_cache(maxsize=None)
 def _kernels(rule_set: str, arch: str, variant: str, dtype: str, ndim: int) -> tuple:
-    return tuple(query.enumerate_combo(_rule_set(rule_set), query.Combo(arch, variant, dtype, ndim)))
+    return tuple(enumerate_combo(_rule_set(rule_set), query.Combo(arch, variant, dtype, ndim)))
 
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])

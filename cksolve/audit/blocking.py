@@ -22,7 +22,7 @@ from __future__ import annotations
 from itertools import combinations, compress
 from typing import Callable, Mapping, Sequence
 
-from ..solver.relations import key_getter
+from ..solver import key_getter
 
 __all__ = ["minimal_removal", "masks_removal", "violation_masks", "EXHAUSTIVE"]
 

@@ -13,7 +13,6 @@ import json
 from ..arch.versions import active
 from ..errors import CksolveError
 from ..formats import check_format
-from .. import derived  # noqa: F401  (registers full-tests and tiny, which the containment checks name)
 from ..rulesets import Combo, RuleSet, get_rule_set
 from ..selection import Selection
 from .containment import EXPECTED, Containment, containment, parse_against

@@ -20,8 +20,7 @@ from math import prod
 from operator import not_
 
 from ..errors import CksolveError
-from ..solver import CONFIG_LIMIT, solve
-from ..solver.relations import key_getter
+from ..solver import CONFIG_LIMIT, key_getter, solve
 from ..space.constraints import Table, scope_values
 from ..rulesets import Combo, RuleSet
 from .blocking import masks_removal, violation_masks

@@ -8,6 +8,7 @@ moments ``cksolve.entry`` does the same; there is nothing to clean up then).
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 from typing import Optional
@@ -108,7 +109,7 @@ def _targets(arch) -> list[str]:
 
 def inputs(rule_set: Optional[str], names: Optional[Path], builder_configs: Optional[str]) -> list[Path]:
     """The files an emit read besides its own package: what a build must watch."""
-    from ..emit.cmake import installation_files
+    from ..emit.cmake import installation_files  # deferred: the writer loads only when emitting (see above)
 
     out = installation_files()
     if names is not None and Path(names).is_file():
@@ -132,8 +133,6 @@ def selection_label(rule_set: Optional[str], names: Optional[Path]) -> str:
 
 def summary_json(trees, selection: str) -> str:
     """``emit --format json``: one object; per tree its arch (or null), directory and counts."""
-    import json
-
     rows = []
     for arch, s in trees:
         rows.append({"arch": arch, "out_dir": s.out_dir, "kernels": s.kernels, "files": s.files,
@@ -150,7 +149,7 @@ def run_emit(*, out: Path, rule_set, names, arch, variant, dtype, ndim, jobs, bu
              arch_dirs: Optional[bool] = None, cmake_list: Optional[Path] = None, replace: bool = False,
              unity_batch: Optional[int] = None, fmt: str = "text") -> int:
     """Run the command; returns the exit code (0, or 128 + signal when the writer was interrupted)."""
-    from ..emit import EmitInterrupted
+    from ..emit import EmitInterrupted  # deferred (see above)
 
     check_format(fmt, SUMMARY_FORMATS)
     try:
@@ -174,8 +173,8 @@ def _refuse_split_paths(out, depends) -> None:
 
 def _run(out, rule_set, names, arch, variant, dtype, ndim, jobs, builder_configs, arch_dirs, cmake_list,
          replace, unity_batch, fmt) -> int:
-    from ..emit import emit_trees
-    from ..emit.unity import check_batch
+    from ..emit import emit_trees  # deferred (see above)
+    from ..emit.unity import check_batch  # deferred (see above)
 
     check_batch(unity_batch)  # before the selection is solved
     archs, items = select_for_emit(rule_set, names, arch, variant, dtype, ndim, builder_configs)
@@ -200,7 +199,7 @@ def _run(out, rule_set, names, arch, variant, dtype, ndim, jobs, builder_configs
     if fmt == "json":
         write_stdout(summary_json(trees, label))
     if cmake_list is not None:
-        from ..emit.cmake import cmake_list_text, write_cmake_list
+        from ..emit.cmake import cmake_list_text, write_cmake_list  # deferred (see above)
 
         by_arch: dict[str, list[str]] = {a: [] for a in archs}
         for a, c in items:

@@ -22,6 +22,9 @@ from ..outputs import StdoutClosed, flush_stdout, write_stdout
 
 __all__ = ["run_command", "say", "to_stderr"]
 
+#: library parameters whose flag is not ``--`` + the parameter's name
+FLAGS = {"out_dir": "--out"}
+
 
 def _empty_option(command, argv: list[str]) -> Optional[str]:
     """The first option given an empty value (``--out ''``, ``--arch=``): click would read it as
@@ -101,7 +104,7 @@ def run_command(command, argv: list[str]) -> None:
         _fail(f"error: {' '.join(exc.format_message().split())}")
     except CksolveError as exc:
         _quiet_stdout_on_failure()
-        _fail(f"error: {' '.join(exc.for_flag().split())}")
+        _fail(f"error: {' '.join(exc.for_flag(FLAGS).split())}")
     except (StdoutClosed, BrokenPipeError):
         _quiet_stdout()
         sys.exit(0)

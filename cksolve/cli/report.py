@@ -10,7 +10,8 @@ import typer
 from ..errors import CksolveError
 
 from .app import app
-from .options import BuilderOpt, OutputOpt, RuleSetOpt, SelectionArgs, refuse_unwritable, selection_options, strict, write
+from .options import (BuilderOpt, OutputOpt, RuleSetOpt, SelectionArgs, one_arch, refuse_unwritable, selection_options,
+                      strict, write)
 
 
 @app.command("report")
@@ -31,7 +32,6 @@ def report_cmd(
     """Write one HTML page (inline SVG, no script, nothing fetched): kernels per arch/variant/pipeline,
     the audit's empty combinations, and with --problems coverage and --minimize the kept kernels."""
     from .. import report  # deferred: the report loads audit and workload only for its command
-    from .options import one_arch
 
     if keep is not None and minimize is None:
         raise CksolveError(f"--keep {keep:g} is minimize's: give --minimize ARCH too "

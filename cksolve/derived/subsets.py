@@ -42,7 +42,7 @@ of the kernel kind whose rows are the selected configs, so ``count``,
 ``check``, ``diff`` and ``emit`` work unchanged and ``check`` still says which
 ``full`` rule a foreign config breaks. The selections are computed once per
 combination from :func:`cksolve.solver.enumerate_combo` and memoised in the
-solver's ``CACHE``, so ``CACHE.clear()`` forgets them with the solves they
+process memo owner ``MEMOS``, so ``MEMOS.clear()`` forgets them with the solves they
 rest on.
 """
 
@@ -51,15 +51,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from itertools import compress
 from operator import attrgetter
-from typing import Sequence
+from typing import Callable, Sequence
 
 from ..arch.constraints import constraints_for
 from ..rulesets import get_rule_set
 from ..rulesets.base import RuleSet, configs_table
-from ..solver import CACHE, enumerate_combo
-from ..solver.cover import minimum_cover
+from ..solver import enumerate_combo, minimum_cover
 from ..space.combo import Combo, kind_of
 from ..space.constraints import Constraint
+from ..space.memos import MEMOS
 
 __all__ = [
     "CATEGORIES", "STRIDE", "TINY_SIZE", "category", "pair", "coverage", "coverage_of",
@@ -130,7 +130,7 @@ def full_configs(combo: Combo) -> tuple:
     return _full_configs(combo, _basis(combo))
 
 
-@CACHE.cached("subsets.full_configs")
+@MEMOS.cached("subsets.full_configs")
 def _full_configs(combo: Combo, basis: tuple) -> tuple:
     return tuple(enumerate_combo(get_rule_set("full"), combo))
 
@@ -140,7 +140,7 @@ def full_tests_selection(combo: Combo) -> tuple:
     return _full_tests_selection(combo, _basis(combo))
 
 
-@CACHE.cached("subsets.full_tests_selection")
+@MEMOS.cached("subsets.full_tests_selection")
 def _full_tests_selection(combo: Combo, basis: tuple) -> tuple:
     full = _full_configs(combo, basis)
     positions = range(len(full))
@@ -184,7 +184,7 @@ def tiny_selection(combo: Combo) -> TinySelection:
     return _tiny_selection(combo, _basis(combo))
 
 
-@CACHE.cached("subsets.tiny_selection")
+@MEMOS.cached("subsets.tiny_selection")
 def _tiny_selection(combo: Combo, basis: tuple) -> TinySelection:
     ft = _full_tests_selection(combo, basis)
     items = [coverage(c) for c in ft]
@@ -224,19 +224,28 @@ def _selection_table(rule_set: str, combo: Combo, configs: Sequence):
 
 
 class _SubsetRuleSet(RuleSet):
+    #: combo -> the configs the rule set selects from full, in name order
+    selection: Callable[[Combo], Sequence]
+
     def constraints(self, combo: Combo) -> Sequence[Constraint]:
-        return _constraints(self.name, combo, _basis(combo))
+        return _constraints(self.name, type(self).selection, combo, _basis(combo))
 
 
-@CACHE.cached("subsets.constraints")
-def _constraints(name: str, combo: Combo, basis: tuple) -> tuple:
-    configs = _full_tests_selection(combo, basis) if name == "full-tests" else _tiny_selection(combo, basis).configs
-    return (*get_rule_set("full").constraints(combo), _selection_table(name, combo, configs))
+@MEMOS.cached("subsets.constraints")
+def _constraints(name: str, selection: Callable[[Combo], Sequence], combo: Combo, basis: tuple) -> tuple:
+    """Keyed by the basis too: another CK version selects again."""
+    return (*get_rule_set("full").constraints(combo), _selection_table(name, combo, selection(combo)))
+
+
+def _tiny_configs(combo: Combo) -> tuple:
+    return tiny_selection(combo).configs
 
 
 class FullTestsRuleSet(_SubsetRuleSet):
     name = "full-tests"
+    selection = staticmethod(full_tests_selection)
 
 
 class TinyRuleSet(_SubsetRuleSet):
     name = "tiny"
+    selection = staticmethod(_tiny_configs)

@@ -8,7 +8,9 @@ Rendering alone (no files) is in :mod:`cksolve.emit.render`.
 """
 
 from .render import kernel_files, global_files, render_all
-from .writer import EmitError, EmitInterrupted, EmitSummary, check_file_name, emit, emit_trees, names_to_configs
+from .interrupt import EmitInterrupted
+from .names import EmitError, check_file_name, names_to_configs
+from .writer import EmitSummary, emit, emit_trees
 
 __all__ = [
     "emit",

@@ -14,7 +14,7 @@ from typing import Iterable, Sequence
 
 from . import files, render
 from ..errors import shorten
-from .writer import EmitError
+from .names import EmitError
 
 __all__ = ["CMAKE_DIR", "installation_files", "cmake_list_text", "cmake_path_error", "write_cmake_list"]
 

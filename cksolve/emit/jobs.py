@@ -28,15 +28,24 @@ import stat
 import sys
 import threading
 import time
-from typing import Sequence
+from typing import NamedTuple, Sequence
 
 from ..space.memos import MEMOS
 from . import files, render
 
 __all__ = ["Job", "Result", "run"]
 
-#: (manifest entries, [(temp, final)], written, unchanged, bytes, bytes_written, kernels, error or None)
-Result = tuple
+class Result(NamedTuple):
+    """What rendering one chunk did (pickled from a child to the parent)."""
+
+    entries: dict  # kernel name -> manifest entry
+    temps: list  # [(temporary, final)] written and not yet renamed
+    written: int  # files
+    unchanged: int  # files
+    bytes: int  # of every file of the chunk
+    bytes_written: int
+    kernels: int  # of the chunk
+    error: str | None  # the first write error, described
 
 
 class Job:
@@ -103,7 +112,7 @@ class Job:
             error = files.describe(e)
             files.remove(t for t, _ in temps)
             temps = []
-        return entries, temps, written, unchanged, nbytes, nwritten, hi - lo, error
+        return Result(entries, temps, written, unchanged, nbytes, nwritten, hi - lo, error)
 
 
 def _unchanged(name: str, prev, top: int, wrap: int) -> bool:
@@ -132,7 +141,7 @@ def run(job: Job, chunks: list[tuple[int, int]], workers: int, progress) -> list
             for lo, hi in chunks:
                 out.append(job.run(lo, hi))
                 advance(hi - lo)
-                if out[-1][-1] is not None:
+                if out[-1].error is not None:
                     break
         return out
     return _forked(job, chunks, min(workers, len(chunks)), progress)
@@ -144,7 +153,7 @@ def _prctl():
     if not sys.platform.startswith("linux"):
         return None
     try:
-        import ctypes
+        import ctypes  # deferred: only the Linux death signal needs it, looked up once in the parent
 
         return ctypes.CDLL(None, use_errno=True).prctl
     except (OSError, AttributeError):
@@ -204,15 +213,15 @@ def _collect(sel, children: dict, results: list, advance) -> None:
                 buf += data
                 for res in _messages(buf):
                     results.append(res)
-                    advance(res[6])
-                    failed = failed or res[-1]
+                    advance(res.kernels)
+                    failed = failed or res.error
                 continue
             sel.unregister(fd)
             os.close(fd)
             _, status = os.waitpid(children.pop(fd), 0)
             if status != 0 and failed is None:
                 failed = "a renderer process failed"
-                results.append(({}, [], 0, 0, 0, 0, 0, failed))
+                results.append(Result({}, [], 0, 0, 0, 0, 0, failed))
 
 
 def _messages(buf: bytearray):
@@ -247,7 +256,7 @@ def _child(job: Job, chunks, wfd: int, inherited: list[int], parent: int, prctl)
             res = job.run(lo, hi)
             blob = pickle.dumps(res, pickle.HIGHEST_PROTOCOL)
             files.write_all(wfd, len(blob).to_bytes(8, "little") + blob)
-            if res[-1] is not None:
+            if res.error is not None:
                 break
         else:
             code = 0

@@ -18,6 +18,8 @@ from pathlib import Path
 from typing import Iterable
 
 from . import files, manifest as manifest_, render
+from .lock import locked
+from .names import ARCH, all_plain
 from .unity import UNITY_DIR, is_unit
 from ..arch.target_id import is_target_id
 from ..errors import CksolveError
@@ -26,9 +28,7 @@ __all__ = ["owned_files", "would_remove", "check_replace", "refuse_stale", "drop
 
 
 def _load(root: Path) -> manifest_.Manifest:
-    from .writer import _ARCH, _all_plain  # the writer's own name and arch checks
-
-    return manifest_.load(root, _all_plain, _ARCH.fullmatch)
+    return manifest_.load(root, all_plain, ARCH.fullmatch)
 
 
 def owned_files(root: Path, kernels: Iterable[str], with_globals: bool = False) -> list[str]:
@@ -83,7 +83,7 @@ def check_replace(out_dir: Path, arch_dirs: bool, trees: dict[str, set[str]], se
         layout = "one tree per arch" if arch_dirs else "a flat tree"
         raise CksolveError(f"{out_dir} holds {what} ({other}, {len(old.kernels)} kernels, {len(doomed)} files, "
                            f"{_example(doomed)}); writing {layout} would leave it beside the new trees: "
-                           f"give --replace to remove it, or another --out")
+                           f"give {{opt:replace}} to remove it, or another {{opt:out_dir}}")
     doomed: list[str] = []
     owner = None
     for tree, selected in trees.items():
@@ -93,7 +93,7 @@ def check_replace(out_dir: Path, arch_dirs: bool, trees: dict[str, set[str]], se
             doomed += paths
     if doomed:
         raise CksolveError(f"refusing to remove {len(doomed)} files that another selection ({owner}) wrote into "
-                           f"{out_dir} ({_example(doomed)}); give --replace to replace them, or another --out")
+                           f"{out_dir} ({_example(doomed)}); give {{opt:replace}} to replace them, or another {{opt:out_dir}}")
     return []
 
 
@@ -104,16 +104,14 @@ def refuse_stale(root: Path, owner: str | None, selection: str | None, stale: li
         return
     doomed = owned_files(root, stale)
     raise CksolveError(f"refusing to remove {len(doomed)} files that another selection ({owner}) wrote into "
-                       f"{root} (e.g. {doomed[0] if doomed else stale[0]}); give --replace to replace them")
+                       f"{root} (e.g. {doomed[0] if doomed else stale[0]}); give {{opt:replace}} to replace them")
 
 
 def drop_tree(root: Path) -> int:
     """Remove what emit owns in ``root`` (its kernels, shared headers, unity units, manifest) and the
     directories left empty; files emit did not write stay. The number of files removed."""
-    from .writer import _locked
-
     root = Path(root)
-    with _locked(root, None):
+    with locked(root, None):
         old = _load(root)
         unity = root / UNITY_DIR
         units = [str(unity / n) for n in (os.listdir(unity) if os.path.isdir(unity) and not os.path.islink(unity) else ())

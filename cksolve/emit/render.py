@@ -106,7 +106,7 @@ def _b(x: bool) -> str:
 # ------------------------------------------------------------------ templates
 @MEMOS.cached("emit.render._env")
 def _env():
-    import jinja2  # imported on first render: an unchanged re-emit never needs it
+    import jinja2  # deferred: imported on first render, an unchanged re-emit never needs it
 
     return jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(TEMPLATE_DIR)),

@@ -25,28 +25,26 @@ Guarantees, per output directory (``--out``):
 * rendering runs in forked processes over chunks of kernels (:mod:`.jobs`).
 * emit tells before it deletes another selection's files (:mod:`.ownership`).
 
-(Longer than most modules: the locking, publishing and cleaning-up protocol
-above is one piece, and splitting it would spread its invariants over files.)
+Which names a tree accepts is :mod:`.names`; the directory's lock :mod:`.lock`; the bar :mod:`.progress`.
 """
 
 from __future__ import annotations
 
-import fcntl
+import hashlib
 import os
-import re
 import stat
-import string
-import sys
 import time
-from contextlib import contextmanager
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from operator import itemgetter
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
 from . import files, jobs as jobs_, manifest as manifest_, ownership, render, unity
 from .interrupt import EmitInterrupted, Guard, Interrupt
-from ..arch.target_id import base_arch, is_target_id
+from .lock import locked
+from .names import ARCH, EmitError, all_plain, check_arch, check_file_name, names_to_configs
+from .progress import ProgressBar
+from ..arch.target_id import base_arch
 from ..errors import CksolveError
 from ..space.config import DepthwiseConfig, KernelConfig
 
@@ -54,22 +52,6 @@ __all__ = ["EmitError", "EmitInterrupted", "EmitSummary", "emit", "emit_trees", 
            "check_file_name"]
 
 MANIFEST = manifest_.MANIFEST
-#: a kernel name must be a plain file name: these characters only, none of _NOT_FIRST first
-#: (no separators, no leading dot)
-_NAME_CHARS = string.ascii_letters + string.digits + "_.+-"
-_NOT_FIRST = ".+-"
-_PLAIN = re.compile(f"(?![{re.escape(_NOT_FIRST)}])[{re.escape(_NAME_CHARS)}]+")
-_NAME_BYTES = _NAME_CHARS.encode()
-_BAD_FIRST = frozenset(("", *_NOT_FIRST))
-_ARCH = re.compile(r"gfx[0-9a-z]+")
-#: a tree's target: an arch or a ROCm target ID (gfx942:sramecc+:xnack-); kernels are rendered for its base arch
-_NAME_MAX = 255  # bytes per path component on the usual file systems
-
-
-class EmitError(CksolveError):
-    """Emission failed; the message is one line fit for the user."""
-
-
 @dataclass
 class EmitSummary:
     kernels: int = 0
@@ -99,36 +81,6 @@ class EmitSummary:
                 f"({self.bytes_written / 1e6:.1f} MB written) in {self.seconds:.2f} s -> {self.out_dir}")
 
 
-_WRAPPER_PREFIX = render.WRAPPER_PREFIX
-_LONGEST_PREFIX = len(_WRAPPER_PREFIX) + len(".hpp")
-
-
-def check_file_name(name: str) -> None:
-    """Raise EmitError unless ``name`` can serve as a kernel (file) name."""
-    if not isinstance(name, str) or not _PLAIN.fullmatch(name) or len(name) + _LONGEST_PREFIX > _NAME_MAX:
-        raise EmitError(f"refusing kernel name {name!r}: not a plain file name")
-
-
-def _all_plain(names: list[str]) -> bool:
-    """``check_file_name`` for many names at once, in C (a regex over 9k names took 15 ms)."""
-    try:
-        data = "".join(names).encode("ascii")
-    except UnicodeEncodeError:
-        return False
-    return (not data.translate(None, _NAME_BYTES) and not _BAD_FIRST.intersection(map(itemgetter(slice(0, 1)), names))
-            and max(map(len, names)) + _LONGEST_PREFIX <= _NAME_MAX)
-
-
-def names_to_configs(lines: Iterable[str], source: str = "names") -> list[KernelConfig | DepthwiseConfig]:
-    """Configs of the kernel names in ``lines``; EmitError names the first bad line (see ``parse_names``)."""
-    from ..space.naming import NameError_, parse_names
-
-    try:
-        return parse_names(lines, source)
-    except NameError_ as exc:
-        raise EmitError(str(exc)) from None
-
-
 # ------------------------------------------------------------------------ emit
 def _prepare(configs) -> list[tuple[str, object, str]]:
     """(arch, config, name) per distinct kernel, sorted by name; EmitError on bad input.
@@ -142,7 +94,7 @@ def _prepare(configs) -> list[tuple[str, object, str]]:
         if not isinstance(c, (KernelConfig, DepthwiseConfig)):
             raise EmitError(f"not a kernel config: {c!r}")
     names = [c.name() for _, c in pairs]
-    if names and not _all_plain(names):
+    if names and not all_plain(names):
         for name in names:
             check_file_name(name)
     seen = dict(zip(reversed(names), reversed(pairs)))  # the first of equal names wins
@@ -163,15 +115,10 @@ def _split_by_arch(configs) -> dict[str, list]:
         except (TypeError, ValueError):
             raise EmitError(f"expected (arch, config) pairs, got {pair!r}") from None
         if type(arch) is not str or arch not in groups:
-            _check_arch(arch)
+            check_arch(arch)
             groups[arch] = []
         groups[arch].append((arch, c))
     return groups
-
-
-def _check_arch(arch) -> None:
-    if not is_target_id(arch):
-        raise EmitError(f"refusing arch {arch!r}: expected a gfx target such as gfx942 or gfx942:xnack-")
 
 
 def _base(pairs: list) -> list:
@@ -192,7 +139,7 @@ def emit_trees(configs: Iterable[tuple[str, KernelConfig | DepthwiseConfig]], ou
     """
     groups = _split_by_arch(configs)
     for arch in archs:
-        _check_arch(arch)
+        check_arch(arch)
         groups.setdefault(arch, [])
     if arch_dirs is None:
         arch_dirs = len(groups) > 1
@@ -245,7 +192,7 @@ def emit(configs: Sequence[tuple[str, KernelConfig | DepthwiseConfig]], out_dir:
     with Guard() as guard:
         try:
             _make_dirs(root, run.created)
-            with _locked(root, on_wait):
+            with locked(root, on_wait):
                 _emit_locked(items, run, jobs, progress, guard, summary)
         except Interrupt as exc:
             with guard.deferred():
@@ -272,22 +219,6 @@ def _make_dirs(root: Path, created: list[Path]) -> None:
     for d in reversed(missing):
         os.mkdir(d)
         created.append(d)
-
-
-@contextmanager
-def _locked(root: Path, on_wait):
-    """Hold the directory's lock (flock on the directory itself: nothing to clean up after a kill)."""
-    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-    try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            if on_wait is not None:
-                on_wait(f"waiting for another emit into {root} to finish")
-            fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)
 
 
 class _Run:
@@ -334,7 +265,7 @@ def _emit_locked(items, run: _Run, jobs: int | None, progress: bool, guard: Guar
     tag = files.TMP_TAG
     summary.swept = (files.remove([os.path.join(root, n) for n in top if n.endswith(tag)])
                      + files.remove([os.path.join(wrap, n) for n in wrapped if n.endswith(tag)]))
-    old = manifest_.load(root, _all_plain, _ARCH.fullmatch)
+    old = manifest_.load(root, all_plain, ARCH.fullmatch)
     if old.warning:
         summary.notes.append(old.warning)
     selected = {name for _, _, name in items}
@@ -397,19 +328,19 @@ def _render(job: jobs_.Job, jobs: int | None, progress: bool, summary: "EmitSumm
             workers, size = 1, max(n, 1)
         chunks = [(i, min(i + size, n)) for i in range(0, n, size)]
         # a bar only when there is rendering to watch (a stat-only check takes well under a second)
-        results = jobs_.run(job, chunks, workers, _progress(progress and to_render > 0, n))
+        results = jobs_.run(job, chunks, workers, ProgressBar(progress and to_render > 0, n))
     finally:
         job.close()
     temps, kernels = [], {}
-    for entries, tmps, written, unchanged, nbytes, nwritten, _, error in results:
-        if error is not None:
-            raise EmitError(f"cannot write to {summary.out_dir}: {error}")
-        temps += tmps
-        kernels.update(entries)
-        summary.written += written
-        summary.unchanged += unchanged
-        summary.bytes += nbytes
-        summary.bytes_written += nwritten
+    for res in results:
+        if res.error is not None:
+            raise EmitError(f"cannot write to {summary.out_dir}: {res.error}")
+        temps += res.temps
+        kernels.update(res.entries)
+        summary.written += res.written
+        summary.unchanged += res.unchanged
+        summary.bytes += res.bytes
+        summary.bytes_written += res.bytes_written
     return temps, kernels
 
 
@@ -432,8 +363,6 @@ def _publish(temps: list[tuple[str, str]]) -> None:
         for tmp, final in temps:
             os.replace(tmp, final)
         return
-    from concurrent.futures import ThreadPoolExecutor
-
     def part(pairs):
         for tmp, final in pairs:
             os.replace(tmp, final)
@@ -453,8 +382,6 @@ def _remove_kernels(root: Path, names: list[str]) -> int:
 
 def _write_globals(root: Path, items, old: list | None, token: str, summary: "EmitSummary"):
     """The include_all and registration headers: (manifest entry, temporaries)."""
-    import hashlib
-
     h = hashlib.sha256()
     for _, _, name in items:
         h.update(name.encode() + b"\n")
@@ -490,27 +417,3 @@ def _stat_ok(path: Path, size: int, mtime: int) -> bool:
     except OSError:
         return False
     return stat.S_ISREG(st.st_mode) and st.st_size == size and st.st_mtime_ns == mtime
-
-
-class _progress:
-    """Context manager yielding advance(n); a rich bar on stderr, or nothing."""
-
-    def __init__(self, enabled: bool, total: int):
-        self.enabled, self.total, self.bar = enabled, total, None
-
-    def __enter__(self) -> Callable[[int], None]:
-        if not self.enabled:
-            return lambda n: None
-        from rich.console import Console
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-        self.bar = Progress(TextColumn("emit"), BarColumn(), MofNCompleteColumn(), TextColumn("kernels"),
-                            TimeElapsedColumn(), console=Console(file=sys.stderr), transient=True)
-        self.bar.start()
-        task = self.bar.add_task("emit", total=self.total)
-        return lambda n: self.bar.advance(task, n)
-
-    def __exit__(self, *exc):
-        if self.bar is not None:
-            self.bar.stop()
-        return False

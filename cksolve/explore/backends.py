@@ -14,8 +14,7 @@ from typing import Iterable, Iterator
 from ..errors import CksolveError
 from ..query import CheckRecord, Record, Selection, count_records
 from ..rulesets.base import RuleSet
-from ..solver import build_model
-from ..solver.backends import BACKENDS, get_backend
+from ..solver import BACKENDS, build_model, get_backend
 from ..space.combo import Combo
 from ..space.config import config_fields
 from ..space.naming import parse_name
@@ -36,7 +35,7 @@ def enumerate_with(backend: str, rule_set: RuleSet, selection: Selection, limit:
         total = sum(count_records(rule_set, selection).values())
         if total > limit:
             raise CksolveError(f"{rule_set.name or 'rule set'} has {total:,} configs in this selection, more than "
-                               f"{limit:,}: narrow it or raise --limit")
+                               f"{limit:,}: narrow it or raise {{opt:limit}}")
     for combo in selection.combos():
         for config in b.enumerate(build_model(combo, rule_set)):
             yield Record(rule_set.name, combo, config)

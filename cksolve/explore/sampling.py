@@ -15,9 +15,7 @@ from typing import Iterator
 from ..errors import CksolveError
 from ..query import Record, Selection, count_records
 from ..rulesets.base import RuleSet
-from ..solver import SolutionSet, solve_combo
-from ..solver.counting import SpaceTooLarge
-from ..solver.sampling import sample_blocks
+from ..solver import SolutionSet, SpaceTooLarge, sample_blocks, sample_solutions, solve_combo
 
 __all__ = ["count", "sample", "sample_stream", "solution_sets"]
 

@@ -34,11 +34,8 @@ from types import SimpleNamespace
 from ..errors import CksolveError, shorten
 from ..rulesets.base import RuleSet
 from ..rulesets.where import MAX_EXPRESSIONS, WhereError, where_check
-from ..solver import build_model
-from ..solver.backends import get_backend, pinned
-from ..solver.direct import solve, transient
-from ..solver.model import prune_domains
-from ..solver.sampling import decode
+from ..solver import build_model, decode, get_backend, pinned, prune_domains, solve
+from ..solver.direct import transient
 from ..space.combo import Combo
 from ..space.variants import VARIANTS
 
@@ -99,7 +96,7 @@ def search(problem_spec: str, arch: str, dtype: str, rule_set: RuleSet | None = 
     model instead (``ranked.py``: RankedResults, one per tile shape)."""
     # The workload layer (problems, run-time rules, scores) is imported here, not at the top: every command
     # imports this face, and the workload layer's numpy costs the others 50 ms of start-up.
-    from ..workload import parse_problem
+    from ..workload import parse_problem  # deferred: see the comment above
 
     if top < 1:
         raise CksolveError(f"{{opt:top}} {top} must be at least 1")

@@ -22,20 +22,23 @@ docs/ml-features.md; ``pipeline_variants`` derives the valid (pipeline,
 scheduler, double LDS buffer, split image) combinations from the constraints.
 """
 
-from .ckname import CkReading, dispatcher_name, read_name
-from .engine import SEMANTICS, NoHardwareProfile
-from .spec import COLUMNS, EXACT_DIFFERS, FEATURE_NAMES, KERNEL_NAMES
-from .table import KERNEL_COLUMNS, PAIR_COLUMNS, FeatureTable, features
-from .tasks import (FEATURE_FORMATS, FEATURE_SEMANTICS, check_parquet, feature_stream, feature_table, feature_text,
-                    selection_pipeline_variants, write_features)
+from .engine import SEMANTICS
+from .spec import FEATURE_NAMES, KERNEL_NAMES
+from .table import FeatureTable, features
+from .tasks import FEATURE_FORMATS, check_parquet, feature_stream, selection_pipeline_variants, write_features
 from .variants import PipelineVariant, pipeline_variants
 
 __all__ = [
     "features",
+    "FeatureTable",
+    "SEMANTICS",
+    "FEATURE_NAMES",
+    "KERNEL_NAMES",
     "pipeline_variants",
+    "PipelineVariant",
     "feature_stream",
     "write_features",
+    "FEATURE_FORMATS",
     "check_parquet",
     "selection_pipeline_variants",
 ]
-#: also importable from here, for the library's own modules and the tests: FeatureTable, SEMANTICS, FEATURE_NAMES, KERNEL_NAMES, PAIR_COLUMNS, KERNEL_COLUMNS, COLUMNS, EXACT_DIFFERS, NoHardwareProfile, dispatcher_name, read_name, CkReading, PipelineVariant, FEATURE_FORMATS, FEATURE_SEMANTICS

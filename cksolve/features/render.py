@@ -13,6 +13,8 @@ import io
 import json
 from typing import Iterable, Sequence, TextIO
 
+import numpy as np
+
 from ..errors import CksolveError
 from ..space.axes import value_text
 
@@ -57,10 +59,10 @@ def write_rows(columns: Sequence[str], rows: Iterable[tuple], fmt: str, out: Tex
 
 def _pyarrow():
     try:
-        import pyarrow
-        import pyarrow.parquet
+        import pyarrow  # deferred, with the next line: an optional dependency, for parquet output only
+        import pyarrow.parquet  # deferred
     except ImportError:
-        raise CksolveError("--format parquet needs pyarrow: pip install 'cksolve[parquet]'") from None
+        raise CksolveError("{opt:format} parquet needs pyarrow: pip install 'cksolve[parquet]'") from None
     return pyarrow, pyarrow.parquet
 
 
@@ -135,8 +137,6 @@ def _write_column_batches(pa, pq, columns: Sequence[str], rows, path: str) -> in
 
 def _taken(pa, values, index, kind):
     """The column ``values[index]`` as ``kind``: numbers through numpy (as pyarrow converts them), text by take."""
-    import numpy as np
-
     if values is None:
         return pa.array(index, type=kind)
     numeric = {pa.int64(): np.int64, pa.float64(): np.float64, pa.bool_(): np.bool_}.get(kind)

@@ -8,9 +8,10 @@ from ..errors import CksolveError
 from ..formats import check_format
 from ..rulesets import RuleSet
 from ..selection import VARIANTS, Selection, gemm_variants
+from ..workload.problem_table import read_problems
 from .render import FORMATS, check_parquet, render, write_parquet, write_rows
 from .engine import SEMANTICS
-from .table import FeatureTable, features
+from .table import FeatureTable, features, iter_features
 from .variants import PipelineVariant, pipeline_variants as derive
 
 __all__ = ["FEATURE_FORMATS", "FEATURE_SEMANTICS", "feature_table", "feature_text", "feature_stream", "write_features",
@@ -29,16 +30,12 @@ def feature_table(rule_set: RuleSet, selection: Selection, problems: Path | None
 
 def feature_stream(rule_set: RuleSet, selection: Selection, problems: Path | None, semantics: str):
     """``feature_table``'s rows one at a time: (columns, rows, unread) -- ``unread()`` once the rows are done."""
-    from .table import iter_features
-
     check_format(semantics, FEATURE_SEMANTICS, "semantics")
     return iter_features(rule_set, selection.combos(), _problems(problems), semantics)
 
 
 def _problems(path: Path | None):
     """The workload's problems, read by columns (``read_problems``' answer and errors), or None."""
-    from ..workload.problem_table import read_problems
-
     return read_problems(path) if path is not None else None
 
 

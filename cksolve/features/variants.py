@@ -12,14 +12,15 @@ from __future__ import annotations
 from itertools import product
 from typing import Iterable, NamedTuple
 
-from ..solver.model import build_model
-from ..solver.pyconstraint import find_one
+from ..solver import build_model, get_backend
 from ..space.axes import AXES
 from ..space.buffering import BUFFERING_RULES
 from ..rulesets import Combo, kind_of
 
 __all__ = ["PipelineVariant", "pipeline_variants", "VARIANT_AXES"]
 
+#: The solver that searches a witness per combination: a backtracking search stops at the first one.
+WITNESS_BACKEND = "python-constraint"
 #: The axes of a pipeline variant, in CK's tuple order (pipeline, wave mode, dsb, si).
 VARIANT_AXES = ("pipeline", "scheduler", "double_smem_buffer", "split_image")
 
@@ -42,6 +43,7 @@ def pipeline_variants(archs: Iterable[str], variants: Iterable[str], dtypes: Ite
     """
     dtypes, ndims = tuple(dtypes), tuple(ndims)
     candidates = list(product(*(AXES[a].domain for a in VARIANT_AXES)))
+    find_one = get_backend(WITNESS_BACKEND).find_one
     out = []
     for arch in archs:
         for variant in variants:

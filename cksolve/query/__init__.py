@@ -7,9 +7,10 @@ Re-export only; everything returns data and nothing prints::
     rs = query.load_rule_set("default")
     names = list(query.enumerate_names(rs, query.select(["gfx942"], ["forward"], ["fp16"], [2])))
 
-Workloads, ML features and audits have faces of their own (``cksolve.workload``,
-``cksolve.features``, ``cksolve.audit``); ``tests/test_faces.py`` holds each
-``__all__`` to what the command line and the docs use.
+Workloads, ML features, audits, the whole space and the solver have faces of their
+own (``cksolve.workload``, ``.features``, ``.audit``, ``.explore``, ``.solver``,
+``.space``); ``tests/test_faces.py`` holds each ``__all__`` to exactly the public
+names the face shows, and to at least what the command line and the docs use.
 """
 
 from ..arch.target_id import base_arch
@@ -18,8 +19,7 @@ from ..rulesets import RULE_SETS, rule_set_names
 from ..rulesets.listed import rule_set_file
 from ..selection import (ARCHS, DTYPES, NDIMS, VARIANTS, Record, Selection, canonical_order, gemm_variants, select,
                          split_values)
-from ..solver import enumerate_combo
-from ..solver.evaluate import evaluate
+from ..solver import evaluate
 from ..space.combo import Combo
 from .ck import CkVersion, active_ck, bundled_versions, ck_version, use_ck, using_ck
 from .checking import CheckRecord, check_names, explain_name
@@ -36,6 +36,7 @@ __all__ = [
     "RULE_SETS",
     "Combo",
     "Selection",
+    "Record",
     "select",
     "split_values",
     "base_arch",
@@ -54,9 +55,11 @@ __all__ = [
     "name_lines",
     "count_records",
     "check_names",
+    "CheckRecord",
     "evaluate",
     "explain_name",
     "open_source",
+    "Source",
     "read_sectioned_names",
     "diff_sources",
     "arch_facts_list",
@@ -66,4 +69,3 @@ __all__ = [
     "using_ck",
     "active_ck",
 ]
-#: also importable from here, for the library's own modules and the tests: Record, enumerate_combo, CheckRecord, Source

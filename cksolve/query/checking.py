@@ -9,8 +9,7 @@ from typing import Iterable, Iterator, NamedTuple
 from ..errors import CksolveError, shorten
 from ..rulesets import RuleSet, candidate_rule_sets
 from ..selection import select
-from ..solver.evaluate import evaluate
-from ..solver.explain import Explanation, explanation
+from ..solver import Explanation, evaluate, explanation
 from ..space.namesfile import section_line, sectioned_entries
 from ..space.naming import NameError_, line_reason, parse_name
 from ..space.textfile import numbered_lines
@@ -111,7 +110,7 @@ def explain_name(name: str, arch: str, rule_set: RuleSet | None = None, nearest:
     if problem is None:  # the workload layer is loaded only for a problem (start-up of every other explain)
         return explanation(config, arch, rule_set, nearest,
                            candidates=candidate_rule_sets() if rule_set is None else ())
-    from ..workload import parse_problem
-    from ..workload.explain import explain_on_problem
+    from ..workload import parse_problem  # deferred, with the next line: see the comment above
+    from ..workload.explain import explain_on_problem  # deferred
 
     return explain_on_problem(config, arch, parse_problem(problem), rule_set, nearest)

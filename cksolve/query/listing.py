@@ -14,12 +14,9 @@ from typing import Iterable, Iterator, Sequence
 
 from ..arch.facts import ArchFacts, arch_facts, archs, common_facts
 from ..errors import CksolveError
-from .. import derived  # noqa: F401  (registers the derived rule sets, full-tests and tiny)
 from ..rulesets import RULE_SETS, RuleSet, get_rule_set
 from ..selection import Record, Selection
-from ..solver import enumerate_combo, names_combo, solve_combo
-from ..solver.counting import SpaceTooLarge
-from ..solver.stream import config_blocks, name_blocks
+from ..solver import SpaceTooLarge, config_blocks, enumerate_combo, name_blocks, names_combo, solve_combo
 from ..space.combo import Combo
 from ..space.namesfile import section_line
 

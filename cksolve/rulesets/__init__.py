@@ -5,13 +5,12 @@ Rule sets are imported lazily, so naming one does not load the others' data.
 
 from __future__ import annotations
 
-import importlib
 from pathlib import Path
 
 from ..errors import did_you_mean, shorten
-from ..space.memos import MEMOS
 from .base import Combo, RuleSet, RuleSetError, kind_of
 from .file import FileRuleSet
+from .named import named_rule_set
 from .registry import RULE_SETS
 
 __all__ = ["Combo", "RuleSet", "RuleSetError", "RULE_SETS", "get_rule_set", "rule_set_names", "kind_of",
@@ -22,16 +21,6 @@ def rule_set_names() -> list[str]:
     return list(RULE_SETS)
 
 
-def _class(name: str) -> type:
-    module, cls, _ = RULE_SETS[name]
-    return getattr(importlib.import_module(module, __package__), cls)
-
-
-@MEMOS.cached("rulesets._load")
-def _load(name: str, options: tuple) -> RuleSet:
-    return _class(name)(**dict(options))
-
-
 def get_rule_set(name: str, **options) -> RuleSet:
     """The rule set called ``name`` (or defined by the file at path ``name``).
 
@@ -39,8 +28,7 @@ def get_rule_set(name: str, **options) -> RuleSet:
     others ignore them.
     """
     if name in RULE_SETS:
-        wanted = tuple(sorted((k, v) for k, v in options.items() if k in getattr(_class(name), "OPTIONS", ())))
-        return _load(name, wanted)
+        return named_rule_set(name, **options)
     if not name:
         raise RuleSetError(f"empty rule set name; valid: {', '.join(RULE_SETS)} or a path to a rule-set file")
     path = Path(name)

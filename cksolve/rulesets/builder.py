@@ -62,7 +62,7 @@ def conf_files(root: Path, subset: str) -> list[tuple[str, str, int, str, Path]]
 
 
 def _missing_root_message(name: str) -> str:
-    return (f"rule set {name!r} reads CK Builder .conf files: pass --builder-configs DIR or set {ENV_VAR}=DIR "
+    return (f"rule set {name!r} reads CK Builder .conf files: pass {{opt:builder_configs}} DIR or set {ENV_VAR}=DIR "
             "(DIR holds forward/, backward_weight/, backward_data/; in CK: "
             "experimental/grouped_convolution_tile_instances/configs)")
 
@@ -95,7 +95,7 @@ class BuilderRuleSet(RuleSet):
 
         def warn(message: str) -> None:
             if strict:
-                raise RuleSetError(f"{message} (--strict)")
+                raise RuleSetError(f"{message} ({{opt:strict}})")
             self.warnings.append(message)
 
         for variant, dtype, ndim, layout, path in conf_files(self.root, subset):

@@ -42,6 +42,8 @@ from ..space.naming import parse_names
 from ..space.textfile import numbered_lines, read_text
 from .base import Combo, RuleSet, RuleSetError, nothing
 from .listed import ListedRuleSet
+from .named import named_rule_set
+from .registry import RULE_SETS
 from .where import file_where
 
 __all__ = ["FileRuleSet", "KEYS", "TABLE_KEYS", "MAX_DEPTH"]
@@ -171,10 +173,8 @@ def _parse(text: str, label: str) -> dict:
 
 def _extend(spec: str, path: Path, chain: tuple[str, ...], loaded: dict, options: dict) -> RuleSet:
     """A named rule set, or a file relative to the extending file's directory."""
-    from . import RULE_SETS, get_rule_set  # deferred: the package imports this module (a base is any rule set)
-
     if spec in RULE_SETS:
-        return get_rule_set(spec, **options)
+        return named_rule_set(spec, **options)
     target = Path(spec).expanduser()
     if not target.is_absolute():
         target = path.parent / target

@@ -1,102 +1,38 @@
-"""Solving models: the direct join backend, CP-SAT, python-constraint, evaluation.
+"""The solver's face: the model, its backends, solving per combination, evaluation and explanation.
 
-Public entry points::
+Re-export only (``tests/test_faces.py``); the modules behind it are internal::
 
     solve_combo(rule_set, combo)      -> SolutionSet (factorised; .count(), .configs())
     enumerate_combo(rule_set, combo)  -> configs of the combo in canonical name order
     names_combo(rule_set, combo)      -> their kernel names, in the same order
     bounded_configs(rule_set, combo)  -> the configs of the combo, refused past CONFIG_LIMIT (workloads, features)
-    evaluate(config, arch, rule_set)  -> violations of one config (see ``evaluate``)
+    evaluate(config, arch, rule_set)  -> the verdict on one config (violations, membership)
+    get_backend(name)                 -> a backend of BACKENDS (direct, cpsat, python-constraint), loaded on first use
+
+What loads OR-Tools (``cpsat``, ``score_model``) is not re-exported: its few callers import it where they
+need it, deferred.
 """
 
-from __future__ import annotations
-
-from operator import itemgetter
-
-from ..arch.constraints import constraints_for
-from ..space.combo import kind_of
-from .cache import CACHE, SolverCache
+from .backends import BACKENDS, DEFAULT_BACKEND, Backend, CannotCount, get_backend, pinned
+from .combos import CONFIG_LIMIT, bounded_configs, enumerate_combo, names_combo, solve_combo
 from .counting import SpaceTooLarge
+from .cover import CoverError, minimum_cover
 from .direct import SolutionSet, solve
-from .model import Model, build_model
-from .solutions import gc_paused
+from .evaluate import Verdict, evaluate
+from .explain import Explanation, Nearest, explanation
+from .model import Model, build_model, prune_domains
+from .relations import key_getter
+from .sampling import decode, sample_blocks, sample_solutions
+from .stream import config_blocks, name_blocks
 
-__all__ = ["CACHE", "Model", "SolutionSet", "SolverCache", "build_model", "solve", "solve_combo", "enumerate_combo",
-           "names_combo", "bounded_configs", "CONFIG_LIMIT"]
-
-#: Configs of one combination that the commands working per combination (applicable, coverage,
-#: minimize, features, audit's containment) list at most; CK's largest has about 9,000. A rule-set
-#: file that leaves axes free has billions: it is refused with its size instead of filling memory.
-CONFIG_LIMIT = 1_000_000
-
-
-_COMBOS = CACHE.memo("solver.combo")
-
-
-def solve_combo(rule_set, combo) -> SolutionSet:
-    """The solutions of ``rule_set`` for ``combo``, built and solved once per process.
-
-    A listing counts every combination (against its limit) before it lists them,
-    and workloads ask per problem: the model is built and keyed once, not per
-    question. The key is what the model is made of (the combination and the rule
-    set's constraints for it, memoised by the rule sets, and the arch's, which follow
-    the active CK version), so a rule set whose constraints change, or another CK
-    version, is solved again, and no rule set is kept alive by the memo.
-    """
-    key = (combo, constraints_for(combo.arch, kind_of(combo.variant)), tuple(rule_set.constraints(combo)))
-    hit = _COMBOS.get(key)
-    if hit is None:
-        hit = _COMBOS[key] = solve(build_model(combo, rule_set))
-    return hit
-
-
-def bounded_configs(rule_set, combo, limit: int = CONFIG_LIMIT) -> list:
-    """The configs of ``rule_set`` valid for the combo (unordered), counted first and refused (one line,
-    naming the combination) past ``limit`` or when the space cannot even be counted or listed."""
-    name = getattr(rule_set, "name", None) or "rule set"
-    try:
-        solutions = solve_combo(rule_set, combo)
-        n = solutions.count()
-        configs = solutions.configs() if n <= limit else None
-    except SpaceTooLarge as exc:  # too many free axes to count, or to join a counted component
-        raise SpaceTooLarge(f"{name} leaves too many axes free to list {combo.key} ({exc}): pin more axes "
-                            f"in the rule set") from None
-    if configs is None:
-        raise SpaceTooLarge(f"{name} has {n:,} configs for {combo.key}, more than the {limit:,} a command lists "
-                            f"per combination: pin more axes in the rule set")
-    return configs
-
-
-def enumerate_combo(rule_set, combo) -> list:
-    """Every config of ``rule_set`` valid for the combo, sorted by kernel name."""
-    return list(_name_order(rule_set, combo)[1])
-
-
-def names_combo(rule_set, combo) -> tuple[str, ...]:
-    """The kernel names of :func:`enumerate_combo`'s configs, in its order (a names listing needs no configs)."""
-    return _name_order(rule_set, combo)[0]
-
-
-def _name_order(rule_set, combo) -> tuple[tuple[str, ...], tuple]:
-    """(names, configs) of the combo's solutions in name order, each name computed once.
-
-    Combinations whose solutions are equal (same solve, same unread values)
-    share the memo, so configs are formed, named and sorted once per distinct
-    solution set.
-    """
-    solutions = solve_combo(rule_set, combo)
-    memo = solutions.memo
-    ordered = memo.get("name_order")
-    if ordered is None:
-        with gc_paused():  # naming allocates as much as forming the configs
-            configs = solutions.configs()
-            named = sorted(zip(map(_name, configs), configs), key=_first)  # names are unique: configs never compared
-            ordered = memo["name_order"] = (tuple(map(_first, named)), tuple(map(_second, named)))
-    return ordered
-
-
-_first, _second = itemgetter(0), itemgetter(1)
-
-
-def _name(config) -> str:
-    return config.name()
+__all__ = [
+    "Model", "build_model", "prune_domains",
+    "SolutionSet", "solve", "SpaceTooLarge",
+    "solve_combo", "enumerate_combo", "names_combo", "bounded_configs", "CONFIG_LIMIT",
+    "evaluate", "Verdict", "explanation", "Explanation", "Nearest",
+    "BACKENDS", "DEFAULT_BACKEND", "Backend", "CannotCount", "get_backend", "pinned",
+    "sample_solutions", "sample_blocks", "decode",
+    "config_blocks", "name_blocks",
+    "minimum_cover", "CoverError",
+    "key_getter",
+]

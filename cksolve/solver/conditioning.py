@@ -30,31 +30,30 @@ number of configs under it. ``PIECE_BOUND`` pieces per solve is the
 documented bound past which counting refuses, naming the axes it was
 conditioning.
 
-(A little over 400 lines: propagation, tabulation, restriction and
-conditioning are one recursion over pieces and share its memos; apart, each
-would pass them around.)
+Propagation, tabulation, restriction and conditioning are one recursion over pieces and
+share its memos; a filter's verdicts over a product of domains (per tuple, or vectorised)
+are :mod:`.verdicts`.
 """
 
 from __future__ import annotations
 
 from bisect import bisect_right
 from dataclasses import dataclass, field
-from itertools import accumulate, compress, product, starmap
+from itertools import accumulate, compress, product
 from math import prod
 from typing import Callable
 
 from ..space.constraints import Check
-from .cache import CACHE
+from ..space.memos import MEMOS
 from .counting import SpaceTooLarge
 from .plan import connected
 from .relations import Relation, derived, domain_ids, index_rows, relation
+from .verdicts import raw_test, verdicts
 
 __all__ = ["Part", "Branches", "solve_piece", "filter_pieces", "TAB_LIMIT", "PIECE_LIMIT", "PIECE_BOUND"]
 
 #: A filter over at most this many free tuples is tabulated (evaluated on each) into a table.
 TAB_LIMIT = 50_000
-#: A check over this many free tuples is first tried as one vectorised call (``_vector_verdicts``).
-VECTOR_MIN = 4096
 #: Partial rows a piece's join may hold before the piece is conditioned further.
 PIECE_LIMIT = 50_000
 #: Distinct pieces one process may solve for counting (each at most ``PIECE_LIMIT`` rows): the bound past
@@ -107,10 +106,10 @@ class Part:
             p.decode(j, out)
 
 
-_PIECES = CACHE.memo("conditioning.pieces")
-_TABULATED = CACHE.memo("conditioning.tabulated")
-_RESTRICTED = CACHE.memo("conditioning.restricted")
-_COLUMNS = CACHE.memo("conditioning.columns")
+_PIECES = MEMOS.memo("conditioning.pieces")
+_TABULATED = MEMOS.memo("conditioning.tabulated")
+_RESTRICTED = MEMOS.memo("conditioning.restricted")
+_COLUMNS = MEMOS.memo("conditioning.columns")
 _TRUE, _FALSE = object(), object()
 
 
@@ -213,90 +212,15 @@ def _tabulated(rel: Relation, domains: dict):
     key = (rel.token, tuple(ids[a] for a in rel.free))
     hit = _TABULATED.get(key)
     if hit is None:
-        verdicts = _verdicts(rel, doms)
-        if not isinstance(verdicts, list):
-            verdicts = list(verdicts)
-        if all(verdicts):
+        allowed = verdicts(rel, doms)
+        if not isinstance(allowed, list):
+            allowed = list(allowed)
+        if all(allowed):
             hit = _TRUE
         else:
-            hit = derived(rel, rel.free, frozenset(compress(product(*doms), verdicts)))
+            hit = derived(rel, rel.free, frozenset(compress(product(*doms), allowed)))
         _TABULATED[key] = hit
     return hit
-
-
-def _verdicts(rel: Relation, doms: tuple):
-    """The filter's verdict on every tuple of ``product(*doms)`` (its free axes), in that order: the test
-    is called on whole-scope tuples made by one product, without the check's per-tuple memo (millions of
-    tuples would stay in memory)."""
-    c = rel.constraint
-    if isinstance(c, Check) and prod(map(len, doms)) >= VECTOR_MIN:
-        fast = _vector_verdicts(rel, doms)
-        if fast is not None:
-            return fast
-    scope_doms = [(v,) if f else doms[v] for f, v in rel.spec]
-    order = [v for f, v in rel.spec if not f]
-    if order != sorted(order) or len(order) != len(doms):  # an axis twice, or out of order: per tuple
-        test = _raw_test(rel)
-        return map(test, product(*doms))
-    if isinstance(c, Check):
-        params = c.params
-        return map(bool, starmap(c.test, (t + params for t in product(*scope_doms))))
-    return map(c.holds, product(*scope_doms))
-
-
-def _vector_verdicts(rel: Relation, doms: tuple):
-    """The check's verdicts computed once over numpy arrays, when its test is plain arithmetic on
-    integer axes; None when it is not (it branches on an array, looks one up, ...: any exception).
-
-    A check that returns a constant for the fixed values (a rule gated off for this pipeline) costs one
-    call instead of one per tuple. The answer is spot-checked against the per-tuple test on a spread of
-    tuples and discarded on any difference.
-    """
-    if not all(type(v) is int for d in doms for v in d):
-        return None
-    import numpy as np  # deferred: only wide checks over integer axes need it
-
-    c = rel.constraint
-    shape = tuple(map(len, doms))
-    grids = np.meshgrid(*(np.array(d, dtype=np.int64) for d in doms), indexing="ij", sparse=True)
-    args = [v if f else grids[v] for f, v in rel.spec]
-    try:
-        with np.errstate(all="ignore"):
-            got = np.asarray(c.test(*args, *c.params))
-        if got.dtype.kind not in "bui":
-            return None
-        got = got.astype(bool)
-        constant = got.ndim == 0 or bool(got.all()) or not got.any()
-        verdicts = [bool(got.flat[0])] * prod(shape) if constant else \
-            np.broadcast_to(got, shape).ravel().tolist()
-    except Exception:  # noqa: BLE001 - any failure means "not vectorisable": evaluate per tuple
-        return None
-    test = _raw_test(rel)
-    n = prod(shape)
-    for i in range(0, n, max(1, n // 61)):
-        if test(_nth(doms, i)) != verdicts[i]:
-            return None
-    return verdicts
-
-
-def _nth(doms: tuple, i: int) -> tuple:
-    """The ``i``-th tuple of ``product(*doms)``."""
-    out = []
-    for d in reversed(doms):
-        i, j = divmod(i, len(d))
-        out.append(d[j])
-    return tuple(reversed(out))
-
-
-def _raw_test(rel: Relation) -> Callable[[tuple], bool]:
-    """The filter's verdict on free values, without the check's per-tuple memo (millions of tuples would
-    stay in memory)."""
-    c = rel.constraint
-    spec = rel.spec
-    if isinstance(c, Check):
-        test, params = c.test, c.params
-        return lambda free: bool(test(*[v if f else free[v] for f, v in spec], *params))
-    return lambda free: c.holds(tuple(v if f else free[v] for f, v in spec))
 
 
 def restrict(rel: Relation, assign: dict):
@@ -313,7 +237,7 @@ def restrict(rel: Relation, assign: dict):
     spec = tuple((True, v) if f else ((True, assign[rel.free[v]]) if rel.free[v] in assign
                                       else (False, free.index(rel.free[v]))) for f, v in rel.spec)
     if not free:
-        return _TRUE if _raw_test(_with_spec(rel, (), spec))(()) else _FALSE
+        return _TRUE if raw_test(_with_spec(rel, (), spec))(()) else _FALSE
     key = (rel.constraint, free, spec)
     hit = _RESTRICTED.get(key)
     if hit is None:

@@ -125,9 +125,9 @@ def minimum_cover_cpsat(items: Sequence[frozenset[str]], universe: Iterable[str]
     feasible but maybe not minimum.
     """
     # deferred: OR-Tools costs 0.4-0.5 s to import and only the certificate needs it
-    from ortools.sat.python import cp_model
+    from ortools.sat.python import cp_model  # deferred (see above)
 
-    from .cpsat import deterministic_solver
+    from .cpsat import deterministic_solver  # deferred: it loads OR-Tools
 
     elements, sets, index = _distinct_sets(items, universe)
     if not elements:

@@ -25,10 +25,11 @@ from typing import Mapping
 from ortools.sat.python import cp_model
 
 from ..space.constraints import Check, Constraint, Table
+from .backends import CannotCount
 from .conditioning import TAB_LIMIT, filter_pieces
 from .model import Model, prune_domains
 
-__all__ = ["CompiledModel", "compile_model", "deterministic_solver", "enumerate_solutions", "find_one", "is_feasible"]
+__all__ = ["CompiledModel", "compile_model", "deterministic_solver", "enumerate_solutions", "find_one", "is_feasible", "CpSat"]
 
 
 class CompiledModel:
@@ -173,3 +174,23 @@ def find_one(model: Model, pins: Mapping[str, object]):
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return None
     return model.make_config({a: compiled.domains[a][solver.Value(v)] for a, v in compiled.vars.items()})
+
+
+class CpSat:
+    """The ``cpsat`` backend (:mod:`.backends`): OR-Tools CP-SAT, single worker, checks tabulated over pruned domains."""
+
+    name = "cpsat"
+    can_count = False
+
+    def enumerate(self, model: Model) -> list:
+        return enumerate_solutions(model)
+
+    def count(self, model: Model) -> int:
+        raise CannotCount("the cpsat backend cannot count without listing every config; count with the direct "
+                          "backend (the default)")
+
+    def is_feasible(self, model: Model, pins: Mapping[str, object]) -> bool:
+        return is_feasible(model, dict(pins))
+
+    def find_one(self, model: Model, pins: Mapping[str, object] | None = None):
+        return find_one(model, dict(pins or {}))

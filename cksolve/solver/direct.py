@@ -38,7 +38,7 @@ from operator import itemgetter
 from typing import Sequence
 
 from ..space.constraints import Constraint, Table
-from .cache import CACHE
+from ..space.memos import MEMOS
 from .conditioning import _PIECES, solve_piece
 from .counting import LIST_LIMIT, ROW_LIMIT, SpaceTooLarge, check_size
 from .model import Model
@@ -50,8 +50,8 @@ from .solutions import Component, Leaf, SolutionSet
 __all__ = ["Component", "Leaf", "SolutionSet", "solve", "transient"]
 
 
-_SOLVED = CACHE.memo("direct.solved")
-_USED = CACHE.memo("direct.used_axes")
+_SOLVED = MEMOS.memo("direct.solved")
+_USED = MEMOS.memo("direct.used_axes")
 
 
 def solve(model: Model) -> SolutionSet:
@@ -149,7 +149,7 @@ def _solve_listed(model: Model) -> SolutionSet | None:
                                                                      rows))),))
 
 
-@CACHE.cached("direct.kept_values")
+@MEMOS.cached("direct.kept_values")
 def _kept_values(constraint: Constraint, scope_domains: tuple, axis: str) -> tuple:
     """Values of ``axis`` (the one free axis) that ``constraint`` allows, the others fixed.
 
@@ -240,8 +240,8 @@ def _solve(model: Model) -> SolutionSet:
     return SolutionSet(model, fixed, tuple(components))
 
 
-_PLANS = CACHE.memo("direct.plans")
-_COMPONENTS = CACHE.memo("direct.components")
+_PLANS = MEMOS.memo("direct.plans")
+_COMPONENTS = MEMOS.memo("direct.components")
 
 
 def _push_down(rels: list[Relation], pushed: tuple) -> list[Relation]:
@@ -305,7 +305,7 @@ def _factorise(axes: Sequence[str], rels: list[Relation], leaves: tuple, domains
     return Component(tuple(out_axes), tuple(rows), tuple(out_leaves))
 
 
-_LEAF_MEMO = CACHE.memo("direct.leaf_options")
+_LEAF_MEMO = MEMOS.memo("direct.leaf_options")
 
 
 def _leaf_options(table: Relation, own: tuple, filters: list[Relation], iface: tuple, keys: set) -> dict:

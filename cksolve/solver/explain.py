@@ -19,7 +19,7 @@ from typing import NamedTuple, Sequence
 
 from ..space.axes import value_text
 from ..space.combo import Combo, ConstraintSource
-from . import bounded_configs
+from .combos import bounded_configs
 from .evaluate import Verdict, evaluate
 
 __all__ = ["Explanation", "Nearest", "explain", "explanation", "nearest_valid"]

@@ -7,11 +7,14 @@ bug in one join or compilation shows up as a difference.
 
 from __future__ import annotations
 
+from typing import Mapping
+
 from constraint import FunctionConstraint, Problem
 
+from .backends import CannotCount
 from .model import Model, prune_domains
 
-__all__ = ["enumerate_solutions", "find_one"]
+__all__ = ["enumerate_solutions", "find_one", "PythonConstraint"]
 
 
 def _test(constraint):
@@ -57,3 +60,23 @@ def find_one(model: Model, pins: dict | None = None):
         problem.addConstraint(FunctionConstraint(_test(c)), list(c.scope))
     solution = problem.getSolution()
     return None if solution is None else model.make_config(solution)
+
+
+class PythonConstraint:
+    """The ``python-constraint`` backend (:mod:`.backends`): python-constraint's backtracking search."""
+
+    name = "python-constraint"
+    can_count = False
+
+    def enumerate(self, model: Model) -> list:
+        return enumerate_solutions(model)
+
+    def count(self, model: Model) -> int:
+        raise CannotCount("the python-constraint backend cannot count without listing every config; count with "
+                          "the direct backend (the default)")
+
+    def is_feasible(self, model: Model, pins: Mapping[str, object]) -> bool:
+        return find_one(model, dict(pins)) is not None
+
+    def find_one(self, model: Model, pins: Mapping[str, object] | None = None):
+        return find_one(model, dict(pins or {}))

@@ -14,7 +14,7 @@ from itertools import compress
 from operator import itemgetter
 
 from ..space.constraints import Constraint, Table
-from .cache import CACHE
+from ..space.memos import MEMOS
 
 __all__ = ["Relation", "derived", "domain_ids", "filter_rows", "filtered_rows", "index_rows", "key_getter",
            "projection", "relation"]
@@ -82,9 +82,9 @@ class Relation:
 
 
 _FREE = object()
-_RELS = CACHE.memo("relations.relations")
-_TOKENS = CACHE.memo("relations.tokens")
-_DOMAIN_IDS = CACHE.memo("relations.domain_ids")
+_RELS = MEMOS.memo("relations.relations")
+_TOKENS = MEMOS.memo("relations.tokens")
+_DOMAIN_IDS = MEMOS.memo("relations.domain_ids")
 
 
 def domain_ids(domains: dict) -> dict:
@@ -106,7 +106,7 @@ def relation(constraint: Constraint, domains: dict, ids: dict) -> Relation:
     return rel
 
 
-@CACHE.cached("relations.reduced_rows", maxsize=4096)
+@MEMOS.cached("relations.reduced_rows", maxsize=4096)
 def _reduced_rows(table: Table, fixed_key: tuple, live_key: tuple) -> frozenset:
     """A table's rows that agree with the fixed axes, projected onto the free ones.
 
@@ -125,7 +125,7 @@ def _reduced_rows(table: Table, fixed_key: tuple, live_key: tuple) -> frozenset:
     return frozenset(map(key_getter(free_idx), rows))
 
 
-_DERIVED = CACHE.memo("relations.derived")
+_DERIVED = MEMOS.memo("relations.derived")
 
 
 def derived(base: Relation, free: tuple, rows: frozenset) -> Relation:
@@ -137,7 +137,7 @@ def derived(base: Relation, free: tuple, rows: frozenset) -> Relation:
     return rel
 
 
-_PUSHED = CACHE.memo("relations.pushed_down")
+_PUSHED = MEMOS.memo("relations.pushed_down")
 
 
 def filtered_rows(rows: frozenset, free: tuple, filters: tuple) -> frozenset:
@@ -153,13 +153,13 @@ def filtered_rows(rows: frozenset, free: tuple, filters: tuple) -> frozenset:
     return hit
 
 
-@CACHE.cached("relations.projections", maxsize=4096)
+@MEMOS.cached("relations.projections", maxsize=4096)
 def projection(rows: frozenset, positions: tuple) -> frozenset:
     """The distinct values of ``rows`` at ``positions`` (a leaf's table as the core sees it)."""
     return frozenset(index_rows(rows, positions, ()))
 
 
-@CACHE.cached("relations.indexes", maxsize=4096)
+@MEMOS.cached("relations.indexes", maxsize=4096)
 def index_rows(rows: frozenset, shared: tuple, new: tuple) -> dict:
     """Rows grouped by their shared-axis values (cached: tables recur across combinations)."""
     index: dict[tuple, list[tuple]] = {}

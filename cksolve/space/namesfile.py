@@ -15,6 +15,8 @@ from __future__ import annotations
 import re
 from typing import Iterable, Iterator
 
+from .naming import name_entries
+
 __all__ = ["SECTION_PREFIX", "section_line", "section_arch", "sectioned_entries"]
 
 #: what a section line starts with, before the arch
@@ -40,8 +42,6 @@ def sectioned_entries(numbered_lines: Iterable[tuple[int, str]]) -> Iterator[tup
     Names are read as ``naming.name_entries`` reads them; a section line sets
     the arch of the names after it.
     """
-    from .naming import name_entries
-
     arch: list[str | None] = [None]
 
     def lines():

@@ -1,0 +1,32 @@
+"""A built-in rule set by its registry name: its module imported on first use, built once per options.
+
+Below :mod:`.file` (a rule-set file extends built-in sets by name) and the package's
+``get_rule_set`` (which also takes a file's path), so neither needs the other.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from ..space.memos import MEMOS
+from .base import RuleSet
+from .registry import RULE_SETS
+
+__all__ = ["named_rule_set", "rule_set_class"]
+
+
+def rule_set_class(name: str) -> type:
+    """The class of registry entry ``name`` (its module is a string, imported here the first time)."""
+    module, cls, _ = RULE_SETS[name]
+    return getattr(importlib.import_module(module, __package__), cls)
+
+
+@MEMOS.cached("rulesets._load")
+def _load(name: str, options: tuple) -> RuleSet:
+    return rule_set_class(name)(**dict(options))
+
+
+def named_rule_set(name: str, **options) -> RuleSet:
+    """Registry entry ``name``, given the options its class takes (``OPTIONS``; the others are ignored)."""
+    wanted = tuple(sorted((k, v) for k, v in options.items() if k in getattr(rule_set_class(name), "OPTIONS", ())))
+    return _load(name, wanted)
