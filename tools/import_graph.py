@@ -19,11 +19,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1] / "cksolve"
 
 #: bottom to top; a module may import its own layer and the ones before it
-LAYERS = ("errors", "space", "formats", "outputs", "progress", "arch", "rulesets", "solver", "derived", "selection", "workload",
-          "features", "audit", "query", "explore", "docs", "emit", "report", "cli", "entry", "__main__")
+LAYERS = ("errors", "space", "formats", "outputs", "progress", "arch", "rulesets", "solver", "derived", "selection",
+          "workload", "features", "audit", "query", "explore", "docs", "emit", "report", "cli", "entry", "__main__")
 #: layers at the same height (neither imports the other)
-PEERS = {"formats": 2, "outputs": 2, "progress": 2, "arch": 3, "explore": 13, "docs": 13, "emit": 13, "report": 13, "cli": 14,
-         "entry": 15, "__main__": 16}
+PEERS = {"formats": 2, "outputs": 2, "progress": 2, "arch": 3, "explore": 13, "docs": 13, "emit": 13, "report": 13,
+         "cli": 14, "entry": 15, "__main__": 16}
 
 
 def rank(layer: str) -> int:
