@@ -153,10 +153,11 @@ def check_lds(version: CkVersion, where: str) -> CkVersion:
     """A version whose LDS rule it has the facts for (CksolveError naming ``where`` and the key)."""
     if version.lds_rule not in LDS_RULES:
         raise CksolveError(f"{where}: lds_rule {version.lds_rule!r} is not one of {', '.join(LDS_RULES)}")
+    bases = ("bytes",) if version.lds_rule == "pipeline" else _BASES
     for pipeline, (basis, value) in version.lds_budget.items():
-        if basis not in (*_BASES, "bytes") or value < 0:
-            raise CksolveError(f"{where}: pipeline_lds_budget.{pipeline}: basis must be one of {', '.join(_BASES)}, "
-                               f"value not negative")
+        if basis not in bases or value < 0:
+            raise CksolveError(f"{where}: pipeline_lds_budget.{pipeline}: with lds_rule {version.lds_rule!r} the basis "
+                               f"must be {' or '.join(bases)} and the value not negative")
     if version.lds_rule == "arch":
         if "default" not in version.lds_budget:
             raise CksolveError(f"{where}: pipeline_lds_budget has no 'default' entry")
