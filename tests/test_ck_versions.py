@@ -208,3 +208,18 @@ def test_a_version_on_a_file_of_names_is_an_error(tmp_path, capsys):
     with pytest.raises(SystemExit) as exc:
         main(["diff", "full", f"{names}@60b27664", "--arch", "gfx942"])
     assert exc.value.code == 2 and "applies to a rule set" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("rule_set, dtype", [("default", "fp16"), ("full", "fp32")])
+def test_the_backends_agree_at_develop(capsys, rule_set, dtype):
+    """develop's LDS check reads double_smem_buffer: CP-SAT and python-constraint tabulate it as direct decides it."""
+    from cksolve.cli import main
+
+    outs = {}
+    for backend in ("direct", "cpsat", "python-constraint"):
+        with pytest.raises(SystemExit) as exc:
+            main(["enumerate", "-r", rule_set, "--arch", "gfx950", "--variant", "forward", "--dtype", dtype,
+                  "--ndim", "2", "--backend", backend, "--ck", "develop"])
+        assert exc.value.code in (0, None)
+        outs[backend] = capsys.readouterr().out
+    assert outs["direct"] and outs["cpsat"] == outs["direct"] == outs["python-constraint"]
