@@ -223,3 +223,19 @@ def test_the_backends_agree_at_develop(capsys, rule_set, dtype):
         assert exc.value.code in (0, None)
         outs[backend] = capsys.readouterr().out
     assert outs["direct"] and outs["cpsat"] == outs["direct"] == outs["python-constraint"]
+
+
+def test_trait_combinations_are_version_data(tmp_path):
+    """A CK file's unsupported_trait_combos decide arch.trait_unsupported (here: mem/interwave refused too)."""
+    import json
+
+    from cksolve.arch.specs_file import read_arch_specs
+
+    data = json.loads((CK / "arch-specs" / "arch_specs.05fcb0f1.json").read_text())
+    data["unsupported_trait_combos"]["combinations"].append(["mem", "cshuffle", "interwave"])
+    path = tmp_path / "arch_specs.json"
+    path.write_text(json.dumps(data))
+    name = "grouped_conv_fwd_fp16_nhwgc_2d_mem_cshuffle_interwave_128x128x64_2x2x1_32x32x16"
+    assert evaluate(parse_name(name), "gfx942").valid
+    with versions.using(read_arch_specs(path)):
+        assert "arch.trait_unsupported" in {v.constraint for v in evaluate(parse_name(name), "gfx942").violations}
