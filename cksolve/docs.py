@@ -11,6 +11,7 @@ import sys
 
 from .arch.constraints import gemm_constraints, wmma_k_constraint
 from .arch.facts import ARCHS, arch_facts
+from .arch.versions import active
 from .space.axes import AXES
 from .space.canonical import SPACE_CONSTRAINTS
 from .space.constraints import Check, Table
@@ -58,7 +59,7 @@ def _pipelines_section() -> list[str]:
              "One table per pipeline in `cksolve/space/pipelines.toml`; the arch constraints below, blocks per",
              "CU and the emitted C++ read them. Intrawave-only: layer 1 (TraitConfigBase) / layer 2 (arch filter).",
              "",
-             "| pipeline | CK enum | LDS buffering | LDS bytes | intrawave-only | backward | rejected for | async |",
+             "| pipeline | CK enum | LDS buffering | LDS bytes at 60b27664 | intrawave-only | backward | rejected for | async |",
              "|---|---|---|---|---|---|---|---|"]
     for p in PIPELINES.values():
         only = "/".join(s for s, f in (("1", p.intrawave_only), ("2", p.filter_intrawave_only)) if f)
@@ -85,12 +86,13 @@ def _archs_section() -> list[str]:
              "One table per architecture in `cksolve/arch/facts.toml`; the arch constraints, the run-time",
              "checks (stream-K backward weight, async copy), `minimize`'s score (CUs) and `features` (CK's",
              "hardware profile) read them.", "",
-             "| arch | family | warp size | wave splits | CUs | hardware profile | stream-K bwd_weight | async copy |",
-             "|---|---|---|---|---|---|---|---|"]
+             "| arch | family | warp size | wave splits | LDS | CUs | hardware profile | stream-K bwd_weight | async copy |",
+             "|---|---|---|---|---|---|---|---|---|"]
     for arch in ARCHS:
         a = arch_facts(arch)
         splits = " ".join("x".join(map(str, w)) for w in a.wave_splits)
-        lines.append(f"| {arch} | {a.family} | {a.warp_size} | {splits} | {a.cu_count or ''} | "
+        lds = f"{a.lds_capacity // 1024} KB" if a.lds_capacity is not None else ""
+        lines.append(f"| {arch} | {a.family} | {a.warp_size} | {splits} | {lds} | {a.cu_count or ''} | "
                      f"{_yes(a.hw_profile is not None)} | {_yes(a.streamk_bwd_weight)} | {_yes(a.async_copy)} |")
     return lines
 
@@ -118,6 +120,9 @@ def constraints_page() -> str:
         "Every constraint has a stable name (what `check` and `explain` report), the axes it",
         "touches, its form (a table the solvers use directly, or a named check that the",
         "solvers tabulate over the finite domains), and the CK rule it encodes.",
+        "",
+        f"Facts and rule variants of {active().label}, the default; `--ck` answers at another CK version",
+        "(ck-versions.md).",
         "",
         "## Axes",
         "",

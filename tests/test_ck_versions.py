@@ -208,3 +208,34 @@ def test_a_version_on_a_file_of_names_is_an_error(tmp_path, capsys):
     with pytest.raises(SystemExit) as exc:
         main(["diff", "full", f"{names}@60b27664", "--arch", "gfx942"])
     assert exc.value.code == 2 and "applies to a rule set" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("rule_set, dtype", [("default", "fp16"), ("full", "fp32")])
+def test_the_backends_agree_at_develop(capsys, rule_set, dtype):
+    """develop's LDS check reads double_smem_buffer: CP-SAT and python-constraint tabulate it as direct decides it."""
+    from cksolve.cli import main
+
+    outs = {}
+    for backend in ("direct", "cpsat", "python-constraint"):
+        with pytest.raises(SystemExit) as exc:
+            main(["enumerate", "-r", rule_set, "--arch", "gfx950", "--variant", "forward", "--dtype", dtype,
+                  "--ndim", "2", "--backend", backend, "--ck", "develop"])
+        assert exc.value.code in (0, None)
+        outs[backend] = capsys.readouterr().out
+    assert outs["direct"] and outs["cpsat"] == outs["direct"] == outs["python-constraint"]
+
+
+def test_trait_combinations_are_version_data(tmp_path):
+    """A CK file's unsupported_trait_combos decide arch.trait_unsupported (here: mem/interwave refused too)."""
+    import json
+
+    from cksolve.arch.specs_file import read_arch_specs
+
+    data = json.loads((CK / "arch-specs" / "arch_specs.05fcb0f1.json").read_text())
+    data["unsupported_trait_combos"]["combinations"].append(["mem", "cshuffle", "interwave"])
+    path = tmp_path / "arch_specs.json"
+    path.write_text(json.dumps(data))
+    name = "grouped_conv_fwd_fp16_nhwgc_2d_mem_cshuffle_interwave_128x128x64_2x2x1_32x32x16"
+    assert evaluate(parse_name(name), "gfx942").valid
+    with versions.using(read_arch_specs(path)):
+        assert "arch.trait_unsupported" in {v.constraint for v in evaluate(parse_name(name), "gfx942").violations}

@@ -304,7 +304,7 @@ def _gemm_constraints(facts) -> tuple[Constraint, ...]:
             doc=f"The arch filter allows only {' and '.join(sorted(_BWD_PIPELINES))} for backward variants.",
         ),
         Table(
-            "arch.trait_unsupported", ("pipeline", "epilogue", "scheduler"), _FILTER_UNSUPPORTED,
+            "arch.trait_unsupported", ("pipeline", "epilogue", "scheduler"), _trait_rows(facts.trait_unsupported),
             "unsupported trait combination: pipeline={pipeline}, epilogue={epilogue}, scheduler={scheduler}",
             f"arch_specs TRAIT_UNSUPPORTED_COMBINATIONS via {_FILTER} _validate_trait_combo", forbid=True,
             doc="Trait triples the arch specs list as unsupported.",
@@ -339,6 +339,14 @@ def _gemm_constraints(facts) -> tuple[Constraint, ...]:
                 f"IsSupportedArgument refuses them elsewhere, whatever the problem.",
         ),
     )))
+
+
+def _trait_rows(listed) -> frozenset:
+    """The version's unsupported trait triples within the axes' domains (pipelines.toml's when it lists none)."""
+    if listed is None:
+        return _FILTER_UNSUPPORTED
+    domains = [set(AXES[a].domain) for a in ("pipeline", "epilogue", "scheduler")]
+    return frozenset(r for r in listed if all(v in d for v, d in zip(r, domains)))
 
 
 def _fits_k(warp_tile_k, tile_k):

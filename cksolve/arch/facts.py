@@ -48,6 +48,8 @@ class ArchFacts:
     lds_capacity: int | None = None  # bytes of LDS, where the CK version gives it (the per-arch LDS rule)
     lds_rule: str = "pipeline"  # the variant of the LDS check the CK version applies (versions.LDS_RULES)
     lds_budgets: tuple[tuple[str, int], ...] = ()  # (pipeline, bytes of A+B) of every pipeline, single-buffered
+    trait_unsupported: frozenset | None = None  # (pipeline, epilogue, scheduler) rows the arch filter refuses; None:
+    #                                             the pipelines.toml default (the constraints build it)
 
     @property
     def is_wave32(self) -> bool:
@@ -104,6 +106,7 @@ def _arch_facts(version: CkVersion, arch: str) -> ArchFacts:
         lds_capacity=version.lds_capacity(arch) if version.lds_rule == "arch" else a["lds_capacity"],
         lds_rule=version.lds_rule,
         lds_budgets=tuple(budgets),
+        trait_unsupported=version.trait_unsupported,
     )
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from types import MappingProxyType
 
 from ..errors import CksolveError, shorten
-from .versions import CkVersion, arch_record, base_facts, check_lds
+from .versions import CkVersion, arch_record, base_facts, check_lds, trait_rows
 
 __all__ = ["read_arch_specs", "ArchSpecsError"]
 
@@ -140,7 +140,13 @@ def read_arch_specs(path: str | Path) -> CkVersion:
     archs = {arch: _arch(f, arch, a, rule == "arch") for arch, a in f.table(raw, "architectures").items()}
     if not archs:
         f.fail("architectures", "no architecture")
+    traits = None
+    if "unsupported_trait_combos" in raw:
+        table = f.table(raw, "unsupported_trait_combos")
+        if not isinstance(table.get("combinations"), list):
+            f.fail("unsupported_trait_combos.combinations", "missing list")
+        traits = trait_rows(table["combinations"], f.where)
     version = str(raw.get("_version", "")) if isinstance(raw.get("_version"), (str, int, float)) else ""
     return check_lds(CkVersion(str(Path(path).resolve()), "", "", (), f"CK arch_specs.json {version}".strip(), rule,
                                MappingProxyType(archs), MappingProxyType(budget), MappingProxyType(aliases),
-                               source=f.where), f.where)
+                               source=f.where, trait_unsupported=traits), f.where)

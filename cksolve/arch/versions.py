@@ -54,6 +54,8 @@ class CkVersion:
     lds_budget: Mapping[str, tuple[str, float]]  # pipeline -> ("bytes", n) | ("fraction", f) | ("absolute_kb", n)
     lds_aliases: Mapping[str, str]
     source: str = ""               # "" bundled; the path of a CK arch_specs.json
+    trait_unsupported: frozenset | None = None  # (pipeline, epilogue, scheduler) the arch filter refuses; None:
+    #                                             pipelines.toml's filter_intrawave_only pipelines with interwave
 
     @property
     def label(self) -> str:
@@ -103,6 +105,7 @@ _VERSION_SCHEMA = {
     "pipeline_lds_budget?": {"*": {"basis": str, "value": (int, float)}},
     "pipeline_lds_budget_aliases?": {"*": str},
     "architectures?": {"*": _ARCH_DELTA},
+    "unsupported_trait_combos?": {"combinations": [[str]]},
 }
 _BASES = ("fraction", "absolute_kb")
 
@@ -149,14 +152,26 @@ def apply_delta(archs: dict[str, dict], delta: Mapping, where: str) -> dict[str,
     return out
 
 
+def trait_rows(combinations, where: str) -> frozenset:
+    """CK's ``unsupported_trait_combos`` as (pipeline, epilogue, scheduler) rows (CksolveError naming ``where``)."""
+    rows = set()
+    for i, c in enumerate(combinations):
+        if not (isinstance(c, list) and len(c) == 3 and all(isinstance(x, str) and x for x in c)):
+            raise CksolveError(f"{where}: unsupported_trait_combos.combinations[{i}]: expected [pipeline, epilogue, "
+                               f"scheduler], got {c!r}"[:200])
+        rows.add(tuple(c))
+    return frozenset(rows)
+
+
 def check_lds(version: CkVersion, where: str) -> CkVersion:
     """A version whose LDS rule it has the facts for (CksolveError naming ``where`` and the key)."""
     if version.lds_rule not in LDS_RULES:
         raise CksolveError(f"{where}: lds_rule {version.lds_rule!r} is not one of {', '.join(LDS_RULES)}")
+    bases = ("bytes",) if version.lds_rule == "pipeline" else _BASES
     for pipeline, (basis, value) in version.lds_budget.items():
-        if basis not in (*_BASES, "bytes") or value < 0:
-            raise CksolveError(f"{where}: pipeline_lds_budget.{pipeline}: basis must be one of {', '.join(_BASES)}, "
-                               f"value not negative")
+        if basis not in bases or value < 0:
+            raise CksolveError(f"{where}: pipeline_lds_budget.{pipeline}: with lds_rule {version.lds_rule!r} the basis "
+                               f"must be {' or '.join(bases)} and the value not negative")
     if version.lds_rule == "arch":
         if "default" not in version.lds_budget:
             raise CksolveError(f"{where}: pipeline_lds_budget has no 'default' entry")
@@ -181,7 +196,9 @@ def _bundled_file(name: str, files: dict, done: dict) -> CkVersion:
         if parent is None:
             raise CksolveError(f"{where}: based_on makes a cycle")
         archs, budget, aliases = dict(parent.archs), dict(parent.lds_budget), dict(parent.lds_aliases)
+        traits = parent.trait_unsupported
     else:
+        traits = None
         archs = _base_archs()
         budget = {p.name: ("bytes", p.lds_capacity) for p in PIPELINES.values()}
         aliases = {}
@@ -189,8 +206,11 @@ def _bundled_file(name: str, files: dict, done: dict) -> CkVersion:
         budget = {k: (b["basis"], b["value"]) for k, b in raw["pipeline_lds_budget"].items()}
     aliases.update(raw.get("pipeline_lds_budget_aliases", {}))
     archs = apply_delta(archs, raw.get("architectures", {}), where)
+    if "unsupported_trait_combos" in raw:
+        traits = trait_rows(raw["unsupported_trait_combos"]["combinations"], where)
     version = check_lds(CkVersion(name, v["commit"], v["date"], tuple(v["aliases"]), v["description"], v["lds_rule"],
-                                  MappingProxyType(archs), MappingProxyType(budget), MappingProxyType(aliases)), where)
+                                  MappingProxyType(archs), MappingProxyType(budget), MappingProxyType(aliases),
+                                  trait_unsupported=traits), where)
     done[name] = version
     return version
 
