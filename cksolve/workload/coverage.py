@@ -56,6 +56,7 @@ class _Pool:
         self.sizes = np.array([len(groups[k]) for k in self.keys], dtype=np.int64)
         self.names = np.array([n for n, _, _ in named], dtype=object)
         self.group_of = np.array([g for _, g in self.order], dtype=np.intp)
+        self.memo: dict = {}  # what each rule reads of the pool (``columns.decide_groups``)
 
 
 class Workspace:
@@ -304,12 +305,14 @@ class _ClassAnswer:
         kinds = [(pool, kind) for pool, kind in kinds if pool.size]
         for pool, kind in kinds:
             self.candidates += pool.size
-            answer = (pool, *columns.decide_groups(pool.keys, pool.axes, pool.sizes, facts, kind, arch, dtype))
+            answer = (pool, *columns.decide_groups(pool.keys, pool.axes, pool.sizes, facts, kind, arch, dtype,
+                                                             pool.memo))
             self.counts += (answer[2].astype(np.int64) @ pool.sizes.astype(np.int64))[answer[1]]
             self.pools.append(answer)
         for j in np.flatnonzero(~exact).tolist():  # sizes past exact int64: the same rules on Python ints
             one = problem_at(j).facts()
-            self.alone[j] = [(pool, *columns.decide_groups(pool.keys, pool.axes, pool.sizes, one, kind, arch, dtype))
+            self.alone[j] = [(pool, *columns.decide_groups(pool.keys, pool.axes, pool.sizes, one, kind, arch, dtype,
+                                                      pool.memo))
                              for pool, kind in kinds]
             self.counts[j] = sum(int(ok[0] @ pool.sizes) for pool, _, ok, _ in self.alone[j])
 
