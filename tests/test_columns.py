@@ -17,8 +17,11 @@ depthwise shapes):
 
 from __future__ import annotations
 
+import json
 import random
+import re
 from functools import lru_cache
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -39,6 +42,7 @@ from cksolve.workload.columns import facts_of
 from cksolve.workload.coverage import iter_coverage
 from cksolve.workload.facts import ceil_div
 
+ROOT_COPYLESS = Path(__file__).resolve().parents[1]
 HUGE = (2 ** 31, 2 ** 53 + 1, 10 ** 18 - 1)
 BIG = (2 ** 20, 2 ** 31 - 1)  # large, yet decided by the columns
 SIZES = st.one_of(st.sampled_from([1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 16, 24, 56, 64, 112, 256]), st.integers(1, 600),
@@ -216,3 +220,47 @@ def test_ceilings_are_integer_ceilings():
     rows = np.array([[warp_tile_k, 2 * warp_tile_k]], dtype=object)
     assert checks.bwd_weight_split_k_warp_tile(np.array([[False, False]]), rows, f, "gfx942", "fp16").tolist() \
         == [[True, False]]
+
+
+NEW_RULE = '''
+[[rule]]
+key = "made_up_even_n"
+directions = ["forward"]
+scope = ["tile_n"]
+check = "made_up_even_n"
+message = "N {N} is odd: a made-up rule wants it even when tile_n is {tile_n}"
+source = "a test"
+tag = "I"
+doc = "A made-up rule: forward problems need an even N on kernels with tile_n at least 256."
+'''
+NEW_CHECK = '''
+
+def made_up_even_n(tile_n, f, arch, dtype):
+    return (tile_n < 256) | (f.N % 2 == 0)
+'''
+
+
+def test_a_new_rule_is_one_entry_and_one_function(tmp_path):
+    """A copy of the package with one entry added to applicability.toml and one function to checks.py: every
+    face of the rules (coverage over columns, applicable, explain --problem one pair at a time) applies it."""
+    from package_copy import copy_with, run
+
+    root = copy_with(tmp_path, "workload/applicability.toml", NEW_RULE)
+    checks_py = root / "cksolve" / "workload" / "checks.py"
+    checks_py.write_text(checks_py.read_text(encoding="utf-8") + NEW_CHECK, encoding="utf-8")
+    workload = tmp_path / "w.csv"
+    workload.write_text("N,C,K\n3,64,64\n4,64,64\n", encoding="utf-8")
+    common = ["-r", "tiny", "-a", "gfx942", "--dtype", "fp16"]
+    before = [json.loads(line) for line in run(ROOT_COPYLESS, "coverage", "--problems", str(workload), *common,
+                                                "-f", "jsonl", "--with-kernels").stdout.splitlines()]
+    r = run(root, "coverage", "--problems", str(workload), *common, "-f", "jsonl", "--with-kernels")
+    assert r.returncode == 0, r.stderr
+    after = [json.loads(line) for line in r.stdout.splitlines()]
+    big = [k for k in before[0]["kernels"] if int(re.search(r"_\d+x(\d+)x\d+_", k).group(1)) >= 256]  # tile_n
+    assert big and len(big) < len(before[0]["kernels"]), "tiny has kernels with tile_n >= 256 and below"
+    assert sorted(after[0]["kernels"]) == sorted(set(before[0]["kernels"]) - set(big))  # N = 3: rule applies
+    assert after[1]["kernels"] == before[1]["kernels"]  # N = 4: nothing changes
+    one = run(root, "applicable", "-p", "N=3,C=64,K=64", *common)
+    assert one.returncode == 0 and set(one.stdout.split()) == set(after[0]["kernels"]), one.stderr
+    why = run(root, "explain", big[0], "-a", "gfx942", "-r", "tiny", "--problem", "N=3,C=64,K=64")
+    assert "apply.forward.made_up_even_n" in why.stdout and "N 3 is odd" in why.stdout, why.stdout

@@ -33,7 +33,7 @@ def test_csv_labels_in_jsonl_and_csv(tmp_path):
     assert list(records[0])[-2:] == ["model", "layer"]  # after the record's own keys, in file order
     r = _coverage(path, "csv")
     assert r.returncode == 0, r.stderr
-    assert r.stdout.splitlines()[0].endswith(",applicable,model,layer")
+    assert r.stdout.splitlines()[0].endswith(",applicable,blocked_by,model,layer")
     assert r.stdout.splitlines()[2].endswith(',vit,"a, b"')
 
 

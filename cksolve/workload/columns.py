@@ -89,7 +89,8 @@ def _col(values, exact_ints: bool = False) -> np.ndarray:
 
 
 def decide_groups(group_keys: Sequence[tuple], axes: tuple[str, ...], sizes: np.ndarray, facts: Facts,
-                  kind: str, arch: str, dtype: str) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]:
+                  kind: str, arch: str, dtype: str, memo: dict | None = None
+                  ) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]:
     """(verdict class of each problem: (P,); ok: (classes, groups) bools; {rule name: (classes,) kernels it
     rejects}) for the pool's groups of kernels.
 
@@ -105,19 +106,20 @@ def decide_groups(group_keys: Sequence[tuple], axes: tuple[str, ...], sizes: np.
     failing = []  # (rule name, verdict (1 or P, U), group -> scope value, kernels per scope value)
     codes = []
     for rule in rules_for(direction, kind):
-        at = [axes.index(a) for a in rule.scope]
-        index: dict[tuple, int] = {}
-        where = np.array([index.setdefault(tuple(k[j] for j in at), len(index)) for k in group_keys], dtype=np.intp)
-        distinct = list(index)
-        if not distinct:
-            continue
-        scope = [_col([v[i] for v in distinct], exact_ints) for i in range(len(at))]
+        key = (rule.key, direction, exact_ints)
+        scoped = memo.get(key) if memo is not None else None
+        if scoped is None:
+            scoped = _scoped(group_keys, axes, sizes, rule.scope, exact_ints)
+            if memo is not None:
+                memo[key] = scoped
+        where, scope, weights = scoped
+        if not len(where):
+            continue  # no groups
         verdict = np.asarray(getattr(checks, rule.check)(*scope, facts, arch, dtype), dtype=bool)
-        verdict = np.broadcast_to(verdict, (verdict.shape[0] if verdict.ndim == 2 else 1, len(distinct)))
+        verdict = np.broadcast_to(verdict, (verdict.shape[0] if verdict.ndim == 2 else 1, len(weights)))
         if verdict.all():
             continue  # rejects nothing
-        failing.append((rule.name(direction), verdict, where, np.bincount(where, weights=sizes,
-                                                                           minlength=len(distinct))))
+        failing.append((rule.name(direction), verdict, where, weights))
         if verdict.shape[0] > 1:
             codes.append(_row_codes(verdict))
     if codes:
@@ -131,6 +133,18 @@ def decide_groups(group_keys: Sequence[tuple], axes: tuple[str, ...], sizes: np.
         rejected[name] = ((~v).astype(np.float64) @ weights).astype(np.int64)
         ok &= v[:, where]
     return classes, ok, rejected
+
+
+def _scoped(group_keys: Sequence[tuple], axes: tuple[str, ...], sizes: np.ndarray, scope_axes: tuple[str, ...],
+            exact_ints: bool) -> tuple[np.ndarray, list[np.ndarray], np.ndarray]:
+    """(scope value of each group, the distinct scope values as (1, U) rows per axis, kernels per scope value):
+    what a rule reads of a pool, the same for every problem (``decide_groups``' memo keeps it)."""
+    at = [axes.index(a) for a in scope_axes]
+    index: dict[tuple, int] = {}
+    where = np.array([index.setdefault(tuple(k[j] for j in at), len(index)) for k in group_keys], dtype=np.intp)
+    distinct = list(index)
+    scope = [_col([v[i] for v in distinct], exact_ints) for i in range(len(at))] if distinct else []
+    return where, scope, np.bincount(where, weights=sizes, minlength=len(distinct))
 
 
 def _row_codes(verdict: np.ndarray) -> np.ndarray:

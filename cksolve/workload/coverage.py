@@ -25,7 +25,8 @@ from .problem_table import DIRECTION, DIRECTION_NAMES, ProblemTable, ndims, prob
 from .progress import Progress
 from .rules import rule_axes
 
-__all__ = ["CoverageRecord", "CoverageStream", "Workspace", "applicable", "coverage", "iter_coverage"]
+__all__ = ["CoverageRecord", "CoverageStream", "NO_KERNELS", "Workspace", "applicable", "blocking", "coverage",
+           "iter_coverage"]
 
 
 #: Problems a coverage stream keeps made for the copies of their rows.
@@ -55,6 +56,7 @@ class _Pool:
         self.sizes = np.array([len(groups[k]) for k in self.keys], dtype=np.int64)
         self.names = np.array([n for n, _, _ in named], dtype=object)
         self.group_of = np.array([g for _, g in self.order], dtype=np.intp)
+        self.memo: dict = {}  # what each rule reads of the pool (``columns.decide_groups``)
 
 
 class Workspace:
@@ -94,6 +96,16 @@ def applicable(problem: Problem, rule_set: RuleSet, arch: str, dtype: str) -> li
     return [c.name() for _, c in Workspace(rule_set).decide(problem, arch, dtype)[0]]
 
 
+#: What an uncovered problem is blocked by when no kernel of the rule set has its combination.
+NO_KERNELS = "no kernels for this combination"
+
+
+def blocking(rejected: tuple[tuple[str, int], ...]) -> str:
+    """The rule that blocks an uncovered problem: the one rejecting the most candidate kernels (ties by name;
+    the table's "blocked by", the report's reasons), or ``NO_KERNELS``."""
+    return rejected[0][0] if rejected else NO_KERNELS
+
+
 @dataclass(frozen=True)
 class CoverageRecord:
     """One (problem, dtype) of a workload: how many kernels can run it, and why the others cannot."""
@@ -106,6 +118,7 @@ class CoverageRecord:
     rejected: tuple[tuple[str, int], ...] = field(default=())  # (rule, kernels it rejects), most first
     count: int = -1  # applicable kernels when ``kernels`` was not listed; -1: len(kernels)
     labels: tuple[tuple[str, str], ...] = ()  # the workload file's extra columns for this row (name, text)
+    blocked: str = ""  # uncovered: the rule that rejects most candidates, or NO_KERNELS (see ``blocking``)
 
     @property
     def applicable(self) -> int:
@@ -116,9 +129,13 @@ class CoverageRecord:
         """The rule that rejects most of the candidate kernels (None when nothing is rejected)."""
         return self.rejected[0][0] if self.rejected else None
 
-    def as_dict(self, with_kernels: bool = False) -> dict:
+    def as_dict(self, with_kernels: bool = False, every_key: bool = False) -> dict:
+        """The record as written: ``blocked_by`` on an uncovered record (on every record with ``every_key``,
+        empty when covered: a CSV row)."""
         d = {"row": self.row, **self.problem.as_dict(), "ndim": self.problem.ndim, "dtype": self.dtype,
              "applicable": self.applicable}
+        if every_key or not self.applicable:
+            d["blocked_by"] = "" if self.applicable else self.blocked
         d.update(self.labels)
         if with_kernels:
             d["kernels"] = sorted(self.kernels)
@@ -248,9 +265,14 @@ class Decisions:
                with_rejected: bool = True) -> CoverageRecord:
         part, j = self.parts[self.class_of[i]][dtype], int(self.position[i])
         rejected = part.ranked(j) if with_rejected else ()
+        blocked = part.blocking(j) if not part.counts[j] else ""
         if with_kernels:
-            return CoverageRecord(row, problem, dtype, part.kernels(j), part.candidates, rejected)
-        return CoverageRecord(row, problem, dtype, (), part.candidates, rejected, int(part.counts[j]))
+            return CoverageRecord(row, problem, dtype, part.kernels(j), part.candidates, rejected, blocked=blocked)
+        return CoverageRecord(row, problem, dtype, (), part.candidates, rejected, int(part.counts[j]), blocked=blocked)
+
+    def blocking(self, i: int, dtype: str) -> str:
+        """What blocks distinct problem ``i`` in ``dtype`` (``blocking``; meaningful when it is uncovered)."""
+        return self.parts[self.class_of[i]][dtype].blocking(int(self.position[i]))
 
     def kernels(self, i: int, dtype: str) -> tuple[str, ...]:
         """The applicable kernels of distinct problem ``i`` in ``dtype`` (pool order, per variant)."""
@@ -278,16 +300,19 @@ class _ClassAnswer:
         self.alone: dict[int, list] = {}  # member -> its own pools' answers (a huge problem)
         self._listed: dict[tuple, tuple[str, ...]] = {}
         self._found: dict[tuple, tuple] = {}
+        self._blocking: dict[tuple, str] = {}  # per verdict-class key: few
         kinds = [(ws.pool(Combo(arch, v, dtype, ndim)), kind_of(v)) for v in DIRECTIONS[facts.direction]]
         kinds = [(pool, kind) for pool, kind in kinds if pool.size]
         for pool, kind in kinds:
             self.candidates += pool.size
-            answer = (pool, *columns.decide_groups(pool.keys, pool.axes, pool.sizes, facts, kind, arch, dtype))
+            answer = (pool, *columns.decide_groups(pool.keys, pool.axes, pool.sizes, facts, kind, arch, dtype,
+                                                             pool.memo))
             self.counts += (answer[2].astype(np.int64) @ pool.sizes.astype(np.int64))[answer[1]]
             self.pools.append(answer)
         for j in np.flatnonzero(~exact).tolist():  # sizes past exact int64: the same rules on Python ints
             one = problem_at(j).facts()
-            self.alone[j] = [(pool, *columns.decide_groups(pool.keys, pool.axes, pool.sizes, one, kind, arch, dtype))
+            self.alone[j] = [(pool, *columns.decide_groups(pool.keys, pool.axes, pool.sizes, one, kind, arch, dtype,
+                                                      pool.memo))
                              for pool, kind in kinds]
             self.counts[j] = sum(int(ok[0] @ pool.sizes) for pool, _, ok, _ in self.alone[j])
 
@@ -307,6 +332,13 @@ class _ClassAnswer:
             for name, count in why.items():
                 items[name] = items.get(name, 0) + int(count[c])
         return tuple(sorted(((k, v) for k, v in items.items() if v), key=lambda kv: (-kv[1], kv[0])))
+
+    def blocking(self, j: int) -> str:
+        key = self._key(j)
+        out = self._blocking.get(key)
+        if out is None:
+            out = self._blocking[key] = blocking(self.ranked(j))
+        return out
 
     def kernels(self, j: int) -> tuple[str, ...]:
         key = self._key(j)

@@ -213,7 +213,7 @@ def parse_problem(spec: str) -> Problem:
 
 
 #: Keys a per-problem record writes besides the fields: a label column may not take them.
-RECORD_KEYS = ("row", "ndim", "dtype", "applicable", "kernels")
+RECORD_KEYS = ("row", "ndim", "dtype", "applicable", "blocked_by", "kernels")
 
 
 def looks_like_a_field(column: str) -> bool:

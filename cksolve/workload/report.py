@@ -6,7 +6,7 @@ Kept apart from the CLI so the same rows serve a notebook, and apart from
 
 from __future__ import annotations
 
-from .coverage import CoverageRecord
+from .coverage import NO_KERNELS, CoverageRecord
 
 __all__ = ["coverage_table", "summary"]
 
@@ -27,7 +27,7 @@ def coverage_table(records: list[CoverageRecord], with_kernels: bool = False):
         s = r.problem.spatial()
         p = r.problem
         blocked = "" if r.applicable else (f"{r.blocking_rule} ({r.rejected[0][1]}/{r.candidates})"
-                                           if r.rejected else "no kernels for this combination")
+                                           if r.rejected else NO_KERNELS)
         row = [str(r.row), p.direction, r.dtype, str(p.N), str(p.G), str(p.C), str(p.K), _dims(s["input"]),
                _dims(s["filter"]), _dims(s["stride"]), _dims(s["pad"]), str(r.applicable), blocked]
         if with_kernels:

@@ -8,7 +8,10 @@ the shared formats produce (``json.dumps`` per object; csv with the first
 record's keys, which every record shares).
 
 A table is for people: up to ``TABLE_ROWS`` records it is the usual table
-(uncovered first); beyond, it is the summary and how to get every row.
+(uncovered first, each with the rule that blocks it); beyond, it is the
+summary, the uncovered records per blocking rule, and how to get every row.
+An uncovered record in jsonl names its blocking rule (``blocked_by``); csv has
+the column on every row, empty when covered.
 """
 
 from __future__ import annotations
@@ -54,7 +57,7 @@ def write_coverage(records: Iterable[CoverageRecord], fmt: str, out: TextIO, wit
         writer = None
         n = 0
         for r in records:
-            row = r.as_dict(with_kernels)
+            row = r.as_dict(with_kernels, every_key=True)
             if with_kernels:
                 row["kernels"] = " ".join(row["kernels"])
             if writer is None:
@@ -69,10 +72,14 @@ def write_coverage(records: Iterable[CoverageRecord], fmt: str, out: TextIO, wit
 def _write_table(records, out: TextIO, with_kernels: bool, table, table_rows: int) -> int:
     kept: list[CoverageRecord] = []
     tally: dict[tuple[str, str], list[int]] = {}
+    blocked: dict[tuple[str, str, str], int] = {}  # (direction, dtype, blocking rule) -> uncovered records
     n = 0
     for r in records:
         n += 1
         count(tally, r)
+        if not r.applicable:
+            key = (r.problem.direction, r.dtype, r.blocked)
+            blocked[key] = blocked.get(key, 0) + 1
         if n <= table_rows:
             kept.append(r)
         elif kept:
@@ -82,6 +89,8 @@ def _write_table(records, out: TextIO, with_kernels: bool, table, table_rows: in
         out.write(table(header, rows) + "".join(f"{line}\n" for line in summary))
         return n
     lines = tally_lines(tally)
+    lines.extend(f"uncovered {direction} {dtype} blocked by {rule}: {k}"
+                 for (direction, dtype, rule), k in sorted(blocked.items(), key=lambda kv: (-kv[1], kv[0])))
     lines.append(f"{n} records are too many for a table (at most {table_rows}); every record: --format jsonl "
                  f"or --format csv")
     out.write("".join(f"{line}\n" for line in lines))
@@ -100,7 +109,7 @@ def _write_columns(stream: CoverageStream, fmt: str, out: TextIO, with_kernels: 
         templates = {d: body + f', "dtype": {json.dumps(d).replace("%", "%%")}, "applicable": %d' for d in dtypes}
         label_keys = [", " + json.dumps(k) + ": " for k in table.label_columns]
     else:
-        writer.writerow(["row", *FIELDS, "ndim", "dtype", "applicable", *table.label_columns]
+        writer.writerow(["row", *FIELDS, "ndim", "dtype", "applicable", "blocked_by", *table.label_columns]
                         + (["kernels"] if with_kernels else []))
     written = 0
     chunk = CHUNK if not with_kernels else KERNEL_CHUNK
@@ -124,19 +133,22 @@ def _write_columns(stream: CoverageStream, fmt: str, out: TextIO, with_kernels: 
             per_dtype = []
             for d in dtypes:
                 counts = decisions.counts[d][some_inverse].tolist()
+                blocked = [decisions.blocking(i, d) if not c else "" for i, c in zip(some_inverse.tolist(), counts)]
                 kernels = ([_rendered(rendered, decisions.kernels(i, d)) for i in inverse.tolist()] if listed
                            else [("[]", "")] * len(block))
                 if fmt == "jsonl":
                     bodies = list(map(templates[d].__mod__, zip(*cols, ndim, counts)))
-                    tails = (["}\n"] * len(block) if not (labels[0] or with_kernels) else
-                             [("".join(k + json.dumps(v) for k, v in zip(label_keys, ls))
+                    blocked_by = [f', "blocked_by": {json.dumps(b)}' if b else "" for b in blocked]
+                    tails = (["}\n"] * len(block) if not (labels[0] or with_kernels or any(blocked)) else
+                             [(blocked_by[a] + "".join(k + json.dumps(v) for k, v in zip(label_keys, ls))
                                + (f', "kernels": {ks[0]}' if with_kernels else "") + "}\n")
-                              for ls, ks in zip(labels, kernels)])
+                              for a, ls, ks in zip(at_list, labels, kernels)])
                     per_dtype.append(list(map('{"row": %d, %s%s'.__mod__,
                                               zip(rows, map(bodies.__getitem__, at_list), tails))))
                 else:
                     fields = list(zip(*cols))
-                    per_dtype.append([[r, *fields[a], ndim[a], d, counts[a], *ls] + ([ks[1]] if with_kernels else [])
+                    per_dtype.append([[r, *fields[a], ndim[a], d, counts[a], blocked[a], *ls]
+                                      + ([ks[1]] if with_kernels else [])
                                       for r, a, ls, ks in zip(rows, at_list, labels, kernels)])
             lines = per_dtype[0] if len(dtypes) == 1 else [x for row in zip(*per_dtype) for x in row]
             if fmt == "jsonl":
