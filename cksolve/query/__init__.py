@@ -20,9 +20,11 @@ from ..selection import (ARCHS, DTYPES, NDIMS, VARIANTS, Record, Selection, cano
                          split_values)
 from ..solver import enumerate_combo
 from ..solver.evaluate import evaluate
+from ..space.axes import value_text
 from ..space.combo import Combo
 from .checking import CheckRecord, check_names, explain_name
 from .diff import Source, diff_sources, open_source, read_sectioned_names
+from .neighbors import NEIGHBOR_METHODS, Neighbor, neighbors
 from .listing import (ENUMERATE_LIMIT, arch_facts_list, archs_document, count_records, enumerate_lines, enumerate_names, enumerate_text, name_lines,
                       enumerate_records, load_rule_set, rule_set_constraints, rule_set_descriptions)
 
@@ -53,6 +55,10 @@ __all__ = [
     "name_lines",
     "count_records",
     "check_names",
+    "neighbors",
+    "Neighbor",
+    "NEIGHBOR_METHODS",
+    "value_text",
     "evaluate",
     "explain_name",
     "open_source",

@@ -39,7 +39,8 @@ from typing import Sequence
 
 from ..space.constraints import Constraint, Table
 from .cache import CACHE
-from .conditioning import _PIECES, solve_piece
+from . import conditioning
+from .conditioning import solve_piece
 from .counting import LIST_LIMIT, ROW_LIMIT, SpaceTooLarge, check_size
 from .model import Model
 from .plan import make_plan
@@ -83,7 +84,7 @@ def transient():
     7.5 GB). What was memoised before the block stays; what the block added is dropped at its end (plans,
     relations and tables, which recur, stay).
     """
-    memos = (_SOLVED, _COMPONENTS, _PIECES)
+    memos = (_SOLVED, _COMPONENTS, conditioning._PIECES)
     sizes = [len(m) for m in memos]
     try:
         yield
