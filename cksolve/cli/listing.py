@@ -17,7 +17,7 @@ from ..outputs import atomic_text_stream, write_stdout
 from ..progress import Progress
 from .app import app
 from .completion import values
-from .options import (BuilderOpt, backend_option, complete_rule_set, OutputOpt, RuleSetOpt, SelectionArgs, check_format, choices, format_option,
+from .options import (BuilderOpt, NameTarget, name_target_options, backend_option, complete_rule_set, OutputOpt, RuleSetOpt, SelectionArgs, check_format, choices, format_option,
                       load_rule_set, refuse_unwritable, selection_options, write)
 
 #: formats each listing command offers (names/jsonl/csv/table are the shared writers)
@@ -92,6 +92,35 @@ def enumerate_cmd(
         return
     one_kind = len(set(map(kind_of, selection.variants))) == 1
     write_blocks(records_blocks(query.enumerate_records(rs, selection, limit), fmt, one_kind), output)
+
+
+NEIGHBOR_FORMATS = ("names", "jsonl", "table")
+
+
+@app.command("neighbors")
+@name_target_options("Only neighbors in this rule set (default: anywhere in the arch's valid space):")
+def neighbors_cmd(
+    name: str = typer.Argument(..., help="A kernel name (need not be valid)."),
+    target: NameTarget = None,
+    radius: int = typer.Option(1, "--radius", metavar="R", help="Up to this many axes changed."),
+    method: str = typer.Option("hamming", "--method", metavar="METHOD",
+                               help="hamming: any value of an axis; adjacent: one step along an ordered axis.",
+                               autocompletion=values(query.NEIGHBOR_METHODS)),
+    fmt: str = format_option("names", NEIGHBOR_FORMATS),
+    output: Optional[Path] = OutputOpt,
+    builder_configs: Optional[str] = BuilderOpt,
+) -> None:
+    """List the valid configs near NAME: one axis away (or up to --radius), in (distance, name) order."""
+    check_format(fmt, NEIGHBOR_FORMATS)
+    refuse_unwritable(output)
+    arch, rs = target.load(builder_configs)
+    found = query.neighbors(name, arch, rs, radius, method)
+    if fmt == "table":
+        rows = [[str(n.distance), ", ".join(f"{k}={query.value_text(v)}" for k, v in n.changed), n.name]
+                for n in found]
+        write(table_text(["distance", "changed", "name"], rows), output)
+        return
+    write(render(fmt, [n.as_dict() for n in found]), output)
 
 
 @app.command("count")

@@ -19,11 +19,13 @@ from ..rulesets import RULE_SETS, rule_set_names
 from ..rulesets.listed import rule_set_file
 from ..selection import (ARCHS, DTYPES, NDIMS, VARIANTS, Record, Selection, canonical_order, gemm_variants, select,
                          split_values)
-from ..solver import evaluate
+from ..solver import enumerate_combo, evaluate
+from ..space.axes import value_text
 from ..space.combo import Combo
 from .ck import CkVersion, active_ck, bundled_versions, ck_version, use_ck, using_ck
 from .checking import CheckRecord, check_names, explain_name
 from .diff import Source, diff_sources, open_source, read_sectioned_names
+from .neighbors import NEIGHBOR_METHODS, Neighbor, neighbors
 from .listing import (ENUMERATE_LIMIT, arch_facts_list, archs_document, count_records, enumerate_lines, enumerate_names, enumerate_text, name_lines,
                       enumerate_records, load_rule_set, rule_set_constraints, rule_set_descriptions)
 
@@ -56,6 +58,10 @@ __all__ = [
     "count_records",
     "check_names",
     "CheckRecord",
+    "neighbors",
+    "Neighbor",
+    "NEIGHBOR_METHODS",
+    "value_text",
     "evaluate",
     "explain_name",
     "open_source",

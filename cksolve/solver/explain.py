@@ -1,6 +1,11 @@
 """``explain``: every violated constraint, and the nearest valid configs, as a record and in words.
 
-"Nearest" is the number of axes that differ. Candidates are the kernels CK
+"Nearest" is the number of axes that differ. A source of at most
+``CONFIG_LIMIT`` configs is listed and ranked; a larger one (a rule-set file
+that leaves axes free, the whole space) is searched by the model instead
+(``neighbors``: candidates at distance 1, 2, ... up to ``NEAREST_RADIUS``,
+tested against its constraints), so no space is too large to explain in.
+Candidates are the kernels CK
 would actually build for the combination: the given rule set, or else the
 ``candidates`` the caller passes (``cksolve.rulesets.candidate_rule_sets``:
 ``default`` and ``full``, the kernels CK builds; subsets add nothing, and ``tests``
@@ -19,10 +24,16 @@ from typing import NamedTuple, Sequence
 
 from ..space.axes import value_text
 from ..space.combo import Combo, ConstraintSource
-from .combos import bounded_configs
+from .combos import CONFIG_LIMIT, bounded_configs, solve_combo
+from .counting import SpaceTooLarge
+from .model import build_model
 from .evaluate import Verdict, evaluate
+from .neighbors import neighbors
 
-__all__ = ["Explanation", "Nearest", "explain", "explanation", "nearest_valid"]
+__all__ = ["Explanation", "Nearest", "explain", "explanation", "nearest_valid", "NEAREST_RADIUS"]
+
+#: How many axes the model-based search for nearest configs changes at most (a source too large to list).
+NEAREST_RADIUS = 3
 
 
 class Nearest(NamedTuple):
@@ -123,6 +134,16 @@ def nearest_valid(config, arch: str, sources: Sequence[ConstraintSource], how_ma
     combo = Combo(arch, config.variant, config.dtype, config.ndim)
     seen = {}
     for rs in sources:
+        try:
+            large = solve_combo(rs, combo).count() > CONFIG_LIMIT
+        except (KeyError, ValueError):  # a source that cannot solve this combination offers nothing
+            continue
+        except SpaceTooLarge:
+            large = True
+        if large:  # by the model: every valid config up to the distance where enough are found
+            for n in neighbors(build_model(combo, rs), config, NEAREST_RADIUS, enough=how_many, keep=keep):
+                seen.setdefault(n.name, n.config)
+            continue
         try:
             for c in bounded_configs(rs, combo):
                 seen.setdefault(c.name(), c)

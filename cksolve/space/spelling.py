@@ -44,8 +44,9 @@ GEMM_FIELDS = ("variant", "dtype", "ndim", "tile_m", "tile_n", "tile_k", "wave_m
 #: other fields only. Listing in name order renders each once (``solver.stream``; tested on random configs).
 GEMM_HEAD_AXES = ("variant", "dtype", "layout", "ndim", "pipeline", "epilogue", "scheduler", "tile_m", "tile_n",
                   "tile_k", "wave_m", "wave_n", "wave_k", "warp_tile_m", "warp_tile_n", "warp_tile_k")
-#: The head fields right after the fixed prefix, each followed by ``_``: listing goes one value at a time.
-GEMM_GROUP_AXES = ("pipeline", "epilogue", "scheduler")
+#: The leading head fields a combination can leave free (variant, dtype and ndim are the combination's), each
+#: followed by ``_`` in the name: listing goes one value of them at a time.
+GEMM_GROUP_AXES = ("layout", "pipeline", "epilogue", "scheduler")
 
 # Names are asked for many times per config (sorting, emission, diffing); a
 # config is an immutable tuple, so its name is memoised on it.
