@@ -111,20 +111,21 @@ def main() -> None:
             runs = args.runs if "train" in only else 1
             s, rss, cpu = run(argv, runs)
             if "train" in only:
-                print(f"train {args.rows} rows, {args.folds} folds, {args.trees} trees: {s:.1f} s ({cpu:.1f} s CPU), {rss:.0f} MiB "
-                      f"(target <= 180 s at 10^5 rows, 5 folds, 2000 trees; ratio {s / 180:.2f})")
+                print(f"train {args.rows} rows, {args.folds} folds, {args.trees} trees: {s:.1f} s ({cpu:.1f} s CPU), "
+                      f"{rss:.0f} MiB (target <= 180 s at 10^5 rows, 5 folds, 2000 trees; ratio {s / 180:.2f})")
         if "select" in only:
             problems(d / "problems.csv", args.problems)
-            s, rss, cpu = run(["select", "--problems", str(d / "problems.csv"), "-r", "full", "-a", "gfx950", "--dtype",
-                          "bf16", "--model", str(model), "--top", "5", "--format", "jsonl", "-o",
-                          str(d / "picks.jsonl")], args.runs)
-            print(f"select {args.problems} problems x full gfx950 bf16, {args.trees}-tree model: {s:.1f} s ({cpu:.1f} s CPU), "
-                  f"{rss:.0f} MiB (target <= 20 s, <= 1024 MiB; ratios {s / 20:.2f}, {rss / 1024:.2f})")
+            s, rss, cpu = run(["select", "--problems", str(d / "problems.csv"), "-r", "full", "-a", "gfx950",
+                               "--dtype", "bf16", "--model", str(model), "--top", "5", "--format", "jsonl", "-o",
+                               str(d / "picks.jsonl")], args.runs)
+            print(f"select {args.problems} problems x full gfx950 bf16, {args.trees}-tree model: {s:.1f} s "
+                  f"({cpu:.1f} s CPU), {rss:.0f} MiB (target <= 20 s, <= 1024 MiB; ratios {s / 20:.2f}, "
+                  f"{rss / 1024:.2f})")
         if "search" in only:
-            s, rss, cpu = run(["search", "-p", LARGE, "-a", "gfx942", "--dtype", "fp16", "--device", "MI300X", "--top",
-                          "10"], args.runs)
-            print(f"search --top 10, performance model, whole space (gfx942 fp16): {s:.1f} s ({cpu:.1f} s CPU), {rss:.0f} MiB "
-                  f"(target <= 5 s; ratio {s / 5:.2f})")
+            s, rss, cpu = run(["search", "-p", LARGE, "-a", "gfx942", "--dtype", "fp16", "--device", "MI300X",
+                               "--top", "10"], args.runs)
+            print(f"search --top 10, performance model, whole space (gfx942 fp16): {s:.1f} s ({cpu:.1f} s CPU), "
+                  f"{rss:.0f} MiB (target <= 5 s; ratio {s / 5:.2f})")
 
 
 if __name__ == "__main__":

@@ -114,7 +114,8 @@ def read_model_dir(path: str | Path) -> ModelDir:
     try:
         booster = lgb.Booster(model_str=text)
     except lgb.basic.LightGBMError as exc:
-        raise CksolveError(f"{d}: not a LightGBM text model ({str(exc).splitlines()[0] if str(exc) else exc})") from None
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise CksolveError(f"{d}: not a LightGBM text model ({first})") from None
     names = spec.get("feature_names")
     columns = column_map(names, str(d / SPEC_FILE))
     width = len(names) if names else len(FEATURE_NAMES)

@@ -82,7 +82,8 @@ def lgb_params(seed: int, trees: int) -> dict:
     """CK_PARAMS in LightGBM's own names, made deterministic."""
     c = CK_PARAMS
     return {"objective": c["objective"], "metric": list(c["metric"]), "num_leaves": c["num_leaves"],
-            "max_depth": c["max_depth"], "learning_rate": c["learning_rate"], "min_data_in_leaf": c["min_child_samples"],
+            "max_depth": c["max_depth"], "learning_rate": c["learning_rate"],
+            "min_data_in_leaf": c["min_child_samples"],
             "bagging_fraction": c["subsample"], "feature_fraction": c["colsample_bytree"], "lambda_l1": c["reg_alpha"],
             "lambda_l2": c["reg_lambda"], "seed": seed, "num_threads": THREADS, "deterministic": True,
             "force_row_wise": True, "verbosity": -1, "num_iterations": trees}
