@@ -10,7 +10,7 @@ one select is timed with, so its trees have the size training on that many rows 
 Each case is one ``cksolve`` process: seconds (wall) and its peak RSS.
 
     python benchmarks/bench_select.py [--rows 100000] [--trees 2000] [--folds 5] [--problems 1000] [--runs 3]
-        [--only train,select,search]
+        [--only train,select,search] [--keep DIR | --model DIR]
 
 On a loaded machine run it smaller (--rows, --trees) and say so beside the numbers.
 """
@@ -98,12 +98,15 @@ def main() -> None:
     ap.add_argument("--problems", type=int, default=1000)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--only", default="train,select,search")
+    ap.add_argument("--model", type=Path, help="select with this model directory (no training); "
+                                               "--keep DIR keeps the trained one")
+    ap.add_argument("--keep", type=Path, help="write the trained model here too")
     args = ap.parse_args()
     only = set(args.only.split(","))
     with tempfile.TemporaryDirectory() as tmp:
         d = Path(tmp)
-        model = d / "model"
-        if only & {"train", "select"}:
+        model = args.model or args.keep or d / "model"
+        if "train" in only or ("select" in only and args.model is None):
             made_up(d / "bench.csv", args.rows)
             argv = ["train", "--measurements", str(d / "bench.csv"), "--arch", "gfx950", "--dtype", "bf16",
                     "--variant", "forward", "--out", str(model), "--trees", str(args.trees),

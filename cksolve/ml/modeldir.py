@@ -41,7 +41,8 @@ __all__ = ["ModelDir", "read_model_dir", "write_model_dir", "MODEL_FILE", "SPEC_
 
 MODEL_FILE = "model_tflops.lgbm"
 #: threads a prediction uses: rows are predicted independently, so the answer is the same with any number
-PREDICT_THREADS = max(1, min(4, os.cpu_count() or 1))
+#: (two: the targets are for two cores, and more spin idle on a shared machine)
+PREDICT_THREADS = max(1, min(2, os.cpu_count() or 1))
 SPEC_FILE = "feature_spec.json"
 MANIFEST_FILE = "train_manifest.json"
 
