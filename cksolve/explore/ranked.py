@@ -31,7 +31,7 @@ import numpy as np
 
 from ..errors import CksolveError
 from ..scoring import get_scorer
-from ..scoring.analytic import COLUMNS, _problem_terms, estimate, estimate_batch
+from ..scoring.analytic import COLUMNS, problem_terms, estimate, estimate_batch
 from ..solver.backends import pinned
 from ..solver.direct import solve
 from ..solver.model import prune_domains
@@ -152,7 +152,7 @@ def ranked_search(problem, combo, model, arch: str, dtype: str, top: int, device
     tuples = list(_tuples(model, domains))
     if not tuples:
         return [], "INFEASIBLE"
-    terms = _problem_terms(facts)
+    terms = problem_terms(facts)
     columns = dict(zip(order, (np.array(col) for col in zip(*tuples))))
     size = len(tuples)
     for c in COLUMNS:
