@@ -25,7 +25,7 @@ from cksolve.ml.madeup import made_up_rows  # noqa: E402
 from cksolve.ml.measurements import CK_COLUMNS  # noqa: E402
 from cksolve.ml.names import read_kernel_name  # noqa: E402
 from cksolve.ml.rows import RowMaker  # noqa: E402
-from cksolve.ml.train import train, train_data  # noqa: E402
+from cksolve.ml.training import train, train_data  # noqa: E402
 from cksolve.rulesets import Combo, get_rule_set  # noqa: E402
 from cksolve.workload import parse_problem  # noqa: E402
 from test_cli import run  # noqa: E402
@@ -217,3 +217,61 @@ def test_without_lightgbm_one_line_exit_2(capsys, monkeypatch, model, data):
     code, text, err = run(capsys, "evaluate", "--model", str(out), "--measurements", str(data[1]))
     assert code == 2 and text == ""
     assert err.strip().count("\n") == 0 and "pip install 'cksolve[ml]'" in err
+
+
+def test_cli_semantics_are_the_libraries():
+    from cksolve.cli.select import MODEL_SEMANTICS as shown
+    from cksolve.ml import MODEL_SEMANTICS
+
+    assert shown == MODEL_SEMANTICS
+
+
+@pytest.mark.ck_data
+def test_cks_shipped_spec_loads_with_a_97_column_booster(data, tmp_path):
+    """CK's forward_2d3d_suffix feature_spec.json (../shared/ck/ml), beside a booster over its 97 columns."""
+    from conftest import require_ck
+
+    spec = json.loads((require_ck() / "ml" / "feature_spec_forward_2d3d_suffix_bf16_gfx950.json").read_text())
+    train_csv, held_out, _ = data
+    d = train_data(read_measurements([train_csv]), "gfx950", "bf16", "ck")
+    ds = lgb.Dataset(d.x, label=d.y, feature_name=list(FEATURE_NAMES), params={"verbosity": -1})
+    booster = lgb.train({"objective": "regression", "num_leaves": 7, "verbosity": -1, "num_threads": 1}, ds, 5)
+    write_model_dir(tmp_path / "ck", booster.model_to_string(), spec, {}, gz=True)
+    m = read_model_dir(tmp_path / "ck")
+    assert m.columns is None and m.semantics == "ck" and not m.log_target  # its spec names no log_targets
+    assert np.array_equal(m.predict(d.x), booster.predict(d.x))
+
+
+def test_exact_semantics_from_full_names_then_select(tmp_path, capsys):
+    """cksolve's own format with full kernel names (MADE-UP TFLOPS: tile_m * tile_n / 100), trained exact."""
+    from cksolve.workload import applicable
+
+    rs = get_rule_set("tiny")
+    rows = []
+    for i, spec in enumerate(("N=8,C=256,K=256,Hi=28,Wi=28,Y=3,X=3,pad_h=1,pad_w=1", "N=2,C=64,K=128,Hi=14,Wi=14",
+                              "N=16,C=128,K=64,Hi=56,Wi=56,Y=1,X=1", "N=4,C=512,K=512,Hi=7,Wi=7,Y=3,X=3,pad_h=1,pad_w=1")):
+        p = parse_problem(spec)
+        for name in applicable(p, rs, "gfx942", "fp16"):
+            if name.startswith("grouped_conv_fwd_"):
+                from cksolve.space.naming import parse_name
+
+                c = parse_name(name)
+                row = {k: v for k, v in p.as_dict().items() if k not in ("direction", "split_k")}
+                rows.append({**row, "kernel": name, "tflops": c.tile_m * c.tile_n / 100 + i})
+    path = tmp_path / "own.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    out = tmp_path / "exact"
+    code, text, err = run(capsys, "train", "--measurements", str(path), "--arch", "gfx942", "--dtype", "fp16",
+                          "--variant", "forward", "--out", str(out), "--trees", "20", "--folds", "2",
+                          "--semantics", "exact")
+    assert code == 0, err
+    assert json.loads((out / "feature_spec.json").read_text())["cksolve_feature_semantics"] == "exact"
+    code, text, err = run(capsys, "select", "-p", "N=8,C=256,K=256,Hi=28,Wi=28,Y=3,X=3,pad_h=1,pad_w=1",
+                          "-r", "tiny", "-a", "gfx942", "--dtype", "fp16", "--model", str(out), "--format", "csv")
+    assert code == 0, err and text.startswith("problem,rank,name,score,blocked_by\n")
+    short = tmp_path / "short.csv"
+    short.write_text("kernel,N,C,K,tflops\ngrouped_conv_forward_fp16_2d_64x64x64_compv3_intrawave,1,64,64,3.0\n")
+    code, _, err = run(capsys, "train", "--measurements", str(short), "--arch", "gfx942", "--dtype", "fp16",
+                       "--variant", "forward", "--out", str(tmp_path / "x"), "--semantics", "exact", "--folds", "0")
+    assert code == 2 and "exact features need the full kernel name" in err
+    assert not (tmp_path / "x").exists()

@@ -72,3 +72,11 @@ def test_select_analytic_lists_applicable_kernels_best_first():
     can = [n for n in applicable(p, rs, "gfx942", "fp16") if n.startswith("grouped_conv_fwd_")]
     assert len(recs) == min(5, len(can)) > 0 and {r.name for r in recs} <= set(can)
     assert [r.score for r in recs] == sorted((r.score for r in recs), reverse=True)
+
+
+def test_search_top_k_is_a_prefix_of_top_more_ties_by_name():
+    """Shapes tied with the K-th are all looked at, so --top 3 is the first three lines of --top 10."""
+    ranking = {"device": "MI300X", "rescorer": None}
+    ten, _ = search(LARGE, "gfx942", "fp16", None, 10, ranking=ranking)
+    three, _ = search(LARGE, "gfx942", "fp16", None, 3, ranking=ranking)
+    assert [r.name for r in three] == [r.name for r in ten[:3]]

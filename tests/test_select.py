@@ -112,3 +112,16 @@ def test_select_argument_errors(capsys):
     assert code == 2 and "--problem" in err
     code, _, err = run(capsys, "select", "-p", "N=1", "-r", "tiny", "-a", "gfx942", "--dtype", "fp16", "--top", "0")
     assert code == 2 and "--top 0" in err
+
+
+def test_select_from_a_names_file(tmp_path, capsys):
+    rs = get_rule_set("tiny")
+    p = parse_problem(PROBLEMS[0])
+    can = [n for n in applicable(p, rs, "gfx942", "fp16") if n.startswith("grouped_conv_fwd_")]
+    names = tmp_path / "names.txt"
+    names.write_text("\n".join(can[:2]) + "\n")
+    code, out, err = run(capsys, "select", "-p", PROBLEMS[0], "--names", str(names), "-a", "gfx942", "--dtype", "fp16",
+                         "--top", "5", "--format", "csv")
+    assert code == 0, err
+    rows = out.splitlines()[1:]
+    assert sorted(r.split(",")[2] for r in rows) == sorted(can[:2])

@@ -14,7 +14,8 @@ wave split, warp tile, pipeline, scheduler, double buffer, merged groups):
    values: then its score is the bound, exact; else any config, scored and put
    back in order);
 4. one line per tile shape (tile_m x tile_n x tile_k): the best config found
-   for it and how many configs share that config's score-relevant values.
+   for it and how many configs share that config's score-relevant values;
+   shapes tied with the K-th are all found, and ties go by name.
 
 With a re-ranking scorer (``--model``, ``--measurements``) the analytic search
 fills a pool of ``pool`` tile shapes and the other scorer orders the pool; the
@@ -30,7 +31,7 @@ import numpy as np
 
 from ..errors import CksolveError
 from ..scoring import get_scorer
-from ..scoring.analytic import COLUMNS, _problem_terms, estimate, estimate_batch
+from ..scoring.analytic import COLUMNS, problem_terms, estimate, estimate_batch
 from ..solver.backends import pinned
 from ..solver.direct import solve
 from ..solver.model import prune_domains
@@ -151,7 +152,7 @@ def ranked_search(problem, combo, model, arch: str, dtype: str, top: int, device
     tuples = list(_tuples(model, domains))
     if not tuples:
         return [], "INFEASIBLE"
-    terms = _problem_terms(facts)
+    terms = problem_terms(facts)
     columns = dict(zip(order, (np.array(col) for col in zip(*tuples))))
     size = len(tuples)
     for c in COLUMNS:
@@ -168,7 +169,13 @@ def ranked_search(problem, combo, model, arch: str, dtype: str, top: int, device
     status = "OPTIMAL"
     pos = 0
     ti, tn_, tk_ = order.index("tile_m"), order.index("tile_n"), order.index("tile_k")
-    while len(found) < want and (pos < size or resolved):
+    while pos < size or resolved:
+        if len(found) >= want:  # go on through the ties of the last score: equal scores go by name
+            last = min(r.score for r in found.values())
+            ahead = max(float(bounds[ranked[pos]]) if pos < size else -np.inf,
+                        -resolved[0][0] if resolved else -np.inf)
+            if ahead < last:
+                break
         if resolved and (pos >= size or -resolved[0][0] >= bounds[ranked[pos]]):
             _neg, _k, result = heapq.heappop(resolved)
             shape = (result.config.tile_m, result.config.tile_n, result.config.tile_k)

@@ -25,6 +25,6 @@ __all__ = ["read_model_dir", "write_model_dir", "read_measurements", "train", "e
 
 def train(*args, **kwargs):
     """``train.train`` (imported on call: it loads lightgbm and scikit-learn)."""
-    from .train import train as run  # deferred: see the docstring
+    from .training import train as run  # deferred: see the docstring
 
     return run(*args, **kwargs)

@@ -40,6 +40,9 @@ from .rows import MODEL_SEMANTICS
 __all__ = ["ModelDir", "read_model_dir", "write_model_dir", "MODEL_FILE", "SPEC_FILE", "MANIFEST_FILE"]
 
 MODEL_FILE = "model_tflops.lgbm"
+#: threads a prediction uses: rows are predicted independently, so the answer is the same with any number
+#: (two: the targets are for two cores, and more spin idle on a shared machine)
+PREDICT_THREADS = max(1, min(2, os.cpu_count() or 1))
 SPEC_FILE = "feature_spec.json"
 MANIFEST_FILE = "train_manifest.json"
 
@@ -60,7 +63,7 @@ class ModelDir:
     def predict(self, rows: np.ndarray) -> np.ndarray:
         """Predicted TFLOPS of 97-column rows (CK's Predictor.rank_kernels: select, predict, expm1)."""
         x = rows if self.columns is None else rows[:, self.columns]
-        raw = self.booster.predict(x, num_threads=1)
+        raw = self.booster.predict(x, num_threads=PREDICT_THREADS)
         return np.expm1(raw) if self.log_target else raw
 
 
@@ -112,7 +115,8 @@ def read_model_dir(path: str | Path) -> ModelDir:
     try:
         booster = lgb.Booster(model_str=text)
     except lgb.basic.LightGBMError as exc:
-        raise CksolveError(f"{d}: not a LightGBM text model ({str(exc).splitlines()[0] if str(exc) else exc})") from None
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise CksolveError(f"{d}: not a LightGBM text model ({first})") from None
     names = spec.get("feature_names")
     columns = column_map(names, str(d / SPEC_FILE))
     width = len(names) if names else len(FEATURE_NAMES)

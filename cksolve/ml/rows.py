@@ -52,13 +52,17 @@ class RowMaker:
         self.hw = hardware_block(arch)
         self._kernels: dict = {}
         self._problems: dict = {}
+        self._ids: dict = {}  # (shape, kernel block) -> id: configs CK's reading aliases share one
 
     def kernel(self, kernel: KernelConfig | KernelName) -> tuple:
-        """(shape, kernel block) of a config or a measured kernel name."""
+        """(shape, kernel block, id) of a config or a measured kernel name; kernels whose rows are the same
+        for every problem (same shape and block) share the id."""
         got = self._kernels.get(kernel)
         if got is None:
             shape = self._shape(kernel)
-            got = self._kernels[kernel] = (shape, kernel_block(shape, self.bpe))
+            block = kernel_block(shape, self.bpe)
+            kid = self._ids.setdefault((shape, block), len(self._ids))
+            got = self._kernels[kernel] = (shape, block, kid)
         return got
 
     def _shape(self, kernel) -> KernelShape:
@@ -91,7 +95,7 @@ class RowMaker:
 
     def row(self, problem, kernel) -> tuple:
         head, gemm, inter = self.problem(problem)
-        shape, block = self.kernel(kernel)
+        shape, block, _ = self.kernel(kernel)
         key = (shape.tile_m, shape.tile_n, shape.tile_k, shape.groups_to_merge)
         mid = inter.get(key)
         if mid is None:

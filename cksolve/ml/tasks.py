@@ -19,7 +19,7 @@ def evaluate(model_dir, paths, arch: str | None = None, dtype: str | None = None
 
     ``arch``/``dtype`` default to the model's spec (CK's specs carry both)."""
     from ..errors import CksolveError
-    from .train import evaluate_rows  # deferred: numpy-heavy, imported with the model
+    from .training import evaluate_rows  # deferred: numpy-heavy, imported with the model
 
     model = read_model_dir(model_dir)
     arch = arch or model.spec.get("arch")

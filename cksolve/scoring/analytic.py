@@ -42,10 +42,10 @@ from ..arch.facts import arch_facts, common_facts
 from ..space.pipelines import double_buffered
 from .device import Device, device, factors
 
-__all__ = ["AnalyticScorer", "estimate", "estimate_batch", "COLUMNS"]
+__all__ = ["AnalyticScorer", "estimate", "estimate_batch", "problem_terms", "COLUMNS"]
 
 
-def _problem_terms(f) -> dict:
+def problem_terms(f) -> dict:
     """The problem's side of the model (per problem: computed once)."""
     phases = max(f.gemm_count, 1) if f.direction == "bwd_data" else 1
     split = max(f.split_k, 1)
@@ -76,7 +76,7 @@ def _ceil_div(a, b):
 
 
 def estimate_batch(P: dict, C: dict, dev: Device, dtype: str, family: str, warp_size: int) -> dict:
-    """The model's terms for problem terms ``P`` (``_problem_terms``, scalars or arrays) and config columns ``C``
+    """The model's terms for problem terms ``P`` (``problem_terms``, scalars or arrays) and config columns ``C``
     (arrays, one element per pair): the module docstring, in array form; ``tflops`` is the score."""
     fx = factors()
     pipes = fx["pipeline"]
@@ -151,7 +151,7 @@ def estimate_batch(P: dict, C: dict, dev: Device, dtype: str, family: str, warp_
 
 def estimate(f, c, dev: Device, dtype: str, family: str, warp_size: int) -> dict:
     """``estimate_batch`` for one problem's facts ``f`` and one config ``c``: its terms as floats."""
-    got = estimate_batch(_problem_terms(f), _columns([c]), dev, dtype, family, warp_size)
+    got = estimate_batch(problem_terms(f), _columns([c]), dev, dtype, family, warp_size)
     return {key: float(v[0]) for key, v in got.items()}
 
 
@@ -184,7 +184,7 @@ class AnalyticScorer:
             if getattr(config, "kind", "gemm") == "gemm":  # a depthwise kernel has no GEMM tile: 0
                 by_problem.setdefault(problem, []).append(i)
         for problem, rows in by_problem.items():
-            terms = _problem_terms(problem.facts())
+            terms = problem_terms(problem.facts())
             got = estimate_batch(terms, _columns([pairs[i][1] for i in rows]), dev, dtype, a.family, a.warp_size)
             for i, v in zip(rows, got["tflops"].tolist()):
                 out[i] = v

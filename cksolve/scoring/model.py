@@ -45,9 +45,11 @@ class ModelScorer:
         if not pairs:
             return []
         maker = self._maker(arch, dtype)
-        index: dict = {}
-        which = [index.setdefault(maker.row(p, c), len(index)) for p, c in pairs]
-        rows = np.array(list(index), dtype=np.float64)
+        index: dict = {}  # (problem, kernel row id) -> the first pair with it: one row per distinct pair
+        which = [index.setdefault((p, maker.kernel(c)[2]), i) for i, (p, c) in enumerate(pairs)]
+        firsts = list(index.values())
+        rows = np.array([maker.row(*pairs[i]) for i in firsts], dtype=np.float64)
         self.predicted += len(rows)
-        pred = self.model.predict(rows)
-        return [float(pred[i]) for i in which]
+        pred = self.model.predict(rows).tolist()
+        at = {i: k for k, i in enumerate(firsts)}
+        return [pred[at[i]] for i in which]

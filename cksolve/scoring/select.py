@@ -1,24 +1,25 @@
 """``select``: per problem, the K best kernels that can run it, by a scorer.
 
 The candidates of a problem are exactly the kernels ``applicable`` lists
-(``workload.Workspace.decide``: CK Tile's run-time checks), implicit-GEMM ones
+(``workload.iter_coverage``: CK Tile's run-time checks, decided for all
+distinct problems at once), implicit-GEMM ones
 (the scorers describe GEMM kernels; depthwise kernels are not ranked). They are
 ranked by score, higher first, ties by name, so the output is the same whatever
 order the pool came in. A problem no kernel can run gets one record naming the
-rule that rejects most of its candidates. Problems are processed in chunks
-(a scorer scores one chunk's pairs in one batch) and written as they are
-ranked, so memory does not grow with the number of problems.
+rule that rejects most of its candidates. Problems are scored in chunks (a
+scorer scores one chunk's pairs in one batch) and written as they are ranked:
+what is held grows with the distinct problems' decisions, not with the output.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Iterable, Iterator, TextIO
+from typing import Iterable, Iterator, Sequence, TextIO
 
 from ..errors import CksolveError
-from ..space.combo import kind_of
-from ..workload import Workspace
+from ..space.naming import parse_name
+from ..workload import iter_coverage
 
 __all__ = ["SelectRecord", "select", "write_select", "names_rule_set", "SELECT_FORMATS", "CHUNK"]
 
@@ -44,42 +45,49 @@ class SelectRecord:
         return d
 
 
-def _blocked(rejected: dict, candidates: int) -> str:
+def _blocked(rejected, candidates: int, gemm_free: bool) -> str:
+    if gemm_free:
+        return "only depthwise kernels can run it (select ranks implicit-GEMM kernels)"
     if not rejected:
-        return "no kernel of the rule set for this direction, dtype and ndim" if not candidates else "none"
-    rule, n = min(rejected.items(), key=lambda kv: (-kv[1], kv[0]))
+        return "no kernel of the rule set for this direction, dtype and ndim"
+    rule, n = rejected[0]
     return f"{rule} (rejects {n} of {candidates})"
 
 
-def select(problems: Iterable, rule_set, arch: str, dtype: str, scorer, top: int = 5) -> Iterator[SelectRecord]:
+def select(problems: Sequence, rule_set, arch: str, dtype: str, scorer, top: int = 5) -> Iterator[SelectRecord]:
     """SelectRecords, problem by problem (file order), rank by rank."""
     if top < 1:
         raise CksolveError(f"{{opt:top}} {top} must be at least 1")
-    ws = Workspace(rule_set)
+    configs: dict = {}  # name -> config: names repeat across problems
+
+    def config(name: str):
+        c = configs.get(name)
+        if c is None:
+            c = configs[name] = parse_name(name)
+        return c
+
     chunk: list = []
-    for row, problem in enumerate(problems):
-        chunk.append((row, problem))
+    for record in iter_coverage(problems, rule_set, arch, [dtype], with_kernels=True):
+        chunk.append(record)
         if len(chunk) >= CHUNK:
-            yield from _chunk(chunk, ws, arch, dtype, scorer, top)
+            yield from _chunk(chunk, config, arch, dtype, scorer, top)
             chunk = []
     if chunk:
-        yield from _chunk(chunk, ws, arch, dtype, scorer, top)
+        yield from _chunk(chunk, config, arch, dtype, scorer, top)
 
 
-def _chunk(chunk, ws: Workspace, arch: str, dtype: str, scorer, top: int) -> Iterator[SelectRecord]:
-    pairs, spans, blocked = [], [], {}
-    for row, problem in chunk:
-        found, rejected, candidates = ws.decide(problem, arch, dtype)
-        configs = [c for combo, c in found if kind_of(combo.variant) == "gemm"]
-        if not configs:
-            blocked[row] = _blocked(rejected, candidates)
+def _chunk(chunk, config, arch: str, dtype: str, scorer, top: int) -> Iterator[SelectRecord]:
+    pairs, spans = [], []
+    for record in chunk:
         start = len(pairs)
-        pairs.extend((problem, c) for c in configs)
-        spans.append((row, problem, start, len(pairs)))
+        pairs.extend((record.problem, c) for c in map(config, record.kernels) if c.kind == "gemm")
+        spans.append((record, start, len(pairs)))
     scores = scorer.score(pairs, arch, dtype) if pairs else []
-    for row, problem, start, end in spans:
-        if row in blocked:
-            yield SelectRecord(row, None, None, None, blocked[row], problem.spec())
+    for record, start, end in spans:
+        row, problem = record.row, record.problem
+        if start == end:
+            why = _blocked(record.rejected, record.candidates, bool(record.kernels))
+            yield SelectRecord(row, None, None, None, why, problem.spec())
             continue
         ranked = sorted(((scores[i], pairs[i][1].name()) for i in range(start, end)), key=lambda t: (-t[0], t[1]))
         for rank, (score, name) in enumerate(ranked[:top], 1):

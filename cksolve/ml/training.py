@@ -15,7 +15,7 @@ read in ``../shared/ck/ml/pipeline.md`` section 2) does, and where this differs:
 * differences: kernels with ``_gm<g>``, ``_2stage`` or ``wavelet`` names are
   read (CK's parser drops them); the feature semantics are recorded
   (``cksolve_feature_semantics``); LightGBM runs with ``deterministic`` and a
-  fixed thread count (``THREADS``), so the same data and seed give the same
+  thread count fixed by the row count (``threads_for``), so the same data and seed give the same
   model bytes; the manifest's timestamp is the newest measurement file's
   modification time (not the clock).
 """
@@ -37,15 +37,21 @@ from .measurements import Measurements, read_measurements
 from .modeldir import write_model_dir
 from .rows import MODEL_SEMANTICS, RowMaker
 
-__all__ = ["CK_PARAMS", "THREADS", "TrainData", "train_data", "train", "GROUP_KEY"]
+__all__ = ["CK_PARAMS", "THREADS", "threads_for", "TrainData", "train_data", "train", "GROUP_KEY"]
 
 #: CK's LGBMRegressor arguments (train.py), by its names
 CK_PARAMS = {"objective": "regression", "metric": ["rmse", "mae"], "num_leaves": 255, "max_depth": 15,
              "n_estimators": 2000, "learning_rate": 0.02, "min_child_samples": 10, "subsample": 0.85,
              "colsample_bytree": 0.85, "reg_alpha": 0.05, "reg_lambda": 0.5, "seed": 42, "n_jobs": 8}
-#: threads LightGBM trains with: fixed, so that with ``deterministic`` the model depends on the data and seed only;
-#: one, because two on a shared two-core machine trained a small model 6 times slower (OpenMP spinning)
+#: threads LightGBM trains with, by the number of rows: fixed by the data, so that with ``deterministic`` the
+#: model depends on the data and seed only. One below ``MANY_ROWS`` (two on a shared two-core machine trained a
+#: 2,400-row model 6 times slower: OpenMP threads spin at every tree's synchronisation), two from there on.
 THREADS = 1
+MANY_ROWS = 20_000
+
+
+def threads_for(rows: int) -> int:
+    return THREADS if rows < MANY_ROWS else 2
 #: CK's problem-group key for the folds
 GROUP_KEY = ("N", "C", "K", "G", "Hi", "Wi", "Y", "X", "Di", "Z", "dilation_h", "dilation_w")
 EARLY_STOPPING = 50
@@ -78,13 +84,14 @@ def train_data(m: Measurements, arch: str, dtype: str, semantics: str) -> TrainD
     return TrainData(np.array(x, dtype=np.float64), np.array(y), np.array(g), np.array(p), np.array(r), m)
 
 
-def lgb_params(seed: int, trees: int) -> dict:
+def lgb_params(seed: int, trees: int, threads: int = THREADS) -> dict:
     """CK_PARAMS in LightGBM's own names, made deterministic."""
     c = CK_PARAMS
     return {"objective": c["objective"], "metric": list(c["metric"]), "num_leaves": c["num_leaves"],
-            "max_depth": c["max_depth"], "learning_rate": c["learning_rate"], "min_data_in_leaf": c["min_child_samples"],
+            "max_depth": c["max_depth"], "learning_rate": c["learning_rate"],
+            "min_data_in_leaf": c["min_child_samples"],
             "bagging_fraction": c["subsample"], "feature_fraction": c["colsample_bytree"], "lambda_l1": c["reg_alpha"],
-            "lambda_l2": c["reg_lambda"], "seed": seed, "num_threads": THREADS, "deterministic": True,
+            "lambda_l2": c["reg_lambda"], "seed": seed, "num_threads": threads, "deterministic": True,
             "force_row_wise": True, "verbosity": -1, "num_iterations": trees}
 
 
@@ -109,8 +116,9 @@ def cross_validate(d: TrainData, folds: int, seed: int, trees: int) -> list[dict
     target = np.log1p(d.y)
     out = []
     for fold, (tr, va) in enumerate(splitter.split(d.x, target, d.groups)):
-        booster = _fit(lgb, lgb_params(seed, trees), d.x[tr], target[tr], (d.x[va], target[va]))
-        pred = booster.predict(d.x[va], num_iteration=booster.best_iteration or None, num_threads=THREADS)
+        booster = _fit(lgb, lgb_params(seed, trees, threads_for(len(tr))), d.x[tr], target[tr],
+                       (d.x[va], target[va]))
+        pred = booster.predict(d.x[va], num_iteration=booster.best_iteration or None, num_threads=1)
         resid = target[va] - pred
         rmse = float(np.sqrt(np.mean(resid ** 2)))
         total = float(np.sum((target[va] - target[va].mean()) ** 2))
@@ -141,8 +149,9 @@ def train(paths: list, arch: str, dtype: str, variant: str, out: str | Path, see
     m = read_measurements(paths, variant, dtype)
     d = train_data(m, arch, dtype, semantics)
     cv = cross_validate(d, folds, seed, trees)
-    booster = _fit(lgb, lgb_params(seed, trees), d.x, np.log1p(d.y))
-    params = {**CK_PARAMS, "n_estimators": trees, "seed": seed, "n_jobs": THREADS, "deterministic": True}
+    threads = threads_for(len(d.y))
+    booster = _fit(lgb, lgb_params(seed, trees, threads), d.x, np.log1p(d.y))
+    params = {**CK_PARAMS, "n_estimators": trees, "seed": seed, "n_jobs": threads, "deterministic": True}
     spec = {"op_type": "grouped_conv", "dtype": dtype, "arch": arch, "feature_names": list(FEATURE_NAMES),
             "categorical_features": ["pipeline"], "targets": ["tflops"], "log_targets": ["tflops"],
             "params": params, "variant": variant, "cksolve_feature_semantics": semantics}
