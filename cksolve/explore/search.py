@@ -109,7 +109,7 @@ def search(problem_spec: str, arch: str, dtype: str, rule_set: RuleSet | None = 
     extra = []
     for i, text in enumerate(where):
         try:
-            extra.append(where_check(f"search.where[{i}]", text, "--where", f"--where[{i}]"))
+            extra.append(where_check(f"search.where[{i}]", text, "search where", f"where[{i}]"))
         except WhereError as exc:
             raise CksolveError(f"{{opt:where}} {text!r} at column {exc.column}: {exc.what}") from None
     combo, model = _models(problem, rule_set, arch, dtype, tuple(extra))
