@@ -112,9 +112,8 @@ def fresh_solves(monkeypatch):
     A test that forces a path (a small row bound) must not be answered from a memo
     filled before it set the bound.
     """
-    from cksolve import solver
-    from cksolve.solver import direct
+    from cksolve.solver import combos, direct
 
-    monkeypatch.setattr(solver, "_COMBOS", {})
+    monkeypatch.setattr(combos, "_COMBOS", {})
     for cache in ("_SOLVED", "_COMPONENTS"):
         monkeypatch.setattr(direct, cache, {})

@@ -63,7 +63,7 @@ def _shown(module) -> set[str]:
             and not (isinstance(v, types.ModuleType) and n in subs)}
 
 
-@pytest.mark.parametrize("face", (*FACES, "emit"))
+@pytest.mark.parametrize("face", (*FACES, "emit", "report"))
 def test_all_is_exactly_what_the_face_shows(face):
     module = importlib.import_module(f"cksolve.{face}")
     listed = set(module.__all__)

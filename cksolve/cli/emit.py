@@ -59,7 +59,7 @@ def emit_cmd(
 @app.command("cmake-dir")
 def cmake_dir_cmd() -> None:
     """Print the directory holding cksolveConfig.cmake (for -Dcksolve_DIR=... or CMAKE_PREFIX_PATH)."""
-    from ..emit.cmake import CMAKE_DIR  # deferred, as every emit import here: the writer loads only when emitting
+    from ..emit import CMAKE_DIR  # deferred, as every emit import here: emit loads only for its commands
 
     write_stdout(f"{CMAKE_DIR}\n")
 
@@ -109,7 +109,7 @@ def _targets(arch) -> list[str]:
 
 def inputs(rule_set: Optional[str], names: Optional[Path], builder_configs: Optional[str]) -> list[Path]:
     """The files an emit read besides its own package: what a build must watch."""
-    from ..emit.cmake import installation_files  # deferred: the writer loads only when emitting (see above)
+    from ..emit import installation_files  # deferred (see above)
 
     out = installation_files()
     if names is not None and Path(names).is_file():
@@ -173,8 +173,7 @@ def _refuse_split_paths(out, depends) -> None:
 
 def _run(out, rule_set, names, arch, variant, dtype, ndim, jobs, builder_configs, arch_dirs, cmake_list,
          replace, unity_batch, fmt) -> int:
-    from ..emit import emit_trees  # deferred (see above)
-    from ..emit.unity import check_batch  # deferred (see above)
+    from ..emit import check_batch, emit_trees  # deferred (see above)
 
     check_batch(unity_batch)  # before the selection is solved
     archs, items = select_for_emit(rule_set, names, arch, variant, dtype, ndim, builder_configs)
@@ -199,7 +198,7 @@ def _run(out, rule_set, names, arch, variant, dtype, ndim, jobs, builder_configs
     if fmt == "json":
         write_stdout(summary_json(trees, label))
     if cmake_list is not None:
-        from ..emit.cmake import cmake_list_text, write_cmake_list  # deferred (see above)
+        from ..emit import cmake_list_text, write_cmake_list  # deferred (see above)
 
         by_arch: dict[str, list[str]] = {a: [] for a in archs}
         for a, c in items:

@@ -8,8 +8,10 @@ Rendering alone (no files) is in :mod:`cksolve.emit.render`.
 """
 
 from .render import kernel_files, global_files, render_all
+from .cmake import CMAKE_DIR, cmake_list_text, installation_files, write_cmake_list
 from .interrupt import EmitInterrupted
 from .names import EmitError, check_file_name, names_to_configs
+from .unity import check_batch
 from .writer import EmitSummary, emit, emit_trees
 
 __all__ = [
@@ -23,4 +25,9 @@ __all__ = [
     "kernel_files",
     "global_files",
     "render_all",
+    "check_batch",
+    "CMAKE_DIR",
+    "installation_files",
+    "cmake_list_text",
+    "write_cmake_list",
 ]

@@ -113,7 +113,7 @@ def search(problem_spec: str, arch: str, dtype: str, rule_set: RuleSet | None = 
         raise CksolveError(f"{len(where)} {{opt:where}} conditions, more than {MAX_EXPRESSIONS}")
     for i, text in enumerate(where):
         try:
-            extra.append(where_check(f"search.where[{i}]", text, "--where", f"--where[{i}]"))
+            extra.append(where_check(f"search.where[{i}]", text, "search where", f"where[{i}]"))
         except WhereError as exc:
             raise CksolveError(f"{{opt:where}} {shorten(text)} at column {exc.column}: {exc.what}") from None
     combo, model = _models(problem, rule_set, arch, dtype, tuple(extra))

@@ -26,6 +26,7 @@ from dataclasses import replace
 from typing import Mapping, Protocol, runtime_checkable
 
 from ..errors import CksolveError
+from ..space.memos import MEMOS
 from .model import Model
 
 __all__ = ["Backend", "BACKENDS", "CannotCount", "get_backend", "pinned", "DEFAULT_BACKEND"]
@@ -69,7 +70,7 @@ BACKENDS: dict[str, str] = {
     "python-constraint": ".pyconstraint:PythonConstraint",
 }
 DEFAULT_BACKEND = "direct"
-_LOADED: dict[str, Backend] = {}
+_LOADED = MEMOS.memo("solver.backends")  # name -> the backend, made once
 
 
 def get_backend(name: str | None) -> Backend:
