@@ -103,3 +103,11 @@ def test_listing_commands_load_no_solver_library_they_do_not_use():
         proc = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True)
         assert proc.returncode == 0, proc.stderr
         assert proc.stdout.splitlines()[-1] == "[]", (argv, proc.stdout.splitlines()[-1][:300])
+
+
+def test_no_module_over_450_lines():
+    """The house rule: small modules named after what they hold (split along meaning past 450 lines)."""
+    package = TOOL.parents[1] / "cksolve"
+    long = {f.relative_to(package).as_posix(): n for f in sorted(package.rglob("*.py"))
+            if (n := len(f.read_text(encoding="utf-8").splitlines())) > 450}
+    assert not long, long
