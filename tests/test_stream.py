@@ -12,7 +12,7 @@ from conftest import fresh_solves
 
 from cksolve import explore, query
 from cksolve.solver import bounded_configs, build_model, conditioning, direct, names_combo, solve_combo
-from cksolve.solver.cache import CACHE
+from cksolve.space.memos import MEMOS
 from cksolve.solver.evaluate import evaluate
 from cksolve.solver.sampling import sample_blocks
 from cksolve.solver.stream import config_blocks, name_blocks

@@ -15,7 +15,7 @@ import re
 from typing import NamedTuple
 
 from ..errors import CksolveError, shorten
-from ..features import CkReading
+from ..features.ckname import CkReading
 from ..space.config import KernelConfig
 from ..space.memos import MEMOS
 from ..space.naming import parse_name
