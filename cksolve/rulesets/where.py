@@ -49,7 +49,7 @@ MAX_INT_DIGITS = 18
 #: Constants of one ``in`` tuple or list.
 MAX_ITEMS = 256
 #: Value combinations of the axes one expression reads (the product of their domain sizes).
-MAX_COMBINATIONS = 100_000
+MAX_COMBINATIONS = 1_000_000
 #: Expressions in one rule-set file's ``where`` (and ``--where`` options of one command).
 MAX_EXPRESSIONS = 64
 
