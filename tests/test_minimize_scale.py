@@ -1,7 +1,7 @@
 """minimize at scale: its array form gives the per-problem definition's answer, score for score.
 
-``score.analytic_scores`` (numpy) must be bit-identical to ``analytic_score``
-(the scalar form) -- a tie at ``keep = 1.0`` decided by the last bit would change
+``score.analytic_scores`` (``score_terms`` over columns) must be bit-identical to ``analytic_score``
+(the same function on one pair) -- a tie at ``keep = 1.0`` decided by the last bit would change
 the kept set -- and ``plan`` (groups of alike problems and atoms of alike kernels
 from the column engine) must keep the same kernels, count the same good and
 covered problems and report the same ratios as solving the per-problem

@@ -64,12 +64,12 @@ def async_copy_arch(pipeline, f, arch, dtype):
 
 
 def specialization_fits(spec, f, arch, dtype):
+    """What each specialization asks of the problem; the default asks nothing (dilation is never checked)."""
     no_pad = all_of(p == 0 for p in f.pad)
     one = all_of(x == 1 for x in f.filter)
     return (((spec != "filter1x1_stride1_pad0") | (one & all_of(s == 1 for s in f.stride) & no_pad))
             & ((spec != "filter1x1_pad0") | (one & no_pad))
             & ((spec != "filter3x3") | ((f.c_per_group == 1) & all_of(x == 3 for x in f.filter))))
-    # default: nothing checked (dilation never is)
 
 
 #: What each specialization asks of a problem, for messages (values.toml ``needs``).

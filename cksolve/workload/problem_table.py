@@ -33,8 +33,8 @@ __all__ = ["DIRECTION_NAMES", "ProblemTable", "ndims", "problem_of", "read_probl
 DIRECTION_NAMES: tuple[str, ...] = tuple(DIRECTIONS)
 DIRECTION = FIELDS.index("direction")
 INTS = tuple(i for i, f in enumerate(FIELDS) if f != "direction")
-#: Field values at or above this are checked one row at a time, and decided by the per-pair evaluator
-#: (products of two fields then stay inside int64 in the column checks and the column engine).
+#: Field values at or above this are checked one row at a time, and decided alone on Python ints
+#: (products of two fields then stay inside int64 in the column checks and the rules over columns).
 FIELD_LIMIT = 2 ** 31
 #: The longest direction cell the C reader keeps; a cell this long may have been cut, so the row reader decides.
 _DIRECTION_WIDTH = 16
