@@ -24,7 +24,7 @@ from ..space.axes import value_text
 from ..space.combo import Combo
 from .checking import CheckRecord, check_names, explain_name
 from .diff import Source, diff_sources, open_source, read_sectioned_names
-from .neighbors import NEIGHBOR_METHODS, Neighbor, neighbors
+from .neighbors import NEIGHBOR_METHODS, neighbors
 from .listing import (ENUMERATE_LIMIT, arch_facts_list, archs_document, count_records, enumerate_lines, enumerate_names, enumerate_text, name_lines,
                       enumerate_records, load_rule_set, rule_set_constraints, rule_set_descriptions)
 
@@ -56,7 +56,6 @@ __all__ = [
     "count_records",
     "check_names",
     "neighbors",
-    "Neighbor",
     "NEIGHBOR_METHODS",
     "value_text",
     "evaluate",
