@@ -27,13 +27,14 @@ from typing import Iterator, Sequence
 from ..errors import CksolveError
 from ..space.config import config_fields
 from .model import config_class
-from .batch_decode import decode_many, fits
 from .solutions import SolutionSet
 
 __all__ = ["sample_solutions", "sample_blocks", "decode", "MERGE_LIMIT", "SAMPLE_BLOCK"]
 
 #: Components without leaves are merged into one table of their product up to this many rows.
 MERGE_LIMIT = 1_000_000
+#: Totals below this are decoded vectorised (int64 arithmetic, ``batch_decode.LIMIT``); larger one at a time.
+BATCH_LIMIT = 1 << 62
 #: Draws decoded per block (vectorised, ``batch_decode``): memory does not grow with ``n`` (``distinct`` aside, see
 #: ``sample_blocks``).
 SAMPLE_BLOCK = 16_384
@@ -111,7 +112,7 @@ def _blocks(sets, counts, total, n, seed, distinct, block) -> Iterator[list]:
         # the same calls in the same order as one list of n draws: the same draws whatever the block
         chunk = list(islice(indices, m)) if distinct else [rnd.randrange(total) for _ in range(m)]
         done += m
-        if fits(total):
+        if total < BATCH_LIMIT:
             yield _decode_block(sets, cumulative, chunk)
             continue
         out = []
@@ -126,7 +127,9 @@ def _blocks(sets, counts, total, n, seed, distinct, block) -> Iterator[list]:
 
 def _decode_block(sets, cumulative: list, chunk: list) -> list:
     """``decode`` of every index of ``chunk``, vectorised per solution set (``batch_decode``), in order."""
-    import numpy as np  # deferred: only sampling pays for numpy's import
+    import numpy as np  # deferred, as batch_decode: numpy's import would cost every command's start-up
+
+    from .batch_decode import decode_many
 
     r = np.array(chunk, dtype=np.int64)
     cum = np.array(cumulative, dtype=np.int64)
