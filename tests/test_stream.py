@@ -104,9 +104,11 @@ def _first_diff(a: str, b: str):
     return next((i for i, (x, y) in enumerate(zip(a.splitlines(), b.splitlines())) if x != y), None)
 
 
-def test_streamed_names_walk_conditioned_trees(monkeypatch, tmp_path):
-    """Components counted as trees (branches, parts) list as the joined ones do."""
-    rs = _file(tmp_path, WIDE)
+@pytest.mark.parametrize("rule_set", [WIDE, "full"])
+def test_streamed_names_walk_conditioned_trees(monkeypatch, tmp_path, rule_set):
+    """Components counted as trees (branches, parts; a branch's value fixed again in the piece under it)
+    list as the joined ones do."""
+    rs = _file(tmp_path, rule_set) if "\n" in rule_set else query.load_rule_set(rule_set)
     combos = query.select(["gfx942", "gfx90a"], ["forward", "bwd_weight"], ["fp16"], [2]).combos()
     want = {c: "".join(f"{n}\n" for n in names_combo(rs, c)) for c in combos}
     fresh_solves(monkeypatch)

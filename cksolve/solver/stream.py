@@ -292,8 +292,12 @@ class _Tails:
             else:
                 flats = [base + sum(c, ()) for c in product(*rows)]
             if len(axes) > 1:
-                perm = sorted(range(len(axes)), key=lambda i: order[axes[i]])
-                if perm != list(range(len(axes))):
+                # canonical order; an axis twice (a branch's value, fixed again in the piece under it) once
+                first = {a: i for i, a in reversed(list(enumerate(axes)))}
+                perm = sorted(first.values(), key=lambda i: order[axes[i]])
+                if len(perm) == 1:
+                    flats = [(f[perm[0]],) for f in flats]
+                elif perm != list(range(len(axes))):
                     flats = list(map(itemgetter(*perm), flats))
             values.extend(flats)
         cache = self.sp.tails
