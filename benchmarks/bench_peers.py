@@ -222,7 +222,8 @@ def main() -> None:
             if t not in best or got[0] < best[t][0]:
                 best[t] = got
     listers = [t for t in tools if not t.startswith("cksolve")]
-    ref = min(listers, key=lambda t: best[t][0]) if listers else None
+    # the issue's reference: python-constraint2's iterator (the fastest lister of its hand translation)
+    ref = "pc2-iter" if "pc2-iter" in listers else min(listers, key=lambda t: best[t][0]) if listers else None
     print(f"slice {args.slice if not args.slice_path else path.name}: best of {1 if args.check else args.runs}, "
           f"CPU s (user+sys) and peak RSS of the whole process" + (f"; ratio to {ref}" if ref else ""))
     print(f"{'tool':<20} {'CPU s':>8} {'peak MB':>9} {'ratio':>7}  output")
@@ -230,6 +231,8 @@ def main() -> None:
         cpu, mb, out = best[t]
         ratio = f"{cpu / best[ref][0]:.2f}" if ref else "-"
         print(f"{t:<20} {cpu:8.2f} {mb:9.0f} {ratio:>7}  {out[:90]}")
+    print("(issue 31, a hand translation of slice a: python-constraint2 iterator 1.30 s 17 MB, pyATF 0.90 s, "
+          "Kernel Tuner 3.26 s; this translation is mechanical and slower: compare cksolve with those too)")
     if args.check:
         digests = {t: best[t][2].split()[-1] for t in tools if t != "cksolve-count"}
         same = len(set(digests.values())) == 1

@@ -4,6 +4,7 @@ neighbors and explain's nearest configs by the model, search in O(K) memos."""
 from __future__ import annotations
 
 import random
+from itertools import accumulate
 
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -103,9 +104,11 @@ def _first_diff(a: str, b: str):
     return next((i for i, (x, y) in enumerate(zip(a.splitlines(), b.splitlines())) if x != y), None)
 
 
-def test_streamed_names_walk_conditioned_trees(monkeypatch, tmp_path):
-    """Components counted as trees (branches, parts) list as the joined ones do."""
-    rs = _file(tmp_path, WIDE)
+@pytest.mark.parametrize("rule_set", [WIDE, "full"])
+def test_streamed_names_walk_conditioned_trees(monkeypatch, tmp_path, rule_set):
+    """Components counted as trees (branches, parts; a branch's value fixed again in the piece under it)
+    list as the joined ones do."""
+    rs = _file(tmp_path, rule_set) if "\n" in rule_set else query.load_rule_set(rule_set)
     combos = query.select(["gfx942", "gfx90a"], ["forward", "bwd_weight"], ["fp16"], [2]).combos()
     want = {c: "".join(f"{n}\n" for n in names_combo(rs, c)) for c in combos}
     fresh_solves(monkeypatch)
@@ -220,3 +223,28 @@ def test_search_leaves_no_solve_behind():
     before = len(direct._SOLVED), len(direct._COMPONENTS), len(conditioning._PIECES)
     explore.search(problem, "gfx942", "fp16", None, 6)
     assert (len(direct._SOLVED), len(direct._COMPONENTS), len(conditioning._PIECES)) == before
+
+
+def test_batch_decoding_is_decoding_one_at_a_time(monkeypatch, tmp_path):
+    """The vectorised decoder gives, index for index, what ``decode`` gives, on joined and conditioned trees."""
+    from cksolve.solver import sampling
+
+    rs = _file(tmp_path, WIDE)
+    sel = query.select(["gfx942"], ["forward", "bwd_weight"], ["fp16"], [2, 3])
+    for forced in (False, True):
+        if forced:
+            fresh_solves(monkeypatch)
+            monkeypatch.setattr(conditioning, "_PIECES", {})
+            monkeypatch.setattr(direct, "ROW_LIMIT", 3)
+            monkeypatch.setattr(conditioning, "PIECE_LIMIT", 40)
+        sets = explore.sampling.solution_sets(rs, sel)
+        counts = [s.count() for _k, s in sets]
+        total = sum(counts)
+        rnd = random.Random(2)
+        chunk = [rnd.randrange(total) for _ in range(3000)]
+        cumulative = list(accumulate(counts))
+        got = sampling._decode_block(sets, cumulative, chunk)
+        for r, (key, config) in zip(chunk, got):
+            i = next(k for k, c in enumerate(cumulative) if r < c)
+            want = sampling.decode(sets[i][1], r - (cumulative[i - 1] if i else 0))
+            assert (key, config) == (sets[i][0], want), f"index {r} (forced trees: {forced})"

@@ -25,7 +25,8 @@ __all__ = ["COMMANDS", "app", "load_families", "main", "run"]
 
 #: every command, the family module that registers it, in the order ``cksolve --help`` lists them
 COMMANDS = {
-    "enumerate": "listing", "count": "listing", "check": "checking", "explain": "checking", "diff": "diff",
+    "enumerate": "listing", "count": "listing", "check": "checking", "explain": "checking", "neighbors": "listing",
+    "diff": "diff",
     "emit": "emit", "cmake-dir": "emit", "rule-sets": "listing", "archs": "listing", "applicable": "workloads",
     "coverage": "workloads", "minimize": "minimize", "features": "features", "pipeline-variants": "features",
     "audit": "audit", "sample": "space", "search": "space", "report": "report", "train": "select",

@@ -16,6 +16,7 @@ from ..errors import CksolveError
 from ..query import Record, Selection, count_records
 from ..rulesets.base import RuleSet
 from ..solver import SolutionSet, SpaceTooLarge, sample_blocks, sample_solutions, solve_combo
+from ..space.spelling import gemm_name
 
 __all__ = ["count", "sample", "sample_stream", "solution_sets"]
 
@@ -49,6 +50,13 @@ def sample_stream(rule_set: RuleSet, selection: Selection, n: int, seed: int = 0
     """:func:`sample`'s records, in the same order, drawn and decoded in blocks: memory does not grow with
     ``n`` (``distinct`` remembers the indices it drew: O(n)). A bad request is refused before the first."""
     blocks = sample_blocks(solution_sets(rule_set, selection), n, seed, distinct)
-    label = rule_set.name
+    return _records(blocks, rule_set.name)
+
+
+def _records(blocks, label) -> Iterator[Record]:
     make = partial(tuple.__new__, Record)  # as enumerate: Record's Python __new__ per draw is the cost
-    return (make((label, combo, config)) for block in blocks for combo, config in block)
+    for block in blocks:
+        yield from (make((label, combo, config)) for combo, config in block)
+        # random draws seldom name a config twice: the name memo's 2^17 entries (about 60 MB) would only
+        # grow the memory of a long draw; it is emptied per block (names are recomputed, never wrong)
+        gemm_name.cache_clear()

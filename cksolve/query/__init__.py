@@ -25,7 +25,7 @@ from ..space.combo import Combo
 from .ck import CkVersion, active_ck, bundled_versions, ck_version, use_ck, using_ck
 from .checking import CheckRecord, check_names, explain_name
 from .diff import Source, diff_sources, open_source, read_sectioned_names
-from .neighbors import NEIGHBOR_METHODS, Neighbor, neighbors
+from .neighbors import NEIGHBOR_METHODS, neighbors
 from .listing import (ENUMERATE_LIMIT, arch_facts_list, archs_document, count_records, enumerate_lines, enumerate_names, enumerate_text, name_lines,
                       enumerate_records, load_rule_set, rule_set_constraints, rule_set_descriptions)
 
@@ -59,7 +59,6 @@ __all__ = [
     "check_names",
     "CheckRecord",
     "neighbors",
-    "Neighbor",
     "NEIGHBOR_METHODS",
     "value_text",
     "evaluate",

@@ -34,8 +34,9 @@ def load_rule_set(name: str, builder_configs: str | None = None, strict: bool = 
 #: ``enumerate`` refuses to list more configs than this unless told (``limit``; 0 or None: no limit). A guard
 #: against listing a whole space by accident, not a bound of memory: listings stream (``solver.stream``).
 ENUMERATE_LIMIT = 10_000_000
-#: Combinations with at most this many configs are listed from the solver's memoised name order (shared
-#: with the commands that ask again, emit and features); larger ones stream in blocks.
+#: Combinations with at most this many configs, all joined, are listed from the solver's memoised name order
+#: (shared with the commands that ask again, emit and features); larger ones, and any with a component only
+#: counted (a tree, never joined), stream in blocks.
 MEMO_LISTING = 100_000
 
 
@@ -88,7 +89,7 @@ def _name_blocks(rule_set: RuleSet, selection: Selection) -> Iterator[str]:
     small = []
     for combo in selection.combos():
         solutions = _listed(solve_combo, rule_set, combo)
-        if solutions.count() <= MEMO_LISTING:
+        if _memo_listed(solutions):
             small.append("".join(f"{n}\n" for n in names_combo(rule_set, combo)))
             continue
         if small:
@@ -140,11 +141,15 @@ def _records(rule_set: RuleSet, selection: Selection) -> Iterator[Record]:
     make = partial(tuple.__new__, Record)  # Record(...) runs a Python __new__ per kernel; this runs in C
     for combo in selection.combos():
         solutions = _listed(solve_combo, rule_set, combo)
-        if solutions.count() <= MEMO_LISTING:
+        if _memo_listed(solutions):
             yield from map(make, zip(repeat(label), repeat(combo), _listed(enumerate_combo, rule_set, combo)))
             continue
         for block in config_blocks(solutions):
             yield from map(make, zip(repeat(label), repeat(combo), block))
+
+
+def _memo_listed(solutions) -> bool:
+    return solutions.count() <= MEMO_LISTING and all(c.counted is None for c in solutions.components)
 
 
 def _names(rule_set: RuleSet, selection: Selection) -> Iterator[str]:

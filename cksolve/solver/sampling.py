@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import random
 from bisect import bisect_right
-from itertools import accumulate, islice
+from itertools import accumulate, islice, repeat
 from math import prod
+from functools import partial
 from operator import itemgetter
 from typing import Iterator, Sequence
 
@@ -32,8 +33,11 @@ __all__ = ["sample_solutions", "sample_blocks", "decode", "MERGE_LIMIT", "SAMPLE
 
 #: Components without leaves are merged into one table of their product up to this many rows.
 MERGE_LIMIT = 1_000_000
-#: Draws decoded per block: memory does not grow with ``n`` (``distinct`` aside, see ``sample_blocks``).
-SAMPLE_BLOCK = 65_536
+#: Totals below this are decoded vectorised (int64 arithmetic, ``batch_decode.LIMIT``); larger one at a time.
+BATCH_LIMIT = 1 << 62
+#: Draws decoded per block (vectorised, ``batch_decode``): memory does not grow with ``n`` (``distinct`` aside, see
+#: ``sample_blocks``).
+SAMPLE_BLOCK = 16_384
 
 
 def decode(solutions: SolutionSet, r: int):
@@ -108,6 +112,9 @@ def _blocks(sets, counts, total, n, seed, distinct, block) -> Iterator[list]:
         # the same calls in the same order as one list of n draws: the same draws whatever the block
         chunk = list(islice(indices, m)) if distinct else [rnd.randrange(total) for _ in range(m)]
         done += m
+        if total < BATCH_LIMIT:
+            yield _decode_block(sets, cumulative, chunk)
+            continue
         out = []
         for r in chunk:
             i = bisect_right(cumulative, r)
@@ -116,3 +123,30 @@ def _blocks(sets, counts, total, n, seed, distinct, block) -> Iterator[list]:
             key, solutions = sets[i]
             out.append((key, decode(solutions, r)))
         yield out
+
+
+def _decode_block(sets, cumulative: list, chunk: list) -> list:
+    """``decode`` of every index of ``chunk``, vectorised per solution set (``batch_decode``), in order."""
+    import numpy as np  # deferred, as batch_decode: numpy's import would cost every command's start-up
+
+    from .batch_decode import decode_many
+
+    r = np.array(chunk, dtype=np.int64)
+    cum = np.array(cumulative, dtype=np.int64)
+    which = np.searchsorted(cum, r, side="right")
+    present = np.unique(which)
+    out: list = [None] * len(chunk)
+    for s in present:
+        mask = which == s
+        key, solutions = sets[s]
+        sub = r[mask] - (cum[s - 1] if s else 0)
+        fixed, simple, nodes, _make = _decoder(solutions)
+        cols = decode_many(solutions.memo.setdefault("batch", {}), fixed, simple, nodes, sub)
+        cls = config_class(solutions.model.kind)
+        make = partial(tuple.__new__, cls)
+        configs = map(make, zip(*(cols[f].tolist() for f in config_fields(cls))))
+        if len(present) == 1:
+            return list(zip(repeat(key), configs))
+        for at, config in zip(np.flatnonzero(mask).tolist(), configs):
+            out[at] = (key, config)
+    return out

@@ -32,6 +32,7 @@ from typing import Iterator
 
 from ..space.config import config_fields
 from ..space.spelling import GEMM_GROUP_AXES, GEMM_HEAD_AXES, depthwise_name, gemm_name
+from .cache import CACHE
 from .conditioning import Branches, Part
 from .model import config_class
 from .relations import key_getter
@@ -94,7 +95,7 @@ class _Spelling:
         return hit
 
 
-_SPELLINGS: dict = {}
+_SPELLINGS = CACHE.memo("stream.spellings")  # per kind: head/tail rendering and its tail texts
 
 
 def _spelling(kind: str) -> _Spelling:
@@ -291,8 +292,12 @@ class _Tails:
             else:
                 flats = [base + sum(c, ()) for c in product(*rows)]
             if len(axes) > 1:
-                perm = sorted(range(len(axes)), key=lambda i: order[axes[i]])
-                if perm != list(range(len(axes))):
+                # canonical order; an axis twice (a branch's value, fixed again in the piece under it) once
+                first = {a: i for i, a in reversed(list(enumerate(axes)))}
+                perm = sorted(first.values(), key=lambda i: order[axes[i]])
+                if len(perm) == 1:
+                    flats = [(f[perm[0]],) for f in flats]
+                elif perm != list(range(len(axes))):
                     flats = list(map(itemgetter(*perm), flats))
             values.extend(flats)
         cache = self.sp.tails
