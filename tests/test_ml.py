@@ -275,3 +275,26 @@ def test_exact_semantics_from_full_names_then_select(tmp_path, capsys):
                        "--variant", "forward", "--out", str(tmp_path / "x"), "--semantics", "exact", "--folds", "0")
     assert code == 2 and "exact features need the full kernel name" in err
     assert not (tmp_path / "x").exists()
+
+
+def test_model_scorer_predicts_each_distinct_row_once(model):
+    """Configs CK's reading aliases onto one row are predicted once, and get the same score."""
+    from cksolve.scoring import get_scorer
+    from cksolve.scoring.select import select
+    from cksolve.workload import applicable
+    from cksolve.space.naming import parse_name
+
+    out, _ = model
+    rs = get_rule_set("full")
+    p = parse_problem("N=8,C=256,K=256,Hi=28,Wi=28,Y=3,X=3,pad_h=1,pad_w=1")
+    names = [n for n in applicable(p, rs, "gfx950", "bf16") if n.startswith("grouped_conv_fwd_")]
+    scorer = get_scorer("model", path=out)
+    recs = list(select([p], rs, "gfx950", "bf16", scorer, top=len(names)))
+    assert len(recs) == len(names)
+    maker = RowMaker("gfx950", "bf16", "ck-names")
+    distinct = {maker.row(p, parse_name(n)) for n in names}
+    assert scorer.predicted == len(distinct) < len(names)
+    by_row: dict = {}
+    for r in recs:
+        by_row.setdefault(maker.row(p, parse_name(r.name)), set()).add(r.score)
+    assert all(len(v) == 1 for v in by_row.values())
