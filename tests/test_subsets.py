@@ -246,9 +246,9 @@ def test_deterministic_recomputation():
     combos = [Combo("gfx942", "forward", "fp16", 2), Combo("gfx950", "bwd_weight", "bf16", 3),
               Combo("gfx1201", "forward_depthwise", "fp32", 2), Combo("gfx908", "forward", "fp32", 1)]
     before = {c: (_names(full_tests_selection(c)), _names(tiny_selection(c).configs)) for c in combos}
-    full_tests_selection.cache_clear()
-    tiny_selection.cache_clear()
-    subsets._constraints.cache_clear()
+    for memoised in (subsets._full_configs, subsets._full_tests_selection, subsets._tiny_selection,
+                     subsets._constraints):
+        memoised.cache_clear()
     for c in combos:
         assert (_names(full_tests_selection(c)), _names(tiny_selection(c).configs)) == before[c]
         items = [coverage(x) for x in full_tests_selection(c)]

@@ -15,7 +15,7 @@ from typing import Iterator
 from ..errors import CksolveError
 from ..query import Record, Selection, count_records
 from ..rulesets.base import RuleSet
-from ..solver import SolutionSet, SpaceTooLarge, sample_blocks, sample_solutions, solve_combo
+from ..solver import SolutionSet, SpaceTooLarge, sample_blocks, solve_combo
 from ..space.spelling import gemm_name
 
 __all__ = ["count", "sample", "sample_stream", "solution_sets"]
