@@ -163,7 +163,7 @@ def run_emit(*, out: Path, rule_set, names, arch, variant, dtype, ndim, jobs, bu
 def _refuse_split_paths(out, depends) -> None:
     """The paths the CMake list will hold (the trees, under --out; the inputs it watches), refused before any
     tree is written when CMake would split one at a ';'."""
-    from ..emit.cmake import cmake_path_error
+    from ..emit import cmake_path_error  # deferred: the emit face loads jinja2 and the writer
 
     for option, path in (("--out", Path(out)), *(("an input", Path(p)) for p in depends)):
         error = cmake_path_error(path)

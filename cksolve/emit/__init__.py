@@ -8,7 +8,7 @@ Rendering alone (no files) is in :mod:`cksolve.emit.render`.
 """
 
 from .render import kernel_files, global_files, render_all
-from .cmake import CMAKE_DIR, cmake_list_text, installation_files, write_cmake_list
+from .cmake import CMAKE_DIR, cmake_list_text, cmake_path_error, installation_files, write_cmake_list
 from .interrupt import EmitInterrupted
 from .names import EmitError, check_file_name, names_to_configs
 from .unity import check_batch
@@ -29,5 +29,6 @@ __all__ = [
     "CMAKE_DIR",
     "installation_files",
     "cmake_list_text",
+    "cmake_path_error",
     "write_cmake_list",
 ]

@@ -19,7 +19,7 @@ from ..rulesets import RULE_SETS, rule_set_names
 from ..rulesets.listed import rule_set_file
 from ..selection import (ARCHS, DTYPES, NDIMS, VARIANTS, Record, Selection, canonical_order, gemm_variants, select,
                          split_values)
-from ..solver import enumerate_combo, evaluate
+from ..solver import evaluate
 from ..space.axes import value_text
 from ..space.combo import Combo
 from .ck import CkVersion, active_ck, bundled_versions, ck_version, use_ck, using_ck
@@ -73,4 +73,6 @@ __all__ = [
     "use_ck",
     "using_ck",
     "active_ck",
+    "CkVersion",
+    "bundled_versions",
 ]

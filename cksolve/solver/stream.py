@@ -32,7 +32,7 @@ from typing import Iterator
 
 from ..space.config import config_fields
 from ..space.spelling import GEMM_GROUP_AXES, GEMM_HEAD_AXES, depthwise_name, gemm_name
-from .cache import CACHE
+from ..space.memos import MEMOS
 from .conditioning import Branches, Part
 from .model import config_class
 from .relations import key_getter
@@ -95,7 +95,7 @@ class _Spelling:
         return hit
 
 
-_SPELLINGS = CACHE.memo("stream.spellings")  # per kind: head/tail rendering and its tail texts
+_SPELLINGS = MEMOS.memo("stream.spellings")  # per kind: head/tail rendering and its tail texts
 
 
 def _spelling(kind: str) -> _Spelling:
