@@ -12,7 +12,7 @@ import typer
 from .. import explore, query
 from ..errors import CksolveError, did_you_mean, shorten
 from ..formats import render, table_text
-from ..space.combo import kind_of
+from ..space import kind_of
 from ..outputs import atomic_text_stream, write_stdout
 from ..progress import Progress
 from .app import app

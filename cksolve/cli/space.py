@@ -14,7 +14,7 @@ from ..errors import CksolveError
 from ..formats import render, table_text
 from ..progress import Progress
 from .app import app
-from ..space.combo import kind_of
+from ..space import kind_of
 from .listing import records_blocks, write_blocks
 from .options import (BuilderOpt, OneArchOpt, backend_option, OutputOpt, SelectionArgs, check_format, choices, format_option,
                       load_rule_set, one_arch, refuse_unwritable, rule_set_option, selection_options, write)
