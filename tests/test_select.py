@@ -125,3 +125,16 @@ def test_select_from_a_names_file(tmp_path, capsys):
     assert code == 0, err
     rows = out.splitlines()[1:]
     assert sorted(r.split(",")[2] for r in rows) == sorted(can[:2])
+
+
+def test_device_errors_and_search_rerank_says_so(tmp_path, capsys):
+    code, _, err = run(capsys, "select", "-p", PROBLEMS[0], "-r", "tiny", "-a", "gfx942", "--dtype", "fp16",
+                       "--device", "MI355X")
+    assert code == 2 and err.strip() == "cksolve: error: --device MI355X is a gfx950 part, not gfx942"
+    measured = tmp_path / "m.csv"  # MADE UP: one measurement
+    measured.write_text("kernel,N,C,K,Hi,Wi,Y,X,pad_h,pad_w,tflops\n"
+                        "grouped_conv_forward_fp16_2d_128x128x64_compv3_intrawave,8,256,256,28,28,3,3,1,1,9.0\n")
+    code, out, err = run(capsys, "search", "-p", PROBLEMS[0], "-a", "gfx942", "--dtype", "fp16", "-r", "tiny",
+                         "--measurements", str(measured), "--pool", "5", "--top", "2")
+    assert code == 0, err
+    assert "to a pool of 5 tile shapes, re-ranked by measured TFLOPS" in out

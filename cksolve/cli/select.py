@@ -130,6 +130,7 @@ def select_cmd(
         scorer = scoring.get_scorer("measured", path=measured)
     else:
         scorer = scoring.get_scorer("analytic", device=device)
+    scorer.prepare(arch, dtype)  # a device of another arch, a model of another dtype: one error before any output
     say(f"ranking by {scorer.describe()}")
     records = select(plist, rs, arch, dtype, scorer, top)
     if output is None:

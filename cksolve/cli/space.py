@@ -126,6 +126,8 @@ def _ranked_search(problem, arch, dtype, rs, top, where, fmt, output, device, mo
         raise CksolveError("give at most one of --model and --measurements")
     rescorer = (scoring.get_scorer("model", path=model) if model is not None
                 else scoring.get_scorer("measured", path=measured) if measured is not None else None)
+    if rescorer is not None:
+        rescorer.prepare(arch, dtype)
     size = POOL if pool is None else pool
     ranking = {"device": device, "rescorer": rescorer, "pool": size}
     results, status = explore.search(problem, arch, dtype, rs, top, where, None, explore.TIME_LIMIT, ranking)

@@ -15,7 +15,7 @@ read in ``../shared/ck/ml/pipeline.md`` section 2) does, and where this differs:
 * differences: kernels with ``_gm<g>``, ``_2stage`` or ``wavelet`` names are
   read (CK's parser drops them); the feature semantics are recorded
   (``cksolve_feature_semantics``); LightGBM runs with ``deterministic`` and a
-  thread count fixed by the row count (``threads_for``), so the same data and seed give the same
+  fixed thread count (``THREADS``), so the same data and seed give the same
   model bytes; the manifest's timestamp is the newest measurement file's
   modification time (not the clock).
 """
@@ -37,21 +37,16 @@ from .measurements import Measurements, read_measurements
 from .modeldir import write_model_dir
 from .rows import MODEL_SEMANTICS, RowMaker
 
-__all__ = ["CK_PARAMS", "THREADS", "threads_for", "TrainData", "train_data", "train", "GROUP_KEY"]
+__all__ = ["CK_PARAMS", "THREADS", "TrainData", "train_data", "train", "GROUP_KEY"]
 
 #: CK's LGBMRegressor arguments (train.py), by its names
 CK_PARAMS = {"objective": "regression", "metric": ["rmse", "mae"], "num_leaves": 255, "max_depth": 15,
              "n_estimators": 2000, "learning_rate": 0.02, "min_child_samples": 10, "subsample": 0.85,
              "colsample_bytree": 0.85, "reg_alpha": 0.05, "reg_lambda": 0.5, "seed": 42, "n_jobs": 8}
-#: threads LightGBM trains with, by the number of rows: fixed by the data, so that with ``deterministic`` the
-#: model depends on the data and seed only. One below ``MANY_ROWS`` (two on a shared two-core machine trained a
-#: 2,400-row model 6 times slower: OpenMP threads spin at every tree's synchronisation), two from there on.
+#: threads LightGBM trains with: fixed, so that with ``deterministic`` the model depends on the data and seed
+#: only; one, because on the shared two-core machine two took 5-6 times the CPU of one (2,400 rows and 90,000
+#: rows alike: OpenMP threads spin at every tree's synchronisation while the other core is busy)
 THREADS = 1
-MANY_ROWS = 20_000
-
-
-def threads_for(rows: int) -> int:
-    return THREADS if rows < MANY_ROWS else 2
 #: CK's problem-group key for the folds
 GROUP_KEY = ("N", "C", "K", "G", "Hi", "Wi", "Y", "X", "Di", "Z", "dilation_h", "dilation_w")
 EARLY_STOPPING = 50
@@ -116,7 +111,7 @@ def cross_validate(d: TrainData, folds: int, seed: int, trees: int) -> list[dict
     target = np.log1p(d.y)
     out = []
     for fold, (tr, va) in enumerate(splitter.split(d.x, target, d.groups)):
-        booster = _fit(lgb, lgb_params(seed, trees, threads_for(len(tr))), d.x[tr], target[tr],
+        booster = _fit(lgb, lgb_params(seed, trees), d.x[tr], target[tr],
                        (d.x[va], target[va]))
         pred = booster.predict(d.x[va], num_iteration=booster.best_iteration or None, num_threads=1)
         resid = target[va] - pred
@@ -149,9 +144,8 @@ def train(paths: list, arch: str, dtype: str, variant: str, out: str | Path, see
     m = read_measurements(paths, variant, dtype)
     d = train_data(m, arch, dtype, semantics)
     cv = cross_validate(d, folds, seed, trees)
-    threads = threads_for(len(d.y))
-    booster = _fit(lgb, lgb_params(seed, trees, threads), d.x, np.log1p(d.y))
-    params = {**CK_PARAMS, "n_estimators": trees, "seed": seed, "n_jobs": threads, "deterministic": True}
+    booster = _fit(lgb, lgb_params(seed, trees), d.x, np.log1p(d.y))
+    params = {**CK_PARAMS, "n_estimators": trees, "seed": seed, "n_jobs": THREADS, "deterministic": True}
     spec = {"op_type": "grouped_conv", "dtype": dtype, "arch": arch, "feature_names": list(FEATURE_NAMES),
             "categorical_features": ["pipeline"], "targets": ["tflops"], "log_targets": ["tflops"],
             "params": params, "variant": variant, "cksolve_feature_semantics": semantics}

@@ -34,6 +34,10 @@ class Scorer(Protocol):
         """One line saying what ranks (shown by the commands)."""
         ...
 
+    def prepare(self, arch: str, dtype: str) -> None:
+        """Fail now (one error) if the scorer cannot score kernels of ``arch`` and ``dtype``."""
+        ...
+
 
 #: kind -> (module, class): imported when asked for (a model scorer loads lightgbm)
 SCORERS = {"analytic": ("analytic", "AnalyticScorer"), "model": ("model", "ModelScorer"),

@@ -175,6 +175,9 @@ class AnalyticScorer:
     def device_for(self, arch: str) -> Device:
         return self._device(arch)
 
+    def prepare(self, arch: str, dtype: str) -> None:
+        self._device(arch)
+
     def score(self, pairs: Sequence[tuple], arch: str, dtype: str) -> list[float]:
         dev = self._device(arch)
         a = arch_facts(arch)

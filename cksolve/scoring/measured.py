@@ -28,6 +28,9 @@ class MeasuredScorer:
         n = len(self.data.by_problem)
         return f"measured TFLOPS from {self.path} ({n} problems; unmeasured kernels score 0)"
 
+    def prepare(self, arch: str, dtype: str) -> None:
+        pass
+
     def score(self, pairs: Sequence[tuple], arch: str, dtype: str) -> list[float]:
         out = []
         for problem, config in pairs:

@@ -41,6 +41,9 @@ class ModelScorer:
             m = self._rows[(arch, dtype)] = RowMaker(arch, dtype, self.model.semantics)
         return m
 
+    def prepare(self, arch: str, dtype: str) -> None:
+        self._maker(arch, dtype)
+
     def score(self, pairs: Sequence[tuple], arch: str, dtype: str) -> list[float]:
         if not pairs:
             return []
