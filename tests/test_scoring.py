@@ -22,7 +22,7 @@ def test_device_facts_and_defaults():
     assert {DEFAULT_DEVICE[a] for a in ("gfx950", "gfx1100")} == {"MI355X", "RX7900XTX"}
     with pytest.raises(CksolveError, match="MI355X is a gfx950 part, not gfx942"):
         device("gfx942", "MI355X")
-    with pytest.raises(CksolveError, match="unknown --device 'MI999'"):
+    with pytest.raises(CksolveError, match="unknown device 'MI999'"):
         device("gfx942", "MI999")
     with pytest.raises(CksolveError, match="gfx1250 has no default device"):
         device("gfx1250")

@@ -109,7 +109,6 @@ def select_cmd(
 ) -> None:
     """Per problem, the K best kernels that can run it (CK Tile's run-time rules), by a scorer."""
     from .. import scoring, workload  # deferred: the workload and scoring layers load only for their commands
-    from ..scoring.select import names_rule_set, select, write_select
 
     check_format(fmt, SELECT_FORMATS)
     if (problem is None) == (problems is None):
@@ -123,7 +122,7 @@ def select_cmd(
     refuse_unwritable(output)
     arch, dtype = one_arch(arch), _dtype(dtype)
     plist = [workload.parse_problem(problem)] if problem is not None else workload.read_problems(problems)
-    rs = load_rule_set(rule_set, builder_configs) if rule_set is not None else names_rule_set(names)
+    rs = load_rule_set(rule_set, builder_configs) if rule_set is not None else scoring.names_rule_set(names)
     if model is not None:
         scorer = scoring.get_scorer("model", path=model)
     elif measured is not None:
@@ -132,11 +131,11 @@ def select_cmd(
         scorer = scoring.get_scorer("analytic", device=device)
     scorer.prepare(arch, dtype)  # a device of another arch, a model of another dtype: one error before any output
     say(f"ranking by {scorer.describe()}")
-    records = select(plist, rs, arch, dtype, scorer, top)
+    records = scoring.select(plist, rs, arch, dtype, scorer, top)
     if output is None:
-        blocked = write_select(records, fmt, StdoutStream())
+        blocked = scoring.write_select(records, fmt, StdoutStream())
     else:
         with atomic_text_stream(Path(output)) as out:
-            blocked = write_select(records, fmt, out)
+            blocked = scoring.write_select(records, fmt, out)
     if blocked:
         say(f"note: no kernel can run {blocked} of {len(plist)} problems (see blocked_by)")

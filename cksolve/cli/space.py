@@ -119,8 +119,7 @@ def search_cmd(
 def _ranked_search(problem, arch, dtype, rs, top, where, fmt, output, device, model, measured, pool) -> None:
     """``search`` by the performance model, one line per tile shape, re-ranked by a model or measurements."""
     from .. import scoring  # deferred: the scorers (and lightgbm for --model) load for this search only
-    from ..explore.ranked import POOL
-    from .errors import say
+    from .errors import say  # deferred: only this search says what ranks
 
     if model is not None and measured is not None:
         raise CksolveError("give at most one of --model and --measurements")
@@ -128,7 +127,7 @@ def _ranked_search(problem, arch, dtype, rs, top, where, fmt, output, device, mo
                 else scoring.get_scorer("measured", path=measured) if measured is not None else None)
     if rescorer is not None:
         rescorer.prepare(arch, dtype)
-    size = POOL if pool is None else pool
+    size = explore.RANK_POOL if pool is None else pool
     ranking = {"device": device, "rescorer": rescorer, "pool": size}
     results, status = explore.search(problem, arch, dtype, rs, top, where, None, explore.TIME_LIMIT, ranking)
     analytic = scoring.get_scorer("analytic", device=device)

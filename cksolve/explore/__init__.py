@@ -8,7 +8,7 @@ backend (``solver.backends.BACKENDS``: direct, cpsat, python-constraint);
 
 from .backends import BACKENDS, check_with, count_with, enumerate_with
 from .sampling import count, sample, sample_stream
-from .search import SEARCH_BACKENDS, TIME_LIMIT, search
+from .search import RANK_POOL, SEARCH_BACKENDS, TIME_LIMIT, search
 
 __all__ = ["count", "sample", "sample_stream", "search", "check_with", "count_with", "enumerate_with", "BACKENDS", "SEARCH_BACKENDS",
-           "TIME_LIMIT"]
+           "TIME_LIMIT", "RANK_POOL"]

@@ -37,14 +37,12 @@ from ..solver.direct import solve
 from ..solver.model import prune_domains
 from ..solver.sampling import decode
 
-__all__ = ["RankedResult", "ranked_search", "PRIMARY", "POOL"]
+__all__ = ["RankedResult", "ranked_search", "PRIMARY"]
 
 PRIMARY = ("wave_m", "wave_n", "wave_k", "warp_tile_m", "warp_tile_n", "warp_tile_k", "tile_m", "tile_n", "tile_k",
            "groups_to_merge", "pipeline", "double_smem_buffer", "scheduler")
 #: the other axes the model reads, with the value order that scores best first
 SECONDARY = ("vector_a", "vector_b", "vector_c", "epilogue", "specialization", "split_image", "two_stage", "streamk")
-#: tile shapes the analytic search hands a re-ranking scorer (``--pool``)
-POOL = 50
 PROBE_LIMIT = 400
 
 
@@ -131,14 +129,14 @@ def _tuples(model, domains: dict):
     yield from go(0)
 
 
-def ranked_search(problem, combo, model, arch: str, dtype: str, top: int, device: str | None = None,
-                  rescorer=None, pool: int = POOL) -> tuple[list[RankedResult], str]:
+def ranked_search(problem, combo, model, arch: str, dtype: str, top: int, pool: int, device: str | None = None,
+                  rescorer=None) -> tuple[list[RankedResult], str]:
     """(results, status): see the module docstring."""
     if pool < 1:
         raise CksolveError(f"{{opt:pool}} {pool} must be at least 1")
     analytic = get_scorer("analytic", device=device)
     dev = analytic.device_for(arch)
-    from ..arch.facts import arch_facts  # the arch's family and warp size for the model
+    from ..arch.facts import arch_facts  # deferred: the arch's family and warp size for the model
 
     a = arch_facts(arch)
     facts = problem.facts()

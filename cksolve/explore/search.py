@@ -39,12 +39,14 @@ from ..solver.direct import transient
 from ..space.combo import Combo
 from ..space.variants import VARIANTS
 
-__all__ = ["SearchResult", "search", "SEARCH_BACKENDS", "TIME_LIMIT"]
+__all__ = ["SearchResult", "search", "SEARCH_BACKENDS", "TIME_LIMIT", "RANK_POOL"]
 
 #: The backends that search: exact best-first over score tuples (the default), CP-SAT optimisation.
 SEARCH_BACKENDS = ("direct", "cpsat")
 #: Seconds one CP-SAT solve may take before it stops with the best it has (status FEASIBLE).
 TIME_LIMIT = 60.0
+#: tile shapes the analytic search hands a re-ranking scorer (``search --pool``)
+RANK_POOL = 50
 
 _TILE_AXES = ("tile_m", "tile_n", "tile_k", "groups_to_merge")
 _VECTOR_AXES = ("vector_a", "vector_b", "vector_c")
@@ -125,7 +127,7 @@ def search(problem_spec: str, arch: str, dtype: str, rule_set: RuleSet | None = 
     if ranking is not None:  # the performance model's search
         from .ranked import ranked_search  # deferred: numpy and the scorers load for this search only
 
-        return ranked_search(problem, combo, model, arch, dtype, top, **ranking)
+        return ranked_search(problem, combo, model, arch, dtype, top, **{"pool": RANK_POOL, **ranking})
     domains = prune_domains(model.constraints, {a: tuple(model.domains[a]) for a in model.axes})
     if any(not d for d in domains.values()):
         return [], "INFEASIBLE"

@@ -19,8 +19,9 @@ from .names import KernelName, ShortName, read_kernel_name
 from .rows import MODEL_SEMANTICS, RowMaker
 from .tasks import evaluate, evaluate_text
 
-__all__ = ["read_model_dir", "write_model_dir", "read_measurements", "train", "evaluate", "evaluate_text"]
-#: also importable from here: ModelDir, Measurements, KernelName, ShortName, RowMaker, MODEL_SEMANTICS, CK_COLUMNS, MissingML, INSTALL, picks, summary, MODEL_FILE, SPEC_FILE, MANIFEST_FILE
+__all__ = ["read_model_dir", "write_model_dir", "read_measurements", "train", "evaluate", "evaluate_text",
+           "ModelDir", "Measurements", "KernelName", "ShortName", "read_kernel_name", "RowMaker", "MODEL_SEMANTICS",
+           "CK_COLUMNS", "MissingML", "INSTALL", "picks", "summary", "MODEL_FILE", "SPEC_FILE", "MANIFEST_FILE"]
 
 
 def train(*args, **kwargs):

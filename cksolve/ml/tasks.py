@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from ..errors import CksolveError
 from ..formats import table_text
 from .measurements import read_measurements
 from .modeldir import read_model_dir
@@ -18,14 +19,13 @@ def evaluate(model_dir, paths, arch: str | None = None, dtype: str | None = None
     """{mean, median, p10, top1, top5, problems, per_problem: [...]} of the model on the measurement files.
 
     ``arch``/``dtype`` default to the model's spec (CK's specs carry both)."""
-    from ..errors import CksolveError
     from .training import evaluate_rows  # deferred: numpy-heavy, imported with the model
 
     model = read_model_dir(model_dir)
     arch = arch or model.spec.get("arch")
     dtype = dtype or model.spec.get("dtype")
     if not arch or not dtype:
-        raise CksolveError(f"{model_dir}: the spec names no arch/dtype; give --arch and --dtype")
+        raise CksolveError(f"{model_dir}: the spec names no arch/dtype; give {{opt:arch}} and {{opt:dtype}}")
     variant = model.spec.get("variant")
     m = read_measurements(paths, variant, dtype)
     got = evaluate_rows(model, m, arch, dtype)

@@ -18,8 +18,9 @@ import importlib
 from typing import Protocol, Sequence
 
 from ..errors import CksolveError
+from .select import SelectRecord, names_rule_set, select, write_select
 
-__all__ = ["Scorer", "SCORERS", "get_scorer"]
+__all__ = ["Scorer", "SCORERS", "get_scorer", "select", "write_select", "names_rule_set", "SelectRecord"]
 
 
 class Scorer(Protocol):

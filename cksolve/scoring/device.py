@@ -48,14 +48,14 @@ def device(arch: str, name: str | None = None) -> Device:
     if name is None:
         name = DEFAULT_DEVICE.get(arch)
         if name is None:
-            raise CksolveError(f"arch {arch} has no default device (no public specification); valid --device "
+            raise CksolveError(f"arch {arch} has no default device (no public specification); valid {{opt:device}} "
                                f"values: {', '.join(DEVICES)}")
     found = next((k for k in table if k.lower() == name.lower()), None)
     if found is None:
-        raise CksolveError(f"unknown --device {name!r}; valid: {', '.join(DEVICES)}")
+        raise CksolveError(f"unknown {{opt:device}} {name!r}; valid: {', '.join(DEVICES)}")
     d = Device(found, **table[found])
     if d.arch != arch:
-        raise CksolveError(f"--device {found} is a {d.arch} part, not {arch}")
+        raise CksolveError(f"{{opt:device}} {found} is a {d.arch} part, not {arch}")
     return d
 
 

@@ -18,7 +18,9 @@ from dataclasses import dataclass
 from typing import Iterable, Iterator, Sequence, TextIO
 
 from ..errors import CksolveError
-from ..space.naming import parse_name
+from ..rulesets.listed import ListedRuleSet
+from ..space.naming import parse_name, parse_names
+from ..space.textfile import read_text
 from ..workload import iter_coverage
 
 __all__ = ["SelectRecord", "select", "write_select", "names_rule_set", "SELECT_FORMATS", "CHUNK"]
@@ -121,9 +123,5 @@ def write_select(records: Iterable[SelectRecord], fmt: str, out: TextIO) -> int:
 
 def names_rule_set(path):
     """The kernels a names file lists, as a rule set (``select --names FILE``)."""
-    from ..rulesets.listed import ListedRuleSet
-    from ..space.naming import parse_names
-    from ..space.textfile import read_text
-
     text = read_text(path, "names file")
     return ListedRuleSet(f"names:{path}", parse_names(text.splitlines(), str(path)), str(path))

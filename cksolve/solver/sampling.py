@@ -129,7 +129,7 @@ def _decode_block(sets, cumulative: list, chunk: list) -> list:
     """``decode`` of every index of ``chunk``, vectorised per solution set (``batch_decode``), in order."""
     import numpy as np  # deferred, as batch_decode: numpy's import would cost every command's start-up
 
-    from .batch_decode import decode_many
+    from .batch_decode import decode_many  # deferred: numpy, only for a block of draws
 
     r = np.array(chunk, dtype=np.int64)
     cum = np.array(cumulative, dtype=np.int64)
