@@ -17,8 +17,8 @@ _NAMES = {_signal.SIGINT: "SIGINT", _signal.SIGTERM: "SIGTERM"}
 def _stop(signum, frame):
     _signal.signal(_signal.SIGINT, _signal.SIG_IGN)  # one line, however many Ctrl-C follow
     _signal.signal(_signal.SIGTERM, _signal.SIG_IGN)
-    import os  # imported already (the interpreter's start-up did); here so that nothing precedes the handlers
-    import sys
+    import os  # deferred: loaded already by the interpreter; here so that nothing precedes the handlers
+    import sys  # deferred: as os above
 
     files = sys.modules.get("cksolve.outputs")  # never import in a handler: it may run inside an import
     if files is not None:

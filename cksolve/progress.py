@@ -94,9 +94,10 @@ class Progress:
         with _LOCK:
             if self._closed or self._bar is not None or _shown:
                 return
-            from rich.console import Console
-            from rich.progress import BarColumn, MofNCompleteColumn, SpinnerColumn, TextColumn, TimeElapsedColumn
-            from rich.progress import Progress as Bar
+            from rich.console import Console  # deferred: rich loads only when a bar is shown
+            from rich.progress import (BarColumn, MofNCompleteColumn, SpinnerColumn,  # deferred: as Console
+                                       TextColumn, TimeElapsedColumn)
+            from rich.progress import Progress as Bar  # deferred: as Console
 
             columns = [SpinnerColumn(), TextColumn("{task.description}")]
             if self.total is not None:

@@ -56,7 +56,7 @@ def cu_count(arch: str) -> int:
     n = arch_facts(arch).cu_count
     if n is None:
         raise CksolveError(f"no compute-unit count for {arch} in facts.toml; the analytic score needs one "
-                           "(give measured results with --perf)")
+                           "(give measured results with {opt:perf})")
     return n
 
 
