@@ -27,6 +27,7 @@ from typing import Iterable, Sequence
 
 from ..space import pipelines as pipelines_module
 from ..space.config import DepthwiseConfig, KernelConfig
+from ..space.kinds import GEMM
 from ..space.memos import MEMOS
 from ..space.pipelines import PIPELINES
 from ..space.values import value_facts
@@ -63,7 +64,7 @@ REGISTER_HEADER = f"{WRAPPER_DIR}/register_all_grouped_conv_kernels.hpp"
 #: with the forward prefix, so forward's header includes it): (file, label, launcher alias, prefix)
 INCLUDE_ALL = tuple(
     (f"include_all_grouped_conv_{v.tag}_kernels.hpp", v.label, v.cpp["launcher_alias"], f"grouped_conv_{v.tag}_")
-    for v in VARIANTS.values() if v.kind == "gemm"
+    for v in VARIANTS.values() if v.kind == GEMM.name
 )
 #: CK's factories and register functions default their ``gfx_arch`` argument to
 #: this value whatever the target; the dispatcher passes the real arch at run time.

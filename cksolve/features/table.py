@@ -16,6 +16,7 @@ from ..arch.facts import common_facts
 from ..errors import CksolveError
 from ..solver import bounded_configs
 from ..space.config import KernelConfig, config_fields
+from ..space.kinds import GEMM
 from ..rulesets import Combo, RuleSet, kind_of
 from ..workload import Problem, Workspace
 from ..workload.coverage import Decisions
@@ -56,7 +57,7 @@ class FeatureTable:
 def _combos(combo: Combo | Iterable[Combo]) -> list[Combo]:
     combos = [combo] if isinstance(combo, Combo) else list(combo)
     for c in combos:
-        if kind_of(c.variant) != "gemm":
+        if kind_of(c.variant) != GEMM.name:
             raise CksolveError(f"variant {c.variant}: CK's feature engine describes implicit-GEMM kernels; "
                                f"depthwise kernels have no GEMM tile")
     return combos

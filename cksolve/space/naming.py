@@ -71,6 +71,9 @@ _DEPTHWISE_RE = re.compile(
     re.ASCII,
 )
 
+#: The name grammar of each kernel kind (``kinds.KernelKind.grammar``).
+KIND_GRAMMAR = {KernelConfig.kind: _GEMM_RE, DepthwiseConfig.kind: _DEPTHWISE_RE}
+
 #: No kernel name is longer; a longer string is rejected before any number in it is converted
 #: (Python refuses integers over 4,300 digits, and none is a tile size anyway).
 MAX_NAME = 400
