@@ -59,7 +59,7 @@ from ..rulesets.base import RuleSet, configs_table
 from ..solver import enumerate_combo, minimum_cover
 from ..space.combo import Combo, kind_of
 from ..space.constraints import Constraint
-from ..space.kinds import DEPTHWISE
+from ..space.kinds import DEPTHWISE, kernel_kind
 from ..space.memos import MEMOS
 
 __all__ = [
@@ -115,9 +115,7 @@ def coverage_of(configs) -> frozenset[str]:
 
 
 def _tile_shape(config) -> tuple:
-    if config.kind == DEPTHWISE.name:
-        return (config.tile_h, config.tile_w)
-    return (config.tile_m, config.tile_n, config.tile_k)
+    return kernel_kind(config.kind).tile_of(config)
 
 
 def _basis(combo: Combo) -> tuple:
