@@ -45,3 +45,13 @@ def test_a_kind_is_looked_up_by_name_and_an_unknown_one_is_bad_input():
     assert kernel_kind("gemm") is GEMM and kernel_kind(DEPTHWISE) is DEPTHWISE
     with pytest.raises(CksolveError, match="unknown kernel kind 'dw'; valid: gemm, depthwise"):
         kernel_kind("dw")
+
+
+def test_the_grammar_names_its_groups_after_the_fields_they_spell():
+    """A group of a kind's grammar named after a field spells that field; depthwise names spell every field
+    but the variant (the prefix says it), GEMM names the rest by words and flags (``naming._read``)."""
+    dw = set(DEPTHWISE.grammar.groupindex) & set(DEPTHWISE.fields)
+    assert dw == set(DEPTHWISE.fields) - {"variant"}
+    gemm = set(GEMM.grammar.groupindex) & set(GEMM.fields)
+    assert {"variant", "dtype", "layout", "ndim", "pipeline", "epilogue", "scheduler", *GEMM.tile,
+            "vector_a", "vector_b", "vector_c"} <= gemm
