@@ -17,6 +17,7 @@ from .arch.target_id import base_arch
 from .errors import CksolveError, did_you_mean, shorten
 from .space.axes import AXES
 from .space.combo import Combo, kind_of
+from .space.kinds import GEMM
 from .space.variants import VARIANTS as VARIANT_TABLES
 
 __all__ = ["Selection", "select", "split_values", "canonical_order", "gemm_variants", "Record",
@@ -110,7 +111,7 @@ def canonical_order(configs: Iterable) -> list:
 
 def gemm_variants(variants: Sequence[str]) -> list[str]:
     """The variants whose kernels have a GEMM pipeline (depthwise ones do not)."""
-    return [v for v in variants if kind_of(v) == "gemm"]
+    return [v for v in variants if kind_of(v) == GEMM.name]
 
 
 class Record(NamedTuple):
@@ -129,6 +130,6 @@ class Record(NamedTuple):
              "dtype": self.combo.dtype, "ndim": self.combo.ndim, "name": self.name, "kind": self.config.kind}
         for k, v in self.config.as_dict().items():
             d.setdefault(k, v)
-        if self.config.kind == "gemm":
+        if self.config.kind == GEMM.name:
             d["block_per_cu"] = self.config.block_per_cu
         return d

@@ -71,14 +71,37 @@ def test_a_new_value_without_its_table_fails_at_import(tmp_path):
     assert proc.returncode != 0 and "values.toml [dtype]" in proc.stderr and "fp8" in proc.stderr, proc.stderr
 
 
-def test_a_default_that_disagrees_with_the_config_class_fails_at_import(tmp_path):
+def test_the_config_classes_are_built_from_the_data_files(tmp_path):
+    """One schema: a default changed in axes.toml is the config class's default, nothing else to edit."""
     def edit(pkg):
         axes = pkg / "space" / "axes.toml"
         text = axes.read_text()
         assert "default = 4\n" in text
         axes.write_text(text.replace("default = 4\n", "default = 2\n", 1))  # vector_a
+    shutil.copytree(ROOT / "cksolve", tmp_path / "cksolve", ignore=shutil.ignore_patterns("__pycache__"))
+    edit(tmp_path / "cksolve")
+    code = "from cksolve.space.config import KernelConfig; print(KernelConfig._field_defaults['vector_a'])"
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(tmp_path)}, cwd=tmp_path)
+    assert proc.returncode == 0 and proc.stdout.strip() == "2", proc.stderr
+
+
+def test_a_kinds_file_that_names_other_axes_fails_at_import(tmp_path):
+    def edit(pkg):
+        kinds = pkg / "space" / "kinds.toml"
+        kinds.write_text(kinds.read_text().replace('"in_vec", "out_vec"', '"in_vec", "out_vector"'))
     proc = _import_in_copy(tmp_path, edit)
-    assert proc.returncode != 0 and "does not match axes.toml" in proc.stderr, proc.stderr
+    assert proc.returncode != 0 and "kinds.toml [depthwise]" in proc.stderr, proc.stderr
+
+
+def test_a_gemm_field_order_that_the_name_spelling_does_not_follow_fails_at_import(tmp_path):
+    def edit(pkg):
+        kinds = pkg / "space" / "kinds.toml"
+        text = kinds.read_text()
+        assert '"tile_m", "tile_n", "tile_k", "wave_m"' in text
+        kinds.write_text(text.replace('"tile_m", "tile_n", "tile_k", "wave_m"', '"tile_n", "tile_m", "tile_k", "wave_m"'))
+    proc = _import_in_copy(tmp_path, edit)
+    assert proc.returncode != 0 and "_spell_gemm" in proc.stderr, proc.stderr
 
 
 def test_a_layout_of_an_unknown_kernel_kind_fails_at_import(tmp_path):

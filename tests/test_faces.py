@@ -145,8 +145,8 @@ def test_library_errors_name_parameters_not_flags():
     """An error made by the library names a parameter (``{opt:NAME}``, rendered as a flag by the command
     line), never a flag spelled out: the library does not know its command line."""
     flag = re.compile(r"(?:^|[\s(])--[a-z]")
-    #: left to the engineer rewriting workload/'s internals (issue 33 item 1)
-    pending = {"workload/score.py", "workload/minimize.py"}
+    #: the selection/ML engineer's modules, still being written on their branch (issue 29)
+    pending = {"ml/tasks.py", "scoring/device.py"}
     found = []
     for f in sorted((ROOT / "cksolve").rglob("*.py")):
         rel = f.relative_to(ROOT / "cksolve").as_posix()

@@ -26,8 +26,9 @@ def test_no_upward_import_and_no_cycle():
 def test_every_deferred_import_says_why_on_its_line():
     """A function-level import is there to defer a heavy load: its line says so (``deferred: ...``)."""
     g = _tool()
-    #: workload/'s are rewritten by issue 33 item 1 (its numpy ones are noise: the package loads numpy)
-    pending = "cksolve/workload/"
+    #: the modules of the two engineers still at work on their branches (listing, selection/ML)
+    pending = ("cksolve/cli/select.py", "cksolve/cli/space.py", "cksolve/explore/", "cksolve/ml/",
+               "cksolve/scoring/", "cksolve/solver/sampling.py")
     assert [f for f in g.deferred(g.modules()) if not f.startswith(pending)] == []
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from ..space.axes import AXES
 from ..space.constraints import Check, Constraint, Table, interned
+from ..space.kinds import DEPTHWISE, GEMM
 from ..space.memos import MEMOS
 from ..space.pipelines import PIPELINES, pipelines_with
 from ..space.variants import VARIANTS, variants_with
@@ -51,8 +52,8 @@ _FULL_LOAD_PIPELINES = pipelines_with("full_load_coverage")
 _REJECTED_FOR_VARIANT = frozenset((v, p.name) for p in PIPELINES.values() for v in p.rejected_variants)
 
 # OPERATOR_TILE_CONSTRAINTS (arch_filter.py), from variants.toml: (min_m, min_n, min_k, align_m, align_n, align_k).
-OPERATOR_TILE_RULES = {n: (*v.tile_min, *v.tile_align) for n, v in VARIANTS.items() if v.kind == "gemm"}
-_OPERATOR_NAME = {n: v.operator for n, v in VARIANTS.items() if v.kind == "gemm"}
+OPERATOR_TILE_RULES = {n: (*v.tile_min, *v.tile_align) for n, v in VARIANTS.items() if v.kind == GEMM.name}
+_OPERATOR_NAME = {n: v.operator for n, v in VARIANTS.items() if v.kind == GEMM.name}
 _STREAMK_VARIANTS = variants_with("streamk")
 _ASYNC_PIPELINES = pipelines_with("async_copy")
 _ASYNC_ARCHS = " and ".join(archs_with("async_copy"))
@@ -385,5 +386,9 @@ def depthwise_constraints(arch: str) -> tuple[Constraint, ...]:
     return ()
 
 
+#: The arch rules of each kernel kind.
+_BY_KIND = {GEMM.name: gemm_constraints, DEPTHWISE.name: depthwise_constraints}
+
+
 def constraints_for(arch: str, kind: str) -> tuple[Constraint, ...]:
-    return gemm_constraints(arch) if kind == "gemm" else depthwise_constraints(arch)
+    return _BY_KIND[kind](arch)

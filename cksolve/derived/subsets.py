@@ -59,6 +59,7 @@ from ..rulesets.base import RuleSet, configs_table
 from ..solver import enumerate_combo, minimum_cover
 from ..space.combo import Combo, kind_of
 from ..space.constraints import Constraint
+from ..space.kinds import DEPTHWISE, kernel_kind
 from ..space.memos import MEMOS
 
 __all__ = [
@@ -79,7 +80,7 @@ TINY_SIZE = 10
 
 def category(config) -> str:
     """CK's ``_classify_config`` feature (without the dtype: a combination has one dtype)."""
-    if config.kind == "depthwise":
+    if config.kind == DEPTHWISE.name:
         return "depthwise"
     if config.streamk:
         return "streamk"
@@ -96,7 +97,7 @@ def category(config) -> str:
 
 def pair(config) -> tuple[str, str] | None:
     """The (pipeline, scheduler) of a GEMM config; None for depthwise (not applicable)."""
-    return None if config.kind == "depthwise" else (config.pipeline, config.scheduler)
+    return None if config.kind == DEPTHWISE.name else (config.pipeline, config.scheduler)
 
 
 def coverage(config) -> frozenset[str]:
@@ -114,9 +115,7 @@ def coverage_of(configs) -> frozenset[str]:
 
 
 def _tile_shape(config) -> tuple:
-    if config.kind == "depthwise":
-        return (config.tile_h, config.tile_w)
-    return (config.tile_m, config.tile_n, config.tile_k)
+    return kernel_kind(config.kind).tile_of(config)
 
 
 def _basis(combo: Combo) -> tuple:
@@ -148,7 +147,7 @@ def _full_tests_selection(combo: Combo, basis: tuple) -> tuple:
     chosen = set()
     for cat in dict.fromkeys(cats):  # positions 0, STRIDE, 2*STRIDE, ... of each category in name order
         chosen.update(list(compress(positions, map(cat.__eq__, cats)))[::STRIDE])
-    if full and full[0].kind != "depthwise":  # the first config (name order) of each pair not yet covered
+    if full and full[0].kind != DEPTHWISE.name:  # the first config (name order) of each pair not yet covered
         pairs = list(map(_PAIR_FIELDS, full))
         covered = {pairs[i] for i in chosen}
         first = dict(zip(reversed(pairs), reversed(positions)))  # the earliest position wins
@@ -163,7 +162,7 @@ _PAIR_FIELDS = attrgetter("pipeline", "scheduler")
 
 def _categories(configs: Sequence) -> list[str]:
     """:func:`category` of each config (one kind per combination), called once per distinct field values."""
-    if not configs or configs[0].kind == "depthwise":
+    if not configs or configs[0].kind == DEPTHWISE.name:
         return [category(c) for c in configs[:1]] * len(configs)
     keys = list(map(_CATEGORY_FIELDS, configs))
     of = {k: category(c) for k, c in dict(zip(keys, configs)).items()}

@@ -27,6 +27,7 @@ from typing import Iterable, Sequence
 
 from ..space import pipelines as pipelines_module
 from ..space.config import DepthwiseConfig, KernelConfig
+from ..space.kinds import DEPTHWISE, GEMM
 from ..space.memos import MEMOS
 from ..space.pipelines import PIPELINES
 from ..space.values import value_facts
@@ -63,7 +64,7 @@ REGISTER_HEADER = f"{WRAPPER_DIR}/register_all_grouped_conv_kernels.hpp"
 #: with the forward prefix, so forward's header includes it): (file, label, launcher alias, prefix)
 INCLUDE_ALL = tuple(
     (f"include_all_grouped_conv_{v.tag}_kernels.hpp", v.label, v.cpp["launcher_alias"], f"grouped_conv_{v.tag}_")
-    for v in VARIANTS.values() if v.kind == "gemm"
+    for v in VARIANTS.values() if v.kind == GEMM.name
 )
 #: CK's factories and register functions default their ``gfx_arch`` argument to
 #: this value whatever the target; the dispatcher passes the real arch at run time.
@@ -294,6 +295,10 @@ def _wrapper_context(c, arch: str, name: str) -> dict:
     return ctx
 
 
+#: Each kernel kind's header: its template and the context the template reads.
+_HEADER = {GEMM.name: ("kernel_gemm.hpp.j2", gemm_context), DEPTHWISE.name: ("kernel_depthwise.hpp.j2", depthwise_context)}
+
+
 # ---------------------------------------------------------------------- files
 def kernel_paths(name: str) -> tuple[str, str, str]:
     """Relative paths of a kernel's header, compilation unit and dispatcher wrapper."""
@@ -308,12 +313,10 @@ def render_kernel(arch: str, c: KernelConfig | DepthwiseConfig, direct: bool = F
     memoised skeletons (same bytes, ~20x slower; for tests).
     """
     name = name or c.name()
-    if isinstance(c, DepthwiseConfig):
-        header = _render("kernel_depthwise.hpp.j2", depthwise_context(c, arch, name), direct)
-    elif isinstance(c, KernelConfig):
-        header = _render("kernel_gemm.hpp.j2", gemm_context(c, arch, name), direct)
-    else:
+    if not isinstance(c, (KernelConfig, DepthwiseConfig)):
         raise TypeError(f"not a kernel config: {c!r}")
+    template, context = _HEADER[c.kind]
+    header = _render(template, context(c, arch, name), direct)
     unit = _render("unit.cpp.j2", dict(name=name, ident=name.replace("-", "_"), _shape=()), direct)
     wrapper = _render("dispatcher_wrapper.hpp.j2", _wrapper_context(c, arch, name), direct)
     return header, unit, wrapper

@@ -7,7 +7,7 @@ distinct values its rows use and an index per row. A Parquet writer takes
 those as they are (``render.write_parquet``); iterating gives the row tuples
 (``table._pair_rows``, the definition), which csv and jsonl print.
 Applicability comes from the column engine (``coverage.Decisions``), one
-answer per verdict class of problems, not ``Workspace.decide`` per problem.
+answer per verdict class of problems, as in ``table._pair_rows``.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Feature rows: per kernel, or per (problem, kernel) pair that can run.
 
-Pairs come from the workload's applicability (``Workspace``), so a candidate
+Pairs come from the workload's applicability (``coverage.Decisions``), so a candidate
 pool is exactly the kernels CK Tile's run-time checks accept for the problem,
 not a list rebuilt from tiles or from benchmark files. Blocks are computed
 once where they can be: the problem block per problem, the kernel block per
@@ -16,8 +16,10 @@ from ..arch.facts import common_facts
 from ..errors import CksolveError
 from ..solver import bounded_configs
 from ..space.config import KernelConfig, config_fields
+from ..space.kinds import GEMM
 from ..rulesets import Combo, RuleSet, kind_of
 from ..workload import Problem, Workspace
+from ..workload.coverage import Decisions
 from .ckname import dispatcher_name, read_name
 from .engine import (SEMANTICS, hardware_block, interactions, kernel_block, kernel_shape, problem_block,
                      problem_gemm)
@@ -55,7 +57,7 @@ class FeatureTable:
 def _combos(combo: Combo | Iterable[Combo]) -> list[Combo]:
     combos = [combo] if isinstance(combo, Combo) else list(combo)
     for c in combos:
-        if kind_of(c.variant) != "gemm":
+        if kind_of(c.variant) != GEMM.name:
             raise CksolveError(f"variant {c.variant}: CK's feature engine describes implicit-GEMM kernels; "
                                f"depthwise kernels have no GEMM tile")
     return combos
@@ -134,20 +136,16 @@ def _pair_rows(combos, problems, kernels: _Kernels, ws: Workspace):
     wanted = set(combos)
     targets = list(dict.fromkeys((c.arch, c.dtype) for c in combos))
     hw = {arch: hardware_block(arch, kernels.semantics) for arch, _ in targets}
-    decided: dict[tuple, list] = {}  # (problem, arch, dtype) -> its pairs: repeated rows are decided once
+    # the column engine decides every problem of a target at once (repeated rows once, per verdict class)
+    decisions = [Decisions.of_problems(ws, problems, arch, [dtype]) for arch, dtype in targets]
     for index, problem in enumerate(problems):
         gemm = problem_gemm(problem, kernels.semantics)
-        for arch, dtype in targets:
+        for (arch, dtype), d in zip(targets, decisions):
             head = problem_block(problem, common_facts().element_size[dtype])
             tail = hw[arch]
             num_cus = tail[0]
             inter: dict[tuple, tuple] = {}
-            key3 = (problem, arch, dtype)
-            found = decided.get(key3)
-            if found is None:
-                found = ws.decide(problem, arch, dtype)[0]
-                if len(decided) < 10_000:
-                    decided[key3] = found
+            found = d.found(int(d.inverse[index]), dtype)
             for c, config in found:
                 if c not in wanted:
                     continue

@@ -15,6 +15,7 @@ from typing import Iterable, NamedTuple
 from ..solver import build_model, get_backend
 from ..space.axes import AXES
 from ..space.buffering import BUFFERING_RULES
+from ..space.kinds import GEMM
 from ..rulesets import Combo, kind_of
 
 __all__ = ["PipelineVariant", "pipeline_variants", "VARIANT_AXES"]
@@ -47,7 +48,7 @@ def pipeline_variants(archs: Iterable[str], variants: Iterable[str], dtypes: Ite
     out = []
     for arch in archs:
         for variant in variants:
-            if kind_of(variant) != "gemm":
+            if kind_of(variant) != GEMM.name:
                 continue
             models = [build_model(Combo(arch, variant, d, n), None, BUFFERING_RULES) for d in dtypes for n in ndims]
             for values in candidates:

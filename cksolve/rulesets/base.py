@@ -16,6 +16,7 @@ from ..space.axes import AXES, kind_axes
 from ..space.combo import Combo, kind_of
 from ..space.config import KernelConfig
 from ..space.constraints import Constraint, Table, interned, scope_values
+from ..space.kinds import GEMM
 from .registry import RULE_SETS
 
 __all__ = ["Combo", "RuleSet", "RuleSetError", "pin", "pin_defaults", "nothing", "table", "configs_table",
@@ -56,7 +57,7 @@ GEMM_DEFAULTS: Mapping[str, object] = {
 
 
 def table(name: str, scope: Sequence[str], rows: Iterable[tuple], message: str, source: str,
-          applies_to: str = "gemm", doc: str = "") -> Table:
+          applies_to: str = GEMM.name, doc: str = "") -> Table:
     # interned: equal tables of different combinations are one object, so the solve
     # caches keyed on them compare by identity
     return interned(Table(name, tuple(scope), frozenset(tuple(r) for r in rows), message, source,
@@ -69,7 +70,7 @@ def configs_table(name: str, kind: str, configs: Iterable, message: str, source:
     return table(name, axes, (scope_values(c, axes) for c in configs), message, source, applies_to=kind, doc=doc)
 
 
-def pin(rule_set: str, axis: str, values: Iterable, source: str, applies_to: str = "gemm") -> Table:
+def pin(rule_set: str, axis: str, values: Iterable, source: str, applies_to: str = GEMM.name) -> Table:
     """A unary table: ``axis`` takes one of ``values`` in this rule set."""
     values = tuple(values)
     return table(

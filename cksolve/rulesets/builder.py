@@ -28,6 +28,7 @@ from typing import Sequence
 from ..arch.constraints import wmma_k_constraint
 from ..arch.facts import arch_facts
 from ..space.constraints import Constraint, Table
+from ..space.kinds import DEPTHWISE
 from ..space.memos import MEMOS
 from .base import Combo, RuleSet, RuleSetError, configs_table, kind_of
 from .builder_conf import Instance, builder_data
@@ -125,7 +126,7 @@ class BuilderRuleSet(RuleSet):
 
     def constraints(self, combo: Combo) -> Sequence[Constraint]:
         instances = self._instances(combo.variant, combo.dtype, combo.ndim, arch_facts(combo.arch).warp_size)
-        if kind_of(combo.variant) == "depthwise":
+        if kind_of(combo.variant) == DEPTHWISE.name:
             return (instances,)
         return (instances, wmma_k_constraint(combo.arch))
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from ..space.constraints import Constraint
+from ..space.kinds import DEPTHWISE
 from ..space.memos import MEMOS
 from .base import Combo, RuleSet, kind_of, nothing, pin, pin_defaults, table
 from .data import load_toml
@@ -54,8 +55,8 @@ class DefaultRuleSet(RuleSet):
     @MEMOS.cached("rulesets.default.DefaultRuleSet._constraints")
     def _constraints(self, variant: str) -> tuple[Constraint, ...]:
         # Depends on the variant only: the same objects for every arch, dtype and ndim.
-        if kind_of(variant) == "depthwise":
-            return (nothing("default", "depthwise", _SOURCE),)
+        if kind_of(variant) == DEPTHWISE.name:
+            return (nothing("default", DEPTHWISE.name, _SOURCE),)
         return (
             table(
                 "rules.default.core", _CORE, self._core_rows(variant),

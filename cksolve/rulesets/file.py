@@ -38,6 +38,7 @@ from typing import Sequence
 from ..errors import shorten
 from ..space.axes import AXES, value_text
 from ..space.constraints import Constraint, Table
+from ..space.kinds import GEMM, KINDS
 from ..space.naming import parse_names
 from ..space.textfile import numbered_lines, read_text
 from .base import Combo, RuleSet, RuleSetError, nothing
@@ -51,7 +52,7 @@ __all__ = ["FileRuleSet", "KEYS", "TABLE_KEYS", "MAX_DEPTH"]
 #: The keys a rule-set file may have (``base`` is the older spelling of ``extends``).
 KEYS = ("description", "extends", "base", "kind", "pin", "table", "where")
 TABLE_KEYS = ("name", "scope", "rows", "forbid")
-_KINDS = ("gemm", "depthwise")
+_KINDS = tuple(KINDS)
 #: How many rule-set files deep ``extends`` may nest (a site set rarely needs more than three).
 MAX_DEPTH = 64
 
@@ -98,8 +99,7 @@ class FileRuleSet(RuleSet):
         own: list[Constraint] = []
         if "kind" in data:
             kind = v.choice("kind", data["kind"], _KINDS)
-            other = "depthwise" if kind == "gemm" else "gemm"
-            own.append(nothing(f"file.{path.stem}", other, str(path)))
+            own.extend(nothing(f"file.{path.stem}", other, str(path)) for other in KINDS if other != kind)
         pins = data.get("pin", {})
         if not isinstance(pins, dict):
             raise RuleSetError(f"{label}: 'pin' must be a table of axis = [values], got {_type(pins)}")
@@ -118,7 +118,7 @@ class FileRuleSet(RuleSet):
         rs = cls(path.stem, description, bases, tuple(own))
         rs.files = tuple(dict.fromkeys([path, *(f for b in bases for f in b.files)]))
         loaded[real] = rs
-        if not bases and "kind" not in data and own and all(c.applies_to == "gemm" for c in own):
+        if not bases and "kind" not in data and own and all(c.applies_to == GEMM.name for c in own):
             rs.own_warnings = (f"{label}: nothing here constrains depthwise kernels and nothing is extended, so every "
                                f"depthwise kernel valid for the arch is in this set; add kind = \"gemm\" to drop "
                                f"them",)

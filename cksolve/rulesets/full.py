@@ -43,6 +43,7 @@ from typing import Sequence
 from ..arch.constraints import wmma_k_constraint
 from ..arch.facts import arch_facts, common_facts
 from ..space.constraints import Check, Constraint, Table
+from ..space.kinds import DEPTHWISE
 from ..space.memos import MEMOS
 from .base import GEMM_DEFAULTS, Combo, RuleSet, kind_of, nothing, pin, pin_defaults, table
 from .data import load_toml
@@ -314,7 +315,7 @@ class FullRuleSet(RuleSet):
     def _depthwise_constraints(self, ndim: int) -> tuple:
         d = self.data["depthwise"]
         if ndim not in d["ndims"]:
-            return (nothing("full", "depthwise", f"{_SRC} get_depthwise_configs (2D only)"),)
+            return (nothing("full", DEPTHWISE.name, f"{_SRC} get_depthwise_configs (2D only)"),)
         rows = []
         for r in d["rows"]:
             v = dict(zip(d["fields"], r))
@@ -324,12 +325,12 @@ class FullRuleSet(RuleSet):
             table("rules.full.depthwise", _DEPTHWISE, rows,
                   "full: depthwise {tile_h}x{tile_w} f{filt} s{str_h}x{str_w} nb{nbatch} sub{sub_h}x{sub_w} "
                   "vec{in_vec}/{out_vec} is not one of CK's curated depthwise kernels",
-                  f"{_SRC} DEPTHWISE_PARAMS / get_depthwise_configs", applies_to="depthwise"),
-            pin("full", "layout", ("ngchw",), f"{_SRC} get_depthwise_configs", applies_to="depthwise"),
+                  f"{_SRC} DEPTHWISE_PARAMS / get_depthwise_configs", applies_to=DEPTHWISE.name),
+            pin("full", "layout", ("ngchw",), f"{_SRC} get_depthwise_configs", applies_to=DEPTHWISE.name),
         )
 
     def constraints(self, combo: Combo) -> Sequence[Constraint]:
-        if kind_of(combo.variant) == "depthwise":
+        if kind_of(combo.variant) == DEPTHWISE.name:
             return self._depthwise_constraints(combo.ndim)
         return self._gemm_constraints(arch_facts(combo.arch), combo.variant, combo.ndim, combo.dtype)
 

@@ -13,6 +13,7 @@ from typing import Iterable, Sequence
 
 from ..space.axes import kind_axes
 from ..space.constraints import Constraint, scope_values
+from ..space.kinds import KINDS
 from .base import Combo, RuleSet, configs_table, kind_of
 
 __all__ = ["ListedRuleSet"]
@@ -47,7 +48,7 @@ def rule_set_file(configs: Iterable, description: str) -> str:
 
     configs = sorted(configs, key=lambda c: c.name())
     lines = [f"description = {json.dumps(description)}", ""]
-    for kind in ("gemm", "depthwise"):
+    for kind in KINDS:
         axes = kind_axes(kind)
         lines += ["[[table]]", f'name = "listed.{kind}"', f"scope = [{', '.join(json.dumps(a) for a in axes)}]",
                   "rows = ["]

@@ -14,14 +14,14 @@ from ..arch.constraints import constraints_for
 from ..space.axes import AXES, SELECTION_AXES, kind_axes
 from ..space.canonical import space_constraints
 from ..space.combo import Combo, ConstraintSource, kind_of
-from ..space.config import DepthwiseConfig, KernelConfig
+from ..space.kinds import kernel_kind
 from ..space.constraints import Constraint, Table
 
 __all__ = ["Model", "build_model", "config_class", "kind_axes", "prune_domains"]
 
 
 def config_class(kind: str):
-    return KernelConfig if kind == "gemm" else DepthwiseConfig
+    return kernel_kind(kind).config
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,8 @@
     config.name()                      # the same name back
     AXES["tile_m"].domain              # an axis's values (axes.toml)
 
-Axes and their domains, the two kinds of kernel config, names in both directions, a
+Axes and their domains, the two kinds of kernel config (``KernelKind`` values ``GEMM`` and
+``DEPTHWISE``: axes, config class, name grammar, tile shape), names in both directions, a
 (arch, variant, dtype, ndim) combination, the constraint forms and the process's one
 memo owner. The modules behind it are internal.
 """
@@ -15,6 +16,7 @@ from .axes import AXES
 from .combo import Combo, kind_of
 from .config import DepthwiseConfig, KernelConfig, config_fields
 from .constraints import Check, Constraint, Table
+from .kinds import DEPTHWISE, GEMM, KINDS, KernelKind, kernel_kind
 from .memos import MEMOS
 from .naming import NameError_, parse_name
 from .pipelines import PIPELINES
@@ -25,6 +27,11 @@ __all__ = [
     "KernelConfig",
     "DepthwiseConfig",
     "config_fields",
+    "KernelKind",
+    "GEMM",
+    "DEPTHWISE",
+    "KINDS",
+    "kernel_kind",
     "parse_name",
     "NameError_",
     "Combo",

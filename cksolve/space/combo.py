@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import NamedTuple, Protocol, Sequence
 
 from .constraints import Constraint
+from .kinds import GEMM
 from .variants import VARIANTS
 
 __all__ = ["Combo", "ConstraintSource", "kind_of"]
@@ -30,7 +31,7 @@ class Combo(NamedTuple):
 def kind_of(variant: str) -> str:
     """The config kind of a variant (variants.toml); an unknown variant is taken as GEMM, for evaluate to reject."""
     known = VARIANTS.get(variant)
-    return known.kind if known is not None else "gemm"
+    return known.kind if known is not None else GEMM.name
 
 
 class ConstraintSource(Protocol):

@@ -10,11 +10,12 @@ forward kernel, which has its own parameters and its own naming scheme.
 
 from __future__ import annotations
 
-from typing import NamedTuple, Union
+from collections import namedtuple
+from typing import Union
 
-from .axes import kind_axes, kind_defaults
+from .axes import kind_defaults, kind_fields
 from .pipelines import double_buffered
-from .spelling import GEMM_FIELDS, depthwise_name as _depthwise_name, gemm_name as _gemm_name
+from .spelling import depthwise_name as _depthwise_name, gemm_name as _gemm_name
 
 __all__ = [
     "KernelConfig",
@@ -35,42 +36,23 @@ def block_per_cu(pipeline: str, double_smem_buffer: bool) -> int:
     return 1 if double_buffered(pipeline, double_smem_buffer) else 2
 
 
-class KernelConfig(NamedTuple):
-    """An implicit-GEMM grouped-convolution kernel (forward, bwd_data, bwd_weight)."""
+def _config_tuple(cls_name: str, kind: str):
+    """The named tuple of a kind's config: kinds.toml's field order, axes.toml's defaults (the one schema)."""
+    fields, defaults = kind_fields(kind), kind_defaults(kind)
+    tail = fields[len(fields) - len(defaults):]
+    if set(tail) != set(defaults):  # pragma: no cover - a data error: kinds.toml must list defaulted fields last
+        raise ImportError(f"kinds.toml [{kind}]: the fields with a default ({', '.join(defaults)}) must come last")
+    return namedtuple(cls_name, fields, defaults=[defaults[f] for f in tail])
 
-    variant: str
-    dtype: str
-    ndim: int
-    tile_m: int
-    tile_n: int
-    tile_k: int
-    wave_m: int
-    wave_n: int
-    wave_k: int
-    warp_tile_m: int
-    warp_tile_n: int
-    warp_tile_k: int
-    pipeline: str
-    epilogue: str
-    scheduler: str
-    layout: str = "nhwgc"
-    vector_a: int = 4
-    vector_b: int = 8
-    vector_c: int = 8
-    pad_m: bool = True
-    pad_n: bool = True
-    pad_k: bool = True
-    double_smem_buffer: bool = False
-    groups_to_merge: int = 1
-    wave_groups: int = 1
-    split_image: bool = False
-    explicit_gemm: bool = False
-    two_stage: bool = False
-    specialization: str = "default"
-    streamk: bool = False
-    streamk_strategy: str = "tree"
-    streamk_persistent: bool = False
 
+class KernelConfig(_config_tuple("KernelConfig", "gemm")):
+    """An implicit-GEMM grouped-convolution kernel (forward, bwd_data, bwd_weight).
+
+    Its fields are the GEMM kind's axes (kinds.toml ``[gemm] fields``, in that
+    order), each defaulting as axes.toml says.
+    """
+
+    __slots__ = ()
     kind = "gemm"
 
     @property
@@ -87,26 +69,10 @@ class KernelConfig(NamedTuple):
         return self._replace(**changes)
 
 
-class DepthwiseConfig(NamedTuple):
-    """A direct depthwise forward kernel (CK's ``DepthwiseConvKernelConfig``)."""
+class DepthwiseConfig(_config_tuple("DepthwiseConfig", "depthwise")):
+    """A direct depthwise forward kernel (CK's ``DepthwiseConvKernelConfig``); fields: kinds.toml ``[depthwise]``."""
 
-    dtype: str
-    ndim: int
-    tile_h: int
-    tile_w: int
-    filt: int
-    str_h: int
-    str_w: int
-    pad_h: int
-    pad_w: int
-    nbatch: int
-    sub_h: int
-    sub_w: int
-    in_vec: int
-    out_vec: int
-    layout: str = "ngchw"
-    variant: str = "forward_depthwise"
-
+    __slots__ = ()
     kind = "depthwise"
     # Fixed by the kernel, not choices: CK always emits these values.
     block_size = 64
@@ -129,12 +95,3 @@ AnyConfig = Union[KernelConfig, DepthwiseConfig]
 def config_fields(cls) -> tuple[str, ...]:
     """Field names of a config class, in declaration order."""
     return cls._fields
-
-
-if KernelConfig._fields != GEMM_FIELDS:  # pragma: no cover - guards gemm_name's positional unpacking
-    raise ImportError("KernelConfig fields changed: update spelling.GEMM_FIELDS and spelling.gemm_name")
-# The schema is axes.toml's: the same axes and the same defaults (a new axis fails here until both agree).
-for _cls in (KernelConfig, DepthwiseConfig):
-    if set(_cls._fields) != set(kind_axes(_cls.kind)) or _cls._field_defaults != kind_defaults(_cls.kind):
-        raise ImportError(f"{_cls.__name__} does not match axes.toml: fields {sorted(_cls._fields)} "  # pragma: no cover
-                          f"defaults {_cls._field_defaults} vs {kind_defaults(_cls.kind)}")

@@ -47,17 +47,27 @@ def _alternatives(axis: str, words=None) -> str:
     return "|".join(re.escape(v) for v in values)
 
 
-_N = r"(\d+)"
+#: Fields a name spells as a number (every ``_n`` group).
+_NUMBERS: set[str] = set()
+
+
+def _n(field: str) -> str:
+    """A number in a name, as the group named after the config field it spells."""
+    _NUMBERS.add(field)
+    return rf"(?P<{field}>\d+)"
+
+
 _GEMM_RE = re.compile(
-    rf"grouped_conv_(?P<variant>{'|'.join(map(re.escape, VARIANT_TAG.values()))})_(?P<dtype>[a-z0-9]+)_(?P<layout>[a-z]+)_(?P<ndim>\d+)d"
+    rf"grouped_conv_(?P<variant>{'|'.join(map(re.escape, VARIANT_TAG.values()))})_(?P<dtype>[a-z0-9]+)_(?P<layout>[a-z]+)_{_n('ndim')}d"
     rf"_(?P<pipeline>{_alternatives('pipeline')})_(?P<epilogue>{_alternatives('epilogue')})"
     rf"_(?P<scheduler>{_alternatives('scheduler')})"
-    rf"_{_N}x{_N}x{_N}_{_N}x{_N}x{_N}_{_N}x{_N}x{_N}"
-    rf"(?:_vec{_N}_{_N}_{_N})?"
+    rf"_{_n('tile_m')}x{_n('tile_n')}x{_n('tile_k')}_{_n('wave_m')}x{_n('wave_n')}x{_n('wave_k')}"
+    rf"_{_n('warp_tile_m')}x{_n('warp_tile_n')}x{_n('warp_tile_k')}"
+    rf"(?:_vec{_n('vector_a')}_{_n('vector_b')}_{_n('vector_c')})?"
     rf"(?:_wg(?P<wg>\d+))?"
     rf"(?:_gm(?P<gm>\d+))?"
     rf"(?P<dsb>_dsb)?"
-    rf"(?P<two_stage>_2stage)?"
+    rf"(?P<stage2>_2stage)?"
     rf"(?:_(?P<spec>{_alternatives('specialization', _SPECIALIZATION_OF)}))?"
     rf"(?P<explicit>_explicit_gemm)?"
     rf"(?:_streamk_(?P<sk>{_alternatives('streamk_strategy', _STREAMK_OF)})(?P<persistent>_persistent)?)?"
@@ -66,10 +76,14 @@ _GEMM_RE = re.compile(
     re.ASCII,  # \d is 0-9 only: an Arabic-Indic digit is not a tile size
 )
 _DEPTHWISE_RE = re.compile(
-    re.escape(DEPTHWISE_PREFIX) + r"(?P<dtype>[a-z0-9]+)_(?P<layout>[a-z]+)_(?P<ndim>\d+)d"
-    r"_(\d+)x(\d+)_f(\d+)_s(\d+)x(\d+)_p(\d+)x(\d+)_nb(\d+)_sub(\d+)x(\d+)_vec(\d+)_(\d+)",
+    re.escape(DEPTHWISE_PREFIX) + rf"(?P<dtype>[a-z0-9]+)_(?P<layout>[a-z]+)_{_n('ndim')}d"
+    rf"_{_n('tile_h')}x{_n('tile_w')}_f{_n('filt')}_s{_n('str_h')}x{_n('str_w')}_p{_n('pad_h')}x{_n('pad_w')}"
+    rf"_nb{_n('nbatch')}_sub{_n('sub_h')}x{_n('sub_w')}_vec{_n('in_vec')}_{_n('out_vec')}",
     re.ASCII,
 )
+
+#: The name grammar of each kernel kind (``kinds.KernelKind.grammar``).
+KIND_GRAMMAR = {KernelConfig.kind: _GEMM_RE, DepthwiseConfig.kind: _DEPTHWISE_RE}
 
 #: No kernel name is longer; a longer string is rejected before any number in it is converted
 #: (Python refuses integers over 4,300 digits, and none is a tile size anyway).
@@ -100,40 +114,48 @@ def parse_name(name: str) -> KernelConfig | DepthwiseConfig:
 
 
 def _read(name: str) -> KernelConfig | DepthwiseConfig:
-    """The grammar alone (fields converted, nothing checked)."""
+    """The grammar alone (fields converted, nothing checked): a group named after a field spells it (a number
+    of digits, or the word itself); the GEMM name's words and flags (``_wg``, ``_dsb``, ...) are read here."""
     m = _DEPTHWISE_RE.fullmatch(name)
     if m:
-        nums = [int(x) for x in m.groups()[3:]]
-        return DepthwiseConfig(
-            dtype=m["dtype"], ndim=int(m["ndim"]), layout=m["layout"],
-            tile_h=nums[0], tile_w=nums[1], filt=nums[2], str_h=nums[3], str_w=nums[4],
-            pad_h=nums[5], pad_w=nums[6], nbatch=nums[7], sub_h=nums[8], sub_w=nums[9],
-            in_vec=nums[10], out_vec=nums[11],
-        )
+        return DepthwiseConfig(**_spelt(m, DepthwiseConfig))
     m = _GEMM_RE.fullmatch(name)
     if not m:
         raise NameError_(f"not a grouped-conv kernel name: {shorten(name)}")
-    g = m.groups()
-    # Positional groups 7..15 are the three triples, 16..18 the vector sizes.
-    triples = [int(x) for x in g[7:16]]
-    vec = g[16:19]
-    vectors = tuple(int(x) for x in vec) if vec[0] is not None else _DEFAULT_VECTORS
+    vectors = m.group(*_VECTORS)
+    vector_a, vector_b, vector_c = map(int, vectors) if vectors[0] is not None else _DEFAULT_VECTORS
     pad = m["pad"] or "111"
+    num = lambda k: int(m[k])  # noqa: E731 - the hot path: 40k names, each field by its group's name
     return KernelConfig(
-        variant=_TAG_VARIANT[m["variant"]], dtype=m["dtype"], ndim=int(m["ndim"]),
-        layout=m["layout"], pipeline=m["pipeline"], epilogue=m["epilogue"],
-        scheduler=m["scheduler"],
-        tile_m=triples[0], tile_n=triples[1], tile_k=triples[2],
-        wave_m=triples[3], wave_n=triples[4], wave_k=triples[5],
-        warp_tile_m=triples[6], warp_tile_n=triples[7], warp_tile_k=triples[8],
-        vector_a=vectors[0], vector_b=vectors[1], vector_c=vectors[2],
+        variant=_TAG_VARIANT[m["variant"]], dtype=m["dtype"], ndim=num("ndim"), layout=m["layout"],
+        pipeline=m["pipeline"], epilogue=m["epilogue"], scheduler=m["scheduler"],
+        tile_m=num("tile_m"), tile_n=num("tile_n"), tile_k=num("tile_k"),
+        wave_m=num("wave_m"), wave_n=num("wave_n"), wave_k=num("wave_k"),
+        warp_tile_m=num("warp_tile_m"), warp_tile_n=num("warp_tile_n"), warp_tile_k=num("warp_tile_k"),
+        vector_a=vector_a, vector_b=vector_b, vector_c=vector_c,
         wave_groups=int(m["wg"] or DEFAULT_WAVE_GROUPS), groups_to_merge=int(m["gm"] or DEFAULT_GROUPS_TO_MERGE),
-        double_smem_buffer=bool(m["dsb"]), two_stage=bool(m["two_stage"]),
+        double_smem_buffer=bool(m["dsb"]), two_stage=bool(m["stage2"]),
         specialization=_SPECIALIZATION_OF[m["spec"] or ""], explicit_gemm=bool(m["explicit"]),
         streamk=m["sk"] is not None, streamk_strategy=_STREAMK_OF[m["sk"]] if m["sk"] else _SK_DEFAULT,
         streamk_persistent=bool(m["persistent"]), split_image=bool(m["split"]),
         pad_m=pad[0] == "1", pad_n=pad[1] == "1", pad_k=pad[2] == "1",
     )
+
+
+def _spelt(m: re.Match, cls) -> dict:
+    """The fields a match spells (its groups named after a field of ``cls``): digits as integers (depthwise
+    names; a GEMM name, 40k a run, is read field by field above)."""
+    numbers, words = _SPELT[cls]
+    out = dict(zip(numbers, map(int, m.group(*numbers))))
+    out.update(zip(words, m.group(*words)))
+    return out
+
+
+#: A GEMM name's vector sizes: written together or not at all (then the defaults).
+_VECTORS = ("vector_a", "vector_b", "vector_c")
+#: The groups of the depthwise grammar named after a field (every field but the variant), as (numbers, words).
+_SPELT = {DepthwiseConfig: (tuple(k for k in _DEPTHWISE_RE.groupindex if k in _NUMBERS),
+                            tuple(k for k in _DEPTHWISE_RE.groupindex if k not in _NUMBERS))}
 
 
 def name_entries(numbered_lines) -> Iterator[tuple[int, str]]:

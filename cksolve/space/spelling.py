@@ -8,7 +8,7 @@ this module, ``naming`` imports both.
 from __future__ import annotations
 
 
-from .axes import AXES
+from .axes import AXES, kind_fields
 from .memos import MEMOS
 from .values import value_facts
 from .variants import VARIANTS
@@ -30,14 +30,9 @@ STREAMK_WORD = value_facts("streamk_strategy", "name")
 DEFAULT_WAVE_GROUPS = AXES["wave_groups"].default_for("gemm")
 DEFAULT_GROUPS_TO_MERGE = AXES["groups_to_merge"].default_for("gemm")
 
-#: ``KernelConfig``'s fields in order: ``gemm_name`` unpacks a config positionally
-#: (40k names per full run), and ``config`` checks its fields against this and against
-#: ``axes.toml`` (the same axes, the same defaults) at import.
-GEMM_FIELDS = ("variant", "dtype", "ndim", "tile_m", "tile_n", "tile_k", "wave_m", "wave_n", "wave_k", "warp_tile_m",
-               "warp_tile_n", "warp_tile_k", "pipeline", "epilogue", "scheduler", "layout", "vector_a", "vector_b",
-               "vector_c", "pad_m", "pad_n", "pad_k", "double_smem_buffer", "groups_to_merge", "wave_groups",
-               "split_image", "explicit_gemm", "two_stage", "specialization", "streamk", "streamk_strategy",
-               "streamk_persistent")
+#: ``KernelConfig``'s fields in order (kinds.toml): ``gemm_name`` passes a config's values positionally
+#: (40k names per full run) to ``_spell_gemm``, whose parameters are checked against these at import.
+GEMM_FIELDS = kind_fields("gemm")
 
 #: The fields ``gemm_name`` always writes, before any optional part: a name is the *head* these spell
 #: (with every other field at its default the name is the head alone) followed by a *tail* spelled by the
@@ -52,20 +47,22 @@ GEMM_GROUP_AXES = ("layout", "pipeline", "epilogue", "scheduler")
 # config is an immutable tuple, so its name is memoised on it.
 @MEMOS.cached("space.spelling.gemm_name", maxsize=1 << 17)
 def gemm_name(c) -> str:
-    # unpacked positionally (GEMM_FIELDS, checked by config at import)
-    (variant, dtype, ndim, tile_m, tile_n, tile_k, wave_m, wave_n, wave_k, warp_m, warp_n, warp_k,
-     pipeline, epilogue, scheduler, layout, vector_a, vector_b, vector_c, pad_m, pad_n, pad_k,
-     dsb, groups_to_merge, wave_groups, split_image, explicit_gemm, two_stage, specialization,
-     streamk, streamk_strategy, streamk_persistent) = c
+    return _spell_gemm(*c)  # positionally: the parameters are the fields in order (checked below)
+
+
+def _spell_gemm(variant, dtype, ndim, tile_m, tile_n, tile_k, wave_m, wave_n, wave_k, warp_tile_m, warp_tile_n,
+                warp_tile_k, pipeline, epilogue, scheduler, layout, vector_a, vector_b, vector_c, pad_m, pad_n, pad_k,
+                double_smem_buffer, groups_to_merge, wave_groups, split_image, explicit_gemm, two_stage, specialization,
+                streamk, streamk_strategy, streamk_persistent) -> str:
     name = (f"grouped_conv_{VARIANT_TAG[variant]}_{dtype}_{layout}_{ndim}d_{pipeline}_{epilogue}_{scheduler}"
-            f"_{tile_m}x{tile_n}x{tile_k}_{wave_m}x{wave_n}x{wave_k}_{warp_m}x{warp_n}x{warp_k}")
+            f"_{tile_m}x{tile_n}x{tile_k}_{wave_m}x{wave_n}x{wave_k}_{warp_tile_m}x{warp_tile_n}x{warp_tile_k}")
     if (vector_a, vector_b, vector_c) != DEFAULT_VECTORS:
         name += f"_vec{vector_a}_{vector_b}_{vector_c}"
     if wave_groups != DEFAULT_WAVE_GROUPS:
         name += f"_wg{wave_groups}"
     if groups_to_merge != DEFAULT_GROUPS_TO_MERGE:
         name += f"_gm{groups_to_merge}"
-    if dsb:
+    if double_smem_buffer:
         name += "_dsb"
     if two_stage:
         name += "_2stage"
@@ -83,8 +80,6 @@ def gemm_name(c) -> str:
     return name
 
 
-
-
 @MEMOS.cached("space.spelling.depthwise_name", maxsize=1 << 12)
 def depthwise_name(c) -> str:
     return (
@@ -92,3 +87,8 @@ def depthwise_name(c) -> str:
         f"_{c.tile_h}x{c.tile_w}_f{c.filt}_s{c.str_h}x{c.str_w}_p{c.pad_h}x{c.pad_w}"
         f"_nb{c.nbatch}_sub{c.sub_h}x{c.sub_w}_vec{c.in_vec}_{c.out_vec}"
     )
+
+
+_code = _spell_gemm.__code__
+if _code.co_varnames[:_code.co_argcount] != GEMM_FIELDS:  # pragma: no cover - kinds.toml's order moved
+    raise ImportError("kinds.toml [gemm] fields and spelling._spell_gemm's parameters differ: keep them in step")

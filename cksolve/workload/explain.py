@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..solver.explain import Explanation, explanation
+from ..solver import Explanation, explanation
 from ..space.constraints import scope_values
 from ..rulesets import RuleSet, candidate_rule_sets
 from .problem import Problem

@@ -17,6 +17,7 @@ from typing import Sequence
 
 import numpy as np
 
+from ..errors import CksolveError
 from ..rulesets import RuleSet
 from .coverage import Decisions, Workspace
 from .minimize import Grouped, collapse
@@ -105,8 +106,6 @@ class GroupedWorkload:
                 if app.size:
                     top = max(top, float(np.where(app, sc, 0.0).max()))
         if not np.isfinite(top):
-            from ..errors import CksolveError
-
             raise CksolveError("a score is not a finite number")
         return top if top > SCALE_ABOVE else 1.0
 

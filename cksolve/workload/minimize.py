@@ -27,7 +27,10 @@ import time
 from dataclasses import dataclass, field
 from typing import Sequence
 
+import numpy as np
+
 from ..errors import CksolveError
+from .progress import Progress
 
 __all__ = ["Instance", "Grouped", "Request", "Result", "group_instance", "solve", "check"]
 
@@ -106,7 +109,6 @@ def _good(scores: Sequence[float], keep: float) -> set[int]:
 
 def good_mask(applicable, scores, keep: float):
     """``_good`` over a (problems, kernels) array: the same comparison, element by element."""
-    import numpy as np
 
     best = np.where(applicable, scores, 0.0).max(axis=1, initial=0.0)
     return applicable & (scores >= (keep * best - EPS * np.maximum(1.0, best))[:, None]), best
@@ -139,7 +141,6 @@ def collapse(chunks, keep: float):
     ``chunks`` are blocks of input rows, (applicable, scores, weight, first position) each; only their bits,
     packed to bytes, are kept, and ``np.unique`` on those finds the groups.
     """
-    import numpy as np
 
     packed, weights, firsts, totals, n = [], [], [], None, 0
     for app, sc, w, f in chunks:
@@ -167,7 +168,6 @@ def collapse(chunks, keep: float):
 
 def group_instance(inst: Instance, keep: float) -> Grouped:
     """``inst`` as a ``Grouped`` (each kernel its own atom)."""
-    import numpy as np
 
     used = sorted({k for ks in inst.applicable for k in ks})
     column = {k: j for j, k in enumerate(used)}
@@ -188,7 +188,6 @@ def group_instance(inst: Instance, keep: float) -> Grouped:
 def _classes(g: Grouped):
     """Kernel classes with equal (applicable, good) groups: (members best first, applicable groups x classes,
     good groups x classes, total of the best member), classes in the order of their first name."""
-    import numpy as np
 
     live = np.flatnonzero(g.applicable.any(axis=0)) if g.applicable.size else np.zeros(0, np.intp)
     sig: dict[bytes, list[int]] = {}
@@ -210,7 +209,6 @@ def _classes(g: Grouped):
 
 def build_model(g: Grouped, req: Request):
     """The CP-SAT model: class counts, coverage and quality constraints (no objective yet)."""
-    import numpy as np
     from ortools.sat.python import cp_model  # deferred: loading CP-SAT costs ~0.4 s
 
     members, cover, good, totals = _classes(g)
@@ -278,8 +276,6 @@ def _run(solver, model) -> int:
         except BaseException as exc:  # pragma: no cover - handed to the caller below
             box["error"] = exc
 
-    from .progress import Progress
-
     worker = threading.Thread(target=work, name="cp-sat", daemon=True)
     worker.start()
     try:
@@ -298,20 +294,19 @@ def _run(solver, model) -> int:
 
 def _stopped(status: int, req: Request, s) -> CksolveError:
     """Why no set came out: proven infeasible, or the time limit ran out first."""
-    from ortools.sat.python import cp_model
+    from ortools.sat.python import cp_model  # deferred: loading CP-SAT costs ~0.4 s
 
     if status == cp_model.INFEASIBLE:
         what = (f"no set of at most {req.max_kernels} kernels covers every covered problem"
                 if req.max_kernels is not None else "no kernel set meets the request")
         return CksolveError(f"infeasible: {what} ({s.StatusName(status)})")
     return CksolveError(f"the solver found no kernel set within the time limit of {req.seconds:g} s "
-                        f"({s.StatusName(status)}); raise --time-limit")
+                        f"({s.StatusName(status)}); raise {{opt:time_limit}}")
 
 
 def solve(inst: "Instance | Grouped", req: Request) -> Result:
     """The answer for ``inst``: a ``Grouped`` (``plan`` builds one from a workload), or an ``Instance``."""
-    import numpy as np
-    from ortools.sat.python import cp_model  # deferred (see above)
+    from ortools.sat.python import cp_model  # deferred: loading CP-SAT costs ~0.4 s
 
     t0 = time.perf_counter()
     g = group_instance(inst, req.keep) if isinstance(inst, Instance) else inst
@@ -373,7 +368,6 @@ def _left(limit: float, t0: float) -> float:
 
 def kept_atoms(g: Grouped, chosen) -> object:
     """(atoms,) bools: the atoms with a kept kernel (the kernels of an atom are alike for every problem)."""
-    import numpy as np
 
     chosen = set(chosen)
     return np.array([any(k in chosen for k in a) for a in g.atoms], dtype=bool)
@@ -383,7 +377,6 @@ def check(g: Grouped, req: Request, result: Result, groups, records, rows=None) 
     """Claims that do not hold, re-derived from ``records`` (coverage of the kept set, one per problem or
     distinct problem); ``groups`` holds the group of each record's problem, ``rows`` (if given) the row a
     record's ``row`` is first found at. Empty when all hold."""
-    import numpy as np
 
     problems = []
     kept = set(result.kept)

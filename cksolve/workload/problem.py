@@ -10,6 +10,7 @@ output sizes, and the implicit-GEMM sizes of its direction.
 from __future__ import annotations
 
 import csv
+import difflib
 import io
 import json
 from dataclasses import dataclass, fields, replace
@@ -218,8 +219,6 @@ RECORD_KEYS = ("row", "ndim", "dtype", "applicable", "blocked_by", "kernels")
 
 def looks_like_a_field(column: str) -> bool:
     """Whether an extra column is more likely a misspelt field (``Hi_``, ``stirde_h``, ``n``) than a label."""
-    import difflib
-
     key = "".join(ch for ch in column.lower() if ch.isalnum())
     if any(key == "".join(ch for ch in f.lower() if ch.isalnum()) for f in FIELDS):
         return True

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from ..space.constraints import Check
 from ..space.datafile import load
+from ..space.kinds import GEMM
 from ..space.memos import MEMOS
 from . import checks
 from .problem import DIRECTIONS, ProblemFacts
@@ -58,7 +59,7 @@ def _load() -> tuple[Rule, ...]:
         doc = _arch_lists(entry["doc"]) + (" [inferred]" if entry["tag"] == "I" else "")
         if not hasattr(checks, entry["check"]):
             raise ValueError(f"applicability.toml: rule {entry['key']}: no check {entry['check']!r}")
-        rules.append(Rule(entry["key"], tuple(entry["directions"]), tuple(entry.get("kinds", ["gemm"])),
+        rules.append(Rule(entry["key"], tuple(entry["directions"]), tuple(entry.get("kinds", [GEMM.name])),
                           tuple(entry["scope"]), entry["check"], _arch_lists(entry["message"]), source, entry["tag"], doc))
     return tuple(rules)
 

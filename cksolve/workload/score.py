@@ -38,6 +38,7 @@ import numpy as np
 
 from ..arch.facts import arch_facts, common_facts
 from ..errors import CksolveError
+from ..space.kinds import DEPTHWISE, GEMM, KINDS
 from .columns import facts_of
 from .facts import Facts, ceil_div, minimum, where
 from .problem import Problem
@@ -56,7 +57,7 @@ def cu_count(arch: str) -> int:
     n = arch_facts(arch).cu_count
     if n is None:
         raise CksolveError(f"no compute-unit count for {arch} in facts.toml; the analytic score needs one "
-                           "(give measured results with --perf)")
+                           "(give measured results with {opt:perf})")
     return n
 
 
@@ -95,12 +96,17 @@ def score_terms(f: Facts, config, arch: str) -> dict:
     """The four terms of the analytic score (see the module docstring), written once, elementwise: one
     problem's facts and one config give floats; facts as (P, 1) columns and ``config`` a namespace of (1, C)
     rows of configs of one kind (``_rows``) give (P, C) matrices."""
-    cus = cu_count(arch)
-    if config.kind == "depthwise":
-        ho, wo = f.output[:2]
-        tile = (ho * wo) / (ceil_div(ho, config.tile_h) * config.tile_h * ceil_div(wo, config.tile_w) * config.tile_w)
-        return {"tile": tile, "occupancy": _occupancy(f.G * ceil_div(f.N, config.nbatch), cus), "reuse": 1.0,
-                "vector": 1.0}
+    return _TERMS[config.kind](f, config, cu_count(arch))
+
+
+def _depthwise_terms(f: Facts, config, cus: int) -> dict:
+    ho, wo = f.output[:2]
+    tile = (ho * wo) / (ceil_div(ho, config.tile_h) * config.tile_h * ceil_div(wo, config.tile_w) * config.tile_w)
+    return {"tile": tile, "occupancy": _occupancy(f.G * ceil_div(f.N, config.nbatch), cus), "reuse": 1.0,
+            "vector": 1.0}
+
+
+def _gemm_terms(f: Facts, config, cus: int) -> dict:
     tm, tn = config.tile_m, config.tile_n
     tile = _padded_share(f.gemm_m, tm) * _padded_share(f.gemm_n, tn) * _padded_share(f.gemm_k, config.tile_k)
     blocks = ceil_div(f.gemm_m, tm) * ceil_div(f.gemm_n, tn) * ceil_div(f.G, config.groups_to_merge)
@@ -111,9 +117,11 @@ def score_terms(f: Facts, config, arch: str) -> dict:
     return {"tile": tile, "occupancy": _occupancy(blocks, cus), "reuse": reuse, "vector": vector}
 
 
+#: The score terms of each kernel kind.
+_TERMS = {GEMM.name: _gemm_terms, DEPTHWISE.name: _depthwise_terms}
 #: The config fields ``score_terms`` reads, per kind: configs equal on these score alike on any problem.
-SCORE_FIELDS = {"gemm": ("dtype", "tile_m", "tile_n", "tile_k", "groups_to_merge", "vector_a", "vector_b", "vector_c"),
-                "depthwise": ("dtype", "tile_h", "tile_w", "nbatch")}
+SCORE_FIELDS = {GEMM.name: ("dtype", *GEMM.tile, "groups_to_merge", "vector_a", "vector_b", "vector_c"),
+                DEPTHWISE.name: ("dtype", *DEPTHWISE.tile, "nbatch")}
 
 
 def score_key(config) -> tuple:
@@ -144,7 +152,7 @@ def analytic_scores(problems: Sequence[Problem], configs: Sequence, arch: str, c
     if not len(problems) or not len(configs):
         return out
     for ids, facts, exact in (problem_columns(problems) if columns is None else columns):
-        for kind in ("gemm", "depthwise"):
+        for kind in KINDS:
             at = [j for j, c in enumerate(configs) if c.kind == kind]
             if at:
                 out[np.ix_(ids, at)] = prod(score_terms(facts, _rows(kind, [configs[j] for j in at]), arch).values())

@@ -18,6 +18,7 @@ from .perf import read_perf
 from .plan import known_kernels, plan
 from .problem import Problem, parse_problem
 from .problem_table import read_problems, read_table
+from . import writers
 
 __all__ = ["applicable_records", "coverage_records", "coverage_stream", "write_coverage", "minimize_request",
            "minimize_kernels", "minimize_summary"]
@@ -45,9 +46,7 @@ def coverage_stream(problems: Path, rule_set: RuleSet, arch: str, dtypes: Sequen
 def write_coverage(records, fmt: str, out, with_kernels: bool = False, table=None) -> int:
     """Write coverage records to the text stream ``out`` record by record (``writers.write_coverage``);
     ``table(header, rows)`` renders the table format."""
-    from .writers import write_coverage as write
-
-    return write(records, fmt, out, with_kernels, table=table)
+    return writers.write_coverage(records, fmt, out, with_kernels, table=table)
 
 
 def minimize_request(keep: float = 0.9, per_problem: int = 1, max_kernels: int | None = None,

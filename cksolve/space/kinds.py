@@ -1,0 +1,66 @@
+"""The kernel kind as a value: everything that differs between GEMM and depthwise kernels, in one place.
+
+A ``KernelKind`` holds its name (the string data files and configs carry:
+``config.kind``, axes.toml ``kind``, a rule set's ``applies_to``), its axes
+(axes.toml), its config class (built from kinds.toml and axes.toml), its name
+grammar (``naming``), its spelling and its tile shape (kinds.toml ``tile``).
+Code that behaves per kind looks the value up (``kernel_kind(config.kind)``)
+instead of comparing strings.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Callable
+
+from ..errors import CksolveError
+from .axes import KIND_NAMES, kind_axes, kind_fields, kind_tile
+from .config import DepthwiseConfig, KernelConfig
+from .naming import KIND_GRAMMAR
+from .spelling import depthwise_name, gemm_name
+
+__all__ = ["KernelKind", "GEMM", "DEPTHWISE", "KINDS", "kernel_kind"]
+
+
+@dataclass(frozen=True)
+class KernelKind:
+    """One kind of kernel config (see the module docstring)."""
+
+    name: str
+    config: type  # the config class
+    axes: tuple[str, ...]  # axes.toml order
+    fields: tuple[str, ...]  # the config class's field order
+    tile: tuple[str, ...]  # the tile shape's fields
+    grammar: re.Pattern  # a kernel name of the kind (fullmatch)
+    spell: Callable  # config -> its kernel name
+
+    def __str__(self) -> str:
+        return self.name
+
+    def tile_of(self, config) -> tuple[int, ...]:
+        """``config``'s tile shape (its ``tile`` fields' values)."""
+        return tuple(getattr(config, f) for f in self.tile)
+
+
+def _kind(name: str, config: type, spell: Callable) -> KernelKind:
+    return KernelKind(name, config, kind_axes(name), kind_fields(name), kind_tile(name), KIND_GRAMMAR[name], spell)
+
+
+GEMM = _kind(KernelConfig.kind, KernelConfig, gemm_name)
+DEPTHWISE = _kind(DepthwiseConfig.kind, DepthwiseConfig, depthwise_name)
+#: Every kind by name, in kinds.toml's order.
+KINDS: dict[str, KernelKind] = {k.name: k for k in (GEMM, DEPTHWISE)}
+
+if tuple(KINDS) != KIND_NAMES:  # pragma: no cover - a kind in kinds.toml without its config class here
+    raise ImportError(f"kinds.toml names the kinds {', '.join(KIND_NAMES)}; kinds.py has {', '.join(KINDS)}")
+
+
+def kernel_kind(kind: "str | KernelKind") -> KernelKind:
+    """The kind named ``kind`` (a value passes through); an unknown name is bad input."""
+    if isinstance(kind, KernelKind):
+        return kind
+    found = KINDS.get(kind)
+    if found is None:
+        raise CksolveError(f"unknown kernel kind {kind!r}; valid: {', '.join(KINDS)}")
+    return found
