@@ -54,7 +54,8 @@ def main() -> None:
         problem = ["--problem", "N=4,G=1,C=256,K=256,Hi=28,Wi=28,Y=3,X=3", "-a", "gfx942", "--dtype", "fp16"]
         for backend in ("direct", "cpsat"):
             for top, target in (("1", 5.0), ("10", 10.0)):
-                cases.append((f"search --top {top} --backend {backend}, whole space",
+                what = "performance model" if backend == "direct" else "padding score"
+                cases.append((f"search --top {top} --backend {backend} ({what}), whole space",
                               ["search", "-r", str(whole), *problem, "--top", top, "--backend", backend], target))
         if not args.quick:
             cases.append(("count whole space, all 8 archs", ["count", "-r", str(whole)], 180.0))

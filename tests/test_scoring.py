@@ -80,3 +80,27 @@ def test_search_top_k_is_a_prefix_of_top_more_ties_by_name():
     ten, _ = search(LARGE, "gfx942", "fp16", None, 10, ranking=ranking)
     three, _ = search(LARGE, "gfx942", "fp16", None, 3, ranking=ranking)
     assert [r.name for r in three] == [r.name for r in ten[:3]]
+
+
+def test_minimize_perf_and_the_measured_scorer_agree_on_a_valid_file(tmp_path):
+    """``minimize --perf`` reads its file with ``workload.perf`` (strict numbers, kernels of the rule set only,
+    its own error lines); the ``measured`` scorer reads the same file with ``ml.measurements``. On a valid
+    file they give every kernel of the rule set the same score (MADE-UP numbers), unmeasured kernels 0."""
+    from cksolve.workload.perf import read_perf
+
+    problem = parse_problem("N=8,C=64,K=64,Hi=28,Wi=28,Y=3,X=3,pad_h=1,pad_w=1")
+    rs = get_rule_set("default")
+    names = applicable(problem, rs, "gfx942", "fp16")
+    assert len(names) > 4
+    path = tmp_path / "perf.csv"
+    rows = [f"8,64,64,28,28,3,3,1,1,{n},{10.0 + i}," for i, n in enumerate(names[:-2])]
+    rows.append(f"8,64,64,28,28,3,3,1,1,{names[-2]},,0.5")  # no tflops: 1 / time_ms
+    path.write_text("N,C,K,Hi,Wi,Y,X,pad_h,pad_w,kernel,tflops,time_ms\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    old = read_perf(path, set(names))
+    scorer = get_scorer("measured", path=path)
+    scorer.prepare("gfx942", "fp16")
+    configs = [parse_name(n) for n in names]
+    new = scorer.score([(problem, c) for c in configs], "gfx942", "fp16")
+    want = [old[problem].get(n, 0.0) for n in names]
+    differ = [(n, w, g) for n, w, g in zip(names, want, new) if w != g]
+    assert not differ and new[-1] == 0.0 and new[-2] == 2.0, differ[:3]

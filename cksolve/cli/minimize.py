@@ -49,7 +49,8 @@ def minimize_cmd(
     arch, dtypes = wl.one_arch(), wl.dtypes()
     rs = load_rule_set(wl.rule_set, builder_configs)
     with Progress(f"minimizing {rs.name} for {wl.problems.name} on {arch}", ticking=True):  # a terminal, past 1 s
-        result = workload.minimize_kernels(wl.problems, rs, arch, dtypes, request, perf=perf)
+        result = workload.minimize_kernels(wl.problems, rs, arch, dtypes, request, perf=perf,
+                                           scorer=_measured_scorer(perf))
     names = "".join(f"{c.name()}\n" for c in query.canonical_order(result.configs()))
     if output_rule_set is not None:
         desc = f"minimize: {len(result.kept)} kernels of {rs.name} for {wl.problems.name} on {arch}, keep {keep}"
@@ -64,3 +65,18 @@ def minimize_cmd(
     else:
         write_stdout(names)
         to_stderr(summary)
+
+
+def _measured_scorer(perf: Optional[Path]):
+    """``--perf``'s scores come from the ``measured`` scorer (``cksolve.scoring``), as ``select``'s and
+    ``search``'s ``--measurements`` do; the file is checked by minimize's own reader first, so the scorer is
+    made (a function) after that check."""
+    if perf is None:
+        return None
+
+    def made():
+        from .. import scoring  # deferred: the scorers load for --perf only
+
+        return scoring.get_scorer("measured", path=perf)
+
+    return made

@@ -74,13 +74,15 @@ def search_cmd(
     arch: str = OneArchOpt,
     dtype: str = typer.Option("fp16", "--dtype", metavar="DTYPE", help=f"{choices(query.DTYPES)}."),
     rule_set: Optional[str] = rule_set_option(False, "Search this rule set (default: the whole valid space)."),
-    top: int = typer.Option(1, "--top", metavar="K", help="How many best score tuples to show."),
+    top: int = typer.Option(1, "--top", metavar="K",
+                            help="How many best distinct tile shapes to show (--backend cpsat: score tuples)."),
     where: Optional[List[str]] = typer.Option(None, "--where", metavar="EXPR",
                                               help="Extra condition, as in a rule-set file's where (repeatable)."),
     fmt: str = format_option("table", SEARCH_FORMATS),
     output: Optional[Path] = OutputOpt,
     builder_configs: Optional[str] = BuilderOpt,
-    backend: Optional[str] = backend_option(" that searches (exact best-first, or CP-SAT)", explore.SEARCH_BACKENDS),
+    backend: Optional[str] = backend_option(" that searches (direct: the performance model, best-first; cpsat: the "
+                                            "padding score)", explore.SEARCH_BACKENDS),
     time_limit: float = typer.Option(explore.TIME_LIMIT, "--time-limit", metavar="S",
                                      help="Seconds one CP-SAT solve may take (then status FEASIBLE with its gap)."),
     device: Optional[str] = typer.Option(None, "--device", metavar="DEVICE",
@@ -92,19 +94,26 @@ def search_cmd(
     pool: Optional[int] = typer.Option(None, "--pool", metavar="N",
                                        help="Tile shapes the performance model hands --model/--measurements (50)."),
 ) -> None:
-    """The best valid configs for a problem by the analytic score, over a rule set or the whole space."""
+    """The best valid configs for a problem by the performance model (one line per tile shape), over a rule set
+    or the whole space; --backend cpsat ranks by the padding score."""
     check_format(fmt, SEARCH_FORMATS)
     refuse_unwritable(output)
     arch = one_arch(arch)
     if dtype not in query.DTYPES:
         raise CksolveError(f"unknown --dtype {dtype!r}; valid: {choices(query.DTYPES)}")
     rs = load_rule_set(rule_set, builder_configs) if rule_set else None
-    if any(x is not None for x in (device, model, measured, pool)):
+    if backend != "cpsat":  # the performance model (the direct backend's search)
+        if backend is not None and backend not in explore.SEARCH_BACKENDS:
+            explore.search(problem, arch, dtype, rs, top, (), backend)  # the one error line for this backend
         _ranked_search(problem, arch, dtype, rs, top, tuple(where or ()), fmt, output, device, model, measured, pool)
         return
+    if any(x is not None for x in (device, model, measured, pool)):
+        raise CksolveError("--backend cpsat searches by the padding score: --device, --model, --measurements and "
+                           "--pool need the performance model's search (the default backend)")
     results, status = explore.search(problem, arch, dtype, rs, top, tuple(where or ()), backend, time_limit)
     rows = [r.as_dict() for r in results]
-    said = f"status: {status}" + (" (gap 0)" if status == "OPTIMAL" else "")
+    said = ("ranked by the padding score (tile padding x occupancy x reuse x vectors: --backend cpsat)\n"
+            f"status: {status}" + (" (gap 0)" if status == "OPTIMAL" else ""))
     if status == "INFEASIBLE":
         said += f" ({_infeasible_reason(problem, arch, dtype, rs, bool(where))})"
     said += "\n"
@@ -132,10 +141,13 @@ def _ranked_search(problem, arch, dtype, rs, top, where, fmt, output, device, mo
     results, status = explore.search(problem, arch, dtype, rs, top, where, None, explore.TIME_LIMIT, ranking)
     analytic = scoring.get_scorer("analytic", device=device)
     if rescorer is None:
-        said = f"ranked by {analytic.describe()}; one line per tile shape\nstatus: {status}\n"
+        said = f"ranked by {analytic.describe()}; one line per tile shape\nstatus: {status}"
     else:
         said = (f"searched with {analytic.describe()} to a pool of {size} tile shapes, re-ranked by "
-                f"{rescorer.describe()}\nstatus: {status}\n")
+                f"{rescorer.describe()}\nstatus: {status}")
+    if status == "INFEASIBLE":
+        said += f" ({_infeasible_reason(problem, arch, dtype, rs, bool(where))})"
+    said += "\n"
     rows = [r.as_dict() for r in results]
     if fmt == "table":
         columns = ["score", "analytic", "configs", "tile", "name"]

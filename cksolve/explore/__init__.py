@@ -3,12 +3,13 @@
 ``count`` and ``sample`` work on any rule set, including a rule-set file that
 constrains nothing, without listing its configs; ``*_with`` ask a chosen solver
 backend (``solver.backends.BACKENDS``: direct, cpsat, python-constraint);
-``search`` searches with one of ``SEARCH_BACKENDS``.
+``search`` searches with one of ``SEARCH_BACKENDS`` by one of ``SEARCH_OBJECTIVES``
+(the performance model by default; the padding score with CP-SAT).
 """
 
 from .backends import BACKENDS, check_with, count_with, enumerate_with
 from .sampling import count, sample, sample_stream
-from .search import RANK_POOL, SEARCH_BACKENDS, TIME_LIMIT, search
+from .search import RANK_POOL, SEARCH_BACKENDS, SEARCH_OBJECTIVES, TIME_LIMIT, search
 
-__all__ = ["count", "sample", "sample_stream", "search", "check_with", "count_with", "enumerate_with", "BACKENDS", "SEARCH_BACKENDS",
+__all__ = ["count", "sample", "sample_stream", "search", "check_with", "count_with", "enumerate_with", "BACKENDS", "SEARCH_BACKENDS", "SEARCH_OBJECTIVES",
            "TIME_LIMIT", "RANK_POOL"]

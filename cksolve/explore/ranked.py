@@ -33,7 +33,7 @@ from ..errors import CksolveError
 from ..scoring import get_scorer
 from ..scoring.analytic import COLUMNS, problem_terms, estimate, estimate_batch
 from ..solver.backends import pinned
-from ..solver.direct import solve
+from ..solver.direct import solve, transient
 from ..solver.model import prune_domains
 from ..solver.sampling import decode
 
@@ -167,44 +167,45 @@ def ranked_search(problem, combo, model, arch: str, dtype: str, top: int, pool: 
     status = "OPTIMAL"
     pos = 0
     ti, tn_, tk_ = order.index("tile_m"), order.index("tile_n"), order.index("tile_k")
-    while pos < size or resolved:
-        if len(found) >= want:  # go on through the ties of the last score: equal scores go by name
-            last = min(r.score for r in found.values())
-            ahead = max(float(bounds[ranked[pos]]) if pos < size else -np.inf,
-                        -resolved[0][0] if resolved else -np.inf)
-            if ahead < last:
+    with transient():  # the pinned solves' memos go when the search ends: O(K) memory, not O(K) solves
+        while pos < size or resolved:
+            if len(found) >= want:  # go on through the ties of the last score: equal scores go by name
+                last = min(r.score for r in found.values())
+                ahead = max(float(bounds[ranked[pos]]) if pos < size else -np.inf,
+                            -resolved[0][0] if resolved else -np.inf)
+                if ahead < last:
+                    break
+            if resolved and (pos >= size or -resolved[0][0] >= bounds[ranked[pos]]):
+                _neg, _k, result = heapq.heappop(resolved)
+                shape = (result.config.tile_m, result.config.tile_n, result.config.tile_k)
+                if shape not in found:
+                    found[shape] = result
+                continue
+            k = int(ranked[pos])
+            pos += 1
+            t = tuples[k]
+            shape = (t[ti], t[tn_], t[tk_])
+            if shape in found:
+                continue
+            if probes >= PROBE_LIMIT:
+                status = "FEASIBLE"
                 break
-        if resolved and (pos >= size or -resolved[0][0] >= bounds[ranked[pos]]):
-            _neg, _k, result = heapq.heappop(resolved)
-            shape = (result.config.tile_m, result.config.tile_n, result.config.tile_k)
-            if shape not in found:
-                found[shape] = result
-            continue
-        k = int(ranked[pos])
-        pos += 1
-        t = tuples[k]
-        shape = (t[ti], t[tn_], t[tk_])
-        if shape in found:
-            continue
-        if probes >= PROBE_LIMIT:
-            status = "FEASIBLE"
-            break
-        pins = {**fixed, **dict(zip(order, t))}
-        probes += 1
-        best = solve(pinned(model, {**pins, **second}))
-        if best.count():
-            b = float(bounds[k])
-            found[shape] = RankedResult(combo, decode(best, 0), b, b, best.count())
-            continue
-        probes += 1
-        anyc = solve(pinned(model, pins))
-        if not anyc.count():
-            continue
-        config = decode(anyc, 0)
-        exact = estimate(facts, config, dev, dtype, a.family, a.warp_size)["tflops"]
-        same = {x: getattr(config, x) for x in (*PRIMARY, *SECONDARY) if x in model.axes}
-        n = solve(pinned(model, same)).count()
-        heapq.heappush(resolved, (-exact, k, RankedResult(combo, config, exact, exact, n)))
+            pins = {**fixed, **dict(zip(order, t))}
+            probes += 1
+            best = solve(pinned(model, {**pins, **second}))
+            if best.count():
+                b = float(bounds[k])
+                found[shape] = RankedResult(combo, decode(best, 0), b, b, best.count())
+                continue
+            probes += 1
+            anyc = solve(pinned(model, pins))
+            if not anyc.count():
+                continue
+            config = decode(anyc, 0)
+            exact = estimate(facts, config, dev, dtype, a.family, a.warp_size)["tflops"]
+            same = {x: getattr(config, x) for x in (*PRIMARY, *SECONDARY) if x in model.axes}
+            n = solve(pinned(model, same)).count()
+            heapq.heappush(resolved, (-exact, k, RankedResult(combo, config, exact, exact, n)))
     results = sorted(found.values(), key=lambda r: (-r.score, r.name))
     if rescorer is not None and results:
         scores = rescorer.score([(problem, r.config) for r in results], arch, dtype)

@@ -1,6 +1,16 @@
-"""``search``: the best valid configs for one problem by the analytic score, over a rule set or the whole space.
+"""``search``: the best valid configs for one problem, over a rule set or the whole space.
 
-The analytic score (``workload.score``) of a GEMM kernel reads seven axes:
+By default (``objective="performance"``) the search ranks by the analytic
+performance model (``scoring.analytic``, the arch's default device unless
+``ranking`` names one): ``ranked.py``, one result per distinct tile shape.
+
+``objective="padding"`` ranks by the older padding score instead; it is what
+``backend="cpsat"`` searches, because the performance model (floating-point
+rooflines, minima and maxima over every axis) is not compiled to CP-SAT: only
+the padding score's two factor tables are. The rest of this docstring is that
+search.
+
+The padding score (``workload.score``) of a GEMM kernel reads seven axes:
 (tile_m, tile_n, tile_k, groups_to_merge) through the tile, occupancy and reuse
 terms, and (vector_a, vector_b, vector_c) through the vector term, and it is
 the product of those two factors. So the search is exact best-first over score
@@ -39,10 +49,12 @@ from ..solver.direct import transient
 from ..space.combo import Combo
 from ..space.variants import VARIANTS
 
-__all__ = ["SearchResult", "search", "SEARCH_BACKENDS", "TIME_LIMIT", "RANK_POOL"]
+__all__ = ["SearchResult", "search", "SEARCH_BACKENDS", "SEARCH_OBJECTIVES", "TIME_LIMIT", "RANK_POOL"]
 
 #: The backends that search: exact best-first over score tuples (the default), CP-SAT optimisation.
 SEARCH_BACKENDS = ("direct", "cpsat")
+#: What search ranks by: the performance model (the default; direct backend only), the padding score.
+SEARCH_OBJECTIVES = ("performance", "padding")
 #: Seconds one CP-SAT solve may take before it stops with the best it has (status FEASIBLE).
 TIME_LIMIT = 60.0
 #: tile shapes the analytic search hands a re-ranking scorer (``search --pool``)
@@ -88,14 +100,18 @@ def _models(problem, rule_set: RuleSet | None, arch: str, dtype: str, extra: tup
 
 def search(problem_spec: str, arch: str, dtype: str, rule_set: RuleSet | None = None, top: int = 1,
            where: tuple[str, ...] = (), backend: str | None = None,
-           time_limit: float = TIME_LIMIT, ranking: dict | None = None) -> tuple[list[SearchResult], str]:
+           time_limit: float = TIME_LIMIT, ranking: dict | None = None,
+           objective: str | None = None) -> tuple[list, str]:
     """(the ``top`` best configs, status) for the problem, over ``rule_set`` (None: the whole space).
+
+    ``objective`` is one of ``SEARCH_OBJECTIVES`` (None: "padding" for the cpsat backend, else
+    "performance"). By the performance model the results are ``ranked.RankedResult``s, one per tile shape
+    (``ranking``: {device, rescorer, pool}, each optional); by the padding score ``SearchResult``s.
 
     The status is OPTIMAL, INFEASIBLE (no config), FEASIBLE (the best-first search passed its limits; CP-SAT
     ran out of ``time_limit`` and says its gap, "FEASIBLE (gap 0.25)": the best score might be that much
     higher) or UNKNOWN (CP-SAT ran out of time before finding any); ``backend`` is one of
-    ``SEARCH_BACKENDS`` (None: the first). ``ranking`` ({device, rescorer, pool}) searches by the performance
-    model instead (``ranked.py``: RankedResults, one per tile shape)."""
+    ``SEARCH_BACKENDS`` (None: the first)."""
     # The workload layer (problems, run-time rules, scores) is imported here, not at the top: every command
     # imports this face, and the workload layer's numpy costs the others 50 ms of start-up.
     from ..workload import parse_problem  # deferred: see the comment above
@@ -109,6 +125,15 @@ def search(problem_spec: str, arch: str, dtype: str, rule_set: RuleSet | None = 
                            f"{' or '.join(SEARCH_BACKENDS)}")
     if not time_limit > 0:
         raise CksolveError(f"{{opt:time_limit}} {time_limit} must be positive")
+    objective = objective or ("padding" if backend == "cpsat" else "performance")
+    if objective not in SEARCH_OBJECTIVES:
+        raise CksolveError(f"unknown search objective {objective!r}; valid: {', '.join(SEARCH_OBJECTIVES)}")
+    if objective == "performance" and backend == "cpsat":
+        raise CksolveError("the cpsat backend searches by the padding score only (the performance model is not "
+                           "compiled to CP-SAT); search by the performance model with the direct backend")
+    if ranking is not None and objective != "performance":
+        raise CksolveError("a device, model or measurements rank by the performance model: not with the "
+                           "padding score (the cpsat backend)")
     problem = parse_problem(problem_spec)
     extra = []
     if len(where) > MAX_EXPRESSIONS:
@@ -124,10 +149,10 @@ def search(problem_spec: str, arch: str, dtype: str, rule_set: RuleSet | None = 
         if foreign:  # an axis of another kernel kind (depthwise): the search ranks GEMM configs only
             raise CksolveError(f"{{opt:where}} {text!r}: {', '.join(foreign)} is not an axis of the "
                                f"{model.kind} configs search ranks")
-    if ranking is not None:  # the performance model's search
+    if objective == "performance":
         from .ranked import ranked_search  # deferred: numpy and the scorers load for this search only
 
-        return ranked_search(problem, combo, model, arch, dtype, top, **{"pool": RANK_POOL, **ranking})
+        return ranked_search(problem, combo, model, arch, dtype, top, **{"pool": RANK_POOL, **(ranking or {})})
     domains = prune_domains(model.constraints, {a: tuple(model.domains[a]) for a in model.axes})
     if any(not d for d in domains.values()):
         return [], "INFEASIBLE"

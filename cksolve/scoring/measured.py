@@ -1,6 +1,6 @@
 """The measured scorer: a pair's measured TFLOPS (from a measurement file, ``ml.measurements``).
 
-A config is found under its full name or, failing that, its dispatcher short
+A config is found under its full name or, failing that (a GEMM config), its dispatcher short
 name (CK's benchmark names many configs alike: they share the measurement).
 A problem with some measurement scores its unmeasured kernels 0, so an
 unmeasured kernel never outranks a measured one; a problem with none scores
@@ -39,7 +39,7 @@ class MeasuredScorer:
                 out.append(0.0)
                 continue
             v = measured.get(config.name())
-            if v is None:
-                v = measured.get(dispatcher_name(config), 0.0)
+            if v is None:  # CK's dispatcher names GEMM kernels only (a depthwise one has just its own name)
+                v = measured.get(dispatcher_name(config), 0.0) if config.kind == "gemm" else 0.0
             out.append(v)
         return out

@@ -56,14 +56,34 @@ def minimize_request(keep: float = 0.9, per_problem: int = 1, max_kernels: int |
 
 
 def minimize_kernels(problems: Path | Sequence[Problem], rule_set: RuleSet, arch: str, dtypes: Sequence[str],
-                     request: Request | None = None, *, perf: Path | None = None):
+                     request: Request | None = None, *, perf: Path | None = None, scorer=None):
     """``minimize``'s plan (``plan.Plan``) for ``request`` (:func:`minimize_request`; default: its
     defaults) over a workload file or its problems already read: analytic scores, or the measured ones in
-    ``perf``."""
+    ``perf`` (the file read and checked by ``read_perf``; with ``scorer``, a function of no arguments called
+    after that check, returning an object with ``score(pairs, arch, dtype)`` such as the measured scorer of
+    ``cksolve.scoring`` on the same file, the pairs of the file's problems and R's kernels are scored by it)."""
     request = minimize_request() if request is None else request
     workload = read_problems(problems) if isinstance(problems, (str, Path)) else list(problems)
-    measured = read_perf(perf, known_kernels(rule_set, workload, arch, dtypes)) if perf is not None else None
+    measured = None
+    if perf is not None:
+        known = known_kernels(rule_set, workload, arch, dtypes)
+        measured = read_perf(perf, known)  # checked here: strict numbers, kernels of R, its own error lines
+        if scorer is not None:
+            measured = _scored(measured, scorer(), sorted(known), arch, dtypes[0])
     return plan(workload, rule_set, arch, dtypes, request, measured, str(perf) if perf is not None else "analytic")
+
+
+def _scored(measured: dict, scorer, names: list[str], arch: str, dtype: str) -> dict:
+    """{problem: {kernel: score}} of the file's problems by ``scorer`` (a kernel it scores 0 stays out unless the
+    file names it, as ``read_perf`` leaves it)."""
+    from ..space.naming import parse_name  # deferred: only a scorer needs the kernels as configs
+
+    configs = [parse_name(n) for n in names]
+    out = {}
+    for problem, old in measured.items():
+        scores = scorer.score([(problem, c) for c in configs], arch, dtype)
+        out[problem] = {n: s for n, s in zip(names, scores) if s > 0 or n in old}
+    return out
 
 
 def minimize_summary(kernel_plan, problems: Path | str) -> dict:
