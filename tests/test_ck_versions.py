@@ -170,6 +170,15 @@ BUDGET = '"pipeline_lds_budget": {"default": {"basis": "fraction", "value": 1.0}
     ('{"architectures": {' + GOOD_ARCH + '}, "pipeline_lds_limits": {"mem": 65536.5, "default": 65536}}',
      "pipeline_lds_limits.mem", "expected an integer"),
     ("{not json", "", "not JSON"),
+    # JSON's non-standard constants and an overflowing literal are numbers Python reads but cannot size a budget with
+    ('{"architectures": {' + GOOD_ARCH + '}, ' + BUDGET.replace("1.0", "NaN") + '}',
+     "pipeline_lds_budget.default.value", "expected a finite number"),
+    ('{"architectures": {' + GOOD_ARCH + '}, ' + BUDGET.replace("1.0", "1e400") + '}',
+     "pipeline_lds_budget.default.value", "expected a finite number"),
+    ('{"architectures": {' + GOOD_ARCH + '}, ' + BUDGET.replace("1.0", "Infinity") + '}',
+     "pipeline_lds_budget.default.value", "expected a finite number"),
+    ("[" * 100_000 + "]" * 100_000, "", "not JSON"),  # nesting deeper than the decoder's recursion
+    ('{"architectures": 1' + "0" * 5000 + "}", "", "not JSON"),  # an integer past Python's digit limit
 ])
 def test_a_malformed_facts_file_is_one_line_naming_file_key_and_problem(tmp_path, capsys, text, key, problem):
     from cksolve.cli import main
