@@ -219,6 +219,25 @@ def test_a_version_on_a_file_of_names_is_an_error(tmp_path, capsys):
     assert exc.value.code == 2 and "applies to a rule set" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("spec, says", [("nosuch@60b27664", "'nosuch' is not a rule set (default"),
+                                        ("@60b27664", "no rule set before '@' in '@60b27664'"),
+                                        ("default@", "no CK version after '@' in 'default@'")])
+def test_a_malformed_versioned_side_names_what_is_wrong(capsys, spec, says):
+    """An unknown rule set at a version is not 'a file of names'; an empty side of '@' says which is empty."""
+    from cksolve.cli import main
+
+    with pytest.raises(SystemExit) as exc:
+        main(["diff", spec, "full", "--arch", "gfx942"])
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and err.count("\n") == 1 and says in err, err
+
+
+def test_refs_ignore_case_and_surrounding_blanks_like_aliases():
+    """'DEVELOP' and ' develop' name what '05FCB0F1' and ' 2026-10' do (resolve lowers and strips them all)."""
+    assert versions.resolve("DEVELOP") is versions.resolve(" develop") is versions.newest()
+    assert versions.resolve(" 2026-06 ").key == versions.resolve("60B27664").key == JUNE
+
+
 @pytest.mark.parametrize("rule_set, dtype", [("default", "fp16"), ("full", "fp32")])
 def test_the_backends_agree_at_develop(capsys, rule_set, dtype):
     """develop's LDS check reads double_smem_buffer: CP-SAT and python-constraint tabulate it as direct decides it."""
