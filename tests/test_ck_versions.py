@@ -267,3 +267,18 @@ def test_trait_combinations_are_version_data(tmp_path):
     assert evaluate(parse_name(name), "gfx942").valid
     with versions.using(read_arch_specs(path)):
         assert "arch.trait_unsupported" in {v.constraint for v in evaluate(parse_name(name), "gfx942").violations}
+
+
+def test_neighbors_answers_at_the_chosen_version(capsys):
+    """neighbors lists valid configs, which the CK version decides: it takes --ck like every such command
+    (it refused the option). compv6 128x128x64 fp32 on gfx950 fits only develop's LDS budget."""
+    from cksolve.cli import main
+
+    name = "grouped_conv_fwd_fp32_nhwgc_3d_compv6_cshuffle_intrawave_128x128x64_2x2x1_16x16x8_vec4_4_8"
+    out = {}
+    for ref in (JUNE, DEVELOP):
+        with pytest.raises(SystemExit) as exc:
+            main(["neighbors", name, "--arch", "gfx950", "-r", "full", "--ck", ref])
+        assert exc.value.code in (0, None), capsys.readouterr().err
+        out[ref] = set(capsys.readouterr().out.split())
+    assert out[JUNE] != out[DEVELOP] and all("_compv6_" in n for n in out[DEVELOP] - out[JUNE]), out
