@@ -282,3 +282,21 @@ def test_neighbors_answers_at_the_chosen_version(capsys):
         assert exc.value.code in (0, None), capsys.readouterr().err
         out[ref] = set(capsys.readouterr().out.split())
     assert out[JUNE] != out[DEVELOP] and all("_compv6_" in n for n in out[DEVELOP] - out[JUNE]), out
+
+
+def test_the_facts_file_is_read_bounded_and_once(monkeypatch, capsys):
+    """--arch-specs read the whole file unbounded (/dev/zero: a MemoryError); it is read like every other input
+    file: at most 64 MiB, one error line past it, and '-' is stdin (a pipe works)."""
+    import io
+
+    from cksolve.cli import main
+
+    with pytest.raises(SystemExit) as exc:
+        main(["count", "-r", "default", "--arch", "gfx950", "--arch-specs", "/dev/zero"])
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and err.count("\n") == 1 and "larger than 64 MiB" in err, err
+    data = (CK / "arch-specs" / "arch_specs.05fcb0f1.json").read_bytes()
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(data)))
+    with pytest.raises(SystemExit) as exc:
+        main(["count", "-r", "full", "--arch", "gfx950", "--arch-specs", "-"])
+    assert exc.value.code in (0, None) and capsys.readouterr().out.strip() == "9089"

@@ -17,6 +17,7 @@ from pathlib import Path
 from types import MappingProxyType
 
 from ..errors import CksolveError, shorten
+from ..space.textfile import read_text
 from .versions import CkVersion, arch_record, base_facts, check_lds, trait_rows
 
 __all__ = ["read_arch_specs", "ArchSpecsError"]
@@ -128,10 +129,10 @@ def _budgets(f: _File, raw: dict) -> tuple[str, dict, dict]:
 def read_arch_specs(path: str | Path) -> CkVersion:
     """The CK version ``path`` (a CK ``arch_specs.json``) describes; ArchSpecsError naming file, key, problem."""
     f = _File(str(path))
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ArchSpecsError(f"{f.where}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
+    try:  # bounded, read once (a FIFO, a process substitution; '-': stdin), a BOM dropped
+        text = read_text(path, "arch_specs.json file")
+    except CksolveError as exc:
+        raise ArchSpecsError(str(exc)) from None
     try:
         raw = json.loads(text)
     except json.JSONDecodeError as exc:
