@@ -91,3 +91,15 @@ def test_a_column_with_no_name_is_an_error(tmp_path, header, cells):
         r = _cli(command[0], "--problems", str(path), "-r", "tiny", "-a", "gfx942", "--dtype", "fp16", *command[1:])
         assert r.returncode == 2 and r.stderr.count("\n") == 1 and "Traceback" not in r.stderr, (command, r.stderr)
         assert "of the header has no name" in r.stderr and r.stdout == "", (command, r.stderr)
+
+
+def test_a_header_with_no_problem_field_is_an_error(tmp_path):
+    """Any text file was a workload of default problems: its first line a label column, every other line a
+    label (a names file given as --problems covered '191 of 191', exit 0). A CSV header names a field."""
+    path = tmp_path / "names.txt"
+    path.write_text("grouped_conv_fwd_fp16_nhwgc_2d_compv3_cshuffle_intrawave_128x128x64_2x2x1_32x32x16\n"
+                    "grouped_conv_fwd_fp16_nhwgc_2d_compv3_cshuffle_intrawave_128x128x32_2x2x1_32x32x16\n")
+    for command in (["coverage"], ["minimize"], ["features"], ["select"]):
+        r = _cli(command[0], "--problems", str(path), "-r", "tiny", "-a", "gfx942", "--dtype", "fp16")
+        assert r.returncode == 2 and r.stderr.count("\n") == 1, (command, r.stderr)
+        assert "names no problem field" in r.stderr and "names.txt:1" in r.stderr and r.stdout == "", (command, r)
