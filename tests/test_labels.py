@@ -103,3 +103,12 @@ def test_a_header_with_no_problem_field_is_an_error(tmp_path):
         r = _cli(command[0], "--problems", str(path), "-r", "tiny", "-a", "gfx942", "--dtype", "fp16")
         assert r.returncode == 2 and r.stderr.count("\n") == 1, (command, r.stderr)
         assert "names no problem field" in r.stderr and "names.txt:1" in r.stderr and r.stdout == "", (command, r)
+
+
+def test_features_note_counts_one_kernel_in_the_singular(tmp_path):
+    """The note on kernels CK's parser cannot read said '1 kernels have dispatcher names'."""
+    path = tmp_path / "w.csv"
+    path.write_text("model,N,C,K,Hi,Wi,Y,X\nresnet,4,64,64,56,56,3,3\n")
+    r = _cli("features", "--problems", str(path), "-r", "tiny", "-a", "gfx942", "--dtype", "fp16", "--format", "csv")
+    assert r.returncode == 0, r.stderr
+    assert "note: 1 kernel has a dispatcher name CK's parser does not read" in r.stderr, r.stderr
