@@ -300,3 +300,15 @@ def test_the_facts_file_is_read_bounded_and_once(monkeypatch, capsys):
     with pytest.raises(SystemExit) as exc:
         main(["count", "-r", "full", "--arch", "gfx950", "--arch-specs", "-"])
     assert exc.value.code in (0, None) and capsys.readouterr().out.strip() == "9089"
+
+
+def test_features_of_an_arch_only_a_facts_file_knows_is_one_line(tmp_path, capsys):
+    """A new arch from --arch-specs has no CK hardware profile: the error listing the profiled archs asked the
+    facts file about the bundled archs it does not know (an UnknownArch traceback)."""
+    from cksolve.cli import main
+
+    path = _bad(tmp_path, '{"architectures": {' + GOOD_ARCH.replace('"gfx950"', '"gfx9999"') + '}, ' + BUDGET + '}')
+    with pytest.raises(SystemExit) as exc:
+        main(["features", "-r", "tiny", "--arch", "gfx9999", "--dtype", "fp16", "--arch-specs", path, "--format", "csv"])
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and err.count("\n") == 1 and "gfx9999 has no CK hardware profile" in err, err
