@@ -312,3 +312,15 @@ def test_features_of_an_arch_only_a_facts_file_knows_is_one_line(tmp_path, capsy
         main(["features", "-r", "tiny", "--arch", "gfx9999", "--dtype", "fp16", "--arch-specs", path, "--format", "csv"])
     err = capsys.readouterr().err
     assert exc.value.code == 2 and err.count("\n") == 1 and "gfx9999 has no CK hardware profile" in err, err
+
+
+def test_diff_at_a_version_that_does_not_know_the_arch_is_one_line(tmp_path, capsys):
+    """--arch-specs with a new arch against RULE_SET@REF: the bundled side raised UnknownArch (a traceback)."""
+    from cksolve.cli import main
+
+    path = _bad(tmp_path, '{"architectures": {' + GOOD_ARCH.replace('"gfx950"', '"gfx9999"') + '}, ' + BUDGET + '}')
+    with pytest.raises(SystemExit) as exc:
+        main(["diff", f"full@{DEVELOP}", "full", "--arch", "gfx9999", "--arch-specs", path])
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and err.count("\n") == 1, err
+    assert f"full@{DEVELOP}: CK {DEVELOP} does not know arch 'gfx9999'" in err and capsys.readouterr().out == "", err

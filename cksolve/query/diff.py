@@ -40,6 +40,9 @@ class Source:
 
     def configs(self, combo: Combo) -> dict[str, object]:
         if self.rule_set is not None:
+            if self.version is not None and combo.arch not in self.version.archs:  # --arch-specs knows it, REF not
+                raise CksolveError(f"{self.label}: CK {self.version.key} does not know arch {combo.arch!r} "
+                                   f"(it knows {', '.join(self.version.archs)})")
             with self.at_version():
                 return {c.name(): c for c in bounded_configs(self.rule_set, combo)}
         return {n: c for n, c in self.names
