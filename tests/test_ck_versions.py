@@ -170,6 +170,15 @@ BUDGET = '"pipeline_lds_budget": {"default": {"basis": "fraction", "value": 1.0}
     ('{"architectures": {' + GOOD_ARCH + '}, "pipeline_lds_limits": {"mem": 65536.5, "default": 65536}}',
      "pipeline_lds_limits.mem", "expected an integer"),
     ("{not json", "", "not JSON"),
+    # JSON's non-standard constants and an overflowing literal are numbers Python reads but cannot size a budget with
+    ('{"architectures": {' + GOOD_ARCH + '}, ' + BUDGET.replace("1.0", "NaN") + '}',
+     "pipeline_lds_budget.default.value", "expected a finite number"),
+    ('{"architectures": {' + GOOD_ARCH + '}, ' + BUDGET.replace("1.0", "1e400") + '}',
+     "pipeline_lds_budget.default.value", "expected a finite number"),
+    ('{"architectures": {' + GOOD_ARCH + '}, ' + BUDGET.replace("1.0", "Infinity") + '}',
+     "pipeline_lds_budget.default.value", "expected a finite number"),
+    ("[" * 100_000 + "]" * 100_000, "", "not JSON"),  # nesting deeper than the decoder's recursion
+    ('{"architectures": 1' + "0" * 5000 + "}", "", "not JSON"),  # an integer past Python's digit limit
 ])
 def test_a_malformed_facts_file_is_one_line_naming_file_key_and_problem(tmp_path, capsys, text, key, problem):
     from cksolve.cli import main
@@ -210,6 +219,25 @@ def test_a_version_on_a_file_of_names_is_an_error(tmp_path, capsys):
     assert exc.value.code == 2 and "applies to a rule set" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("spec, says", [("nosuch@60b27664", "'nosuch' is not a rule set (default"),
+                                        ("@60b27664", "no rule set before '@' in '@60b27664'"),
+                                        ("default@", "no CK version after '@' in 'default@'")])
+def test_a_malformed_versioned_side_names_what_is_wrong(capsys, spec, says):
+    """An unknown rule set at a version is not 'a file of names'; an empty side of '@' says which is empty."""
+    from cksolve.cli import main
+
+    with pytest.raises(SystemExit) as exc:
+        main(["diff", spec, "full", "--arch", "gfx942"])
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and err.count("\n") == 1 and says in err, err
+
+
+def test_refs_ignore_case_and_surrounding_blanks_like_aliases():
+    """'DEVELOP' and ' develop' name what '05FCB0F1' and ' 2026-10' do (resolve lowers and strips them all)."""
+    assert versions.resolve("DEVELOP") is versions.resolve(" develop") is versions.newest()
+    assert versions.resolve(" 2026-06 ").key == versions.resolve("60B27664").key == JUNE
+
+
 @pytest.mark.parametrize("rule_set, dtype", [("default", "fp16"), ("full", "fp32")])
 def test_the_backends_agree_at_develop(capsys, rule_set, dtype):
     """develop's LDS check reads double_smem_buffer: CP-SAT and python-constraint tabulate it as direct decides it."""
@@ -239,3 +267,60 @@ def test_trait_combinations_are_version_data(tmp_path):
     assert evaluate(parse_name(name), "gfx942").valid
     with versions.using(read_arch_specs(path)):
         assert "arch.trait_unsupported" in {v.constraint for v in evaluate(parse_name(name), "gfx942").violations}
+
+
+def test_neighbors_answers_at_the_chosen_version(capsys):
+    """neighbors lists valid configs, which the CK version decides: it takes --ck like every such command
+    (it refused the option). compv6 128x128x64 fp32 on gfx950 fits only develop's LDS budget."""
+    from cksolve.cli import main
+
+    name = "grouped_conv_fwd_fp32_nhwgc_3d_compv6_cshuffle_intrawave_128x128x64_2x2x1_16x16x8_vec4_4_8"
+    out = {}
+    for ref in (JUNE, DEVELOP):
+        with pytest.raises(SystemExit) as exc:
+            main(["neighbors", name, "--arch", "gfx950", "-r", "full", "--ck", ref])
+        assert exc.value.code in (0, None), capsys.readouterr().err
+        out[ref] = set(capsys.readouterr().out.split())
+    assert out[JUNE] != out[DEVELOP] and all("_compv6_" in n for n in out[DEVELOP] - out[JUNE]), out
+
+
+def test_the_facts_file_is_read_bounded_and_once(monkeypatch, capsys):
+    """--arch-specs read the whole file unbounded (/dev/zero: a MemoryError); it is read like every other input
+    file: at most 64 MiB, one error line past it, and '-' is stdin (a pipe works)."""
+    import io
+
+    from cksolve.cli import main
+
+    with pytest.raises(SystemExit) as exc:
+        main(["count", "-r", "default", "--arch", "gfx950", "--arch-specs", "/dev/zero"])
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and err.count("\n") == 1 and "larger than 64 MiB" in err, err
+    data = (CK / "arch-specs" / "arch_specs.05fcb0f1.json").read_bytes()
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(data)))
+    with pytest.raises(SystemExit) as exc:
+        main(["count", "-r", "full", "--arch", "gfx950", "--arch-specs", "-"])
+    assert exc.value.code in (0, None) and capsys.readouterr().out.strip() == "9089"
+
+
+def test_features_of_an_arch_only_a_facts_file_knows_is_one_line(tmp_path, capsys):
+    """A new arch from --arch-specs has no CK hardware profile: the error listing the profiled archs asked the
+    facts file about the bundled archs it does not know (an UnknownArch traceback)."""
+    from cksolve.cli import main
+
+    path = _bad(tmp_path, '{"architectures": {' + GOOD_ARCH.replace('"gfx950"', '"gfx9999"') + '}, ' + BUDGET + '}')
+    with pytest.raises(SystemExit) as exc:
+        main(["features", "-r", "tiny", "--arch", "gfx9999", "--dtype", "fp16", "--arch-specs", path, "--format", "csv"])
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and err.count("\n") == 1 and "gfx9999 has no CK hardware profile" in err, err
+
+
+def test_diff_at_a_version_that_does_not_know_the_arch_is_one_line(tmp_path, capsys):
+    """--arch-specs with a new arch against RULE_SET@REF: the bundled side raised UnknownArch (a traceback)."""
+    from cksolve.cli import main
+
+    path = _bad(tmp_path, '{"architectures": {' + GOOD_ARCH.replace('"gfx950"', '"gfx9999"') + '}, ' + BUDGET + '}')
+    with pytest.raises(SystemExit) as exc:
+        main(["diff", f"full@{DEVELOP}", "full", "--arch", "gfx9999", "--arch-specs", path])
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and err.count("\n") == 1, err
+    assert f"full@{DEVELOP}: CK {DEVELOP} does not know arch 'gfx9999'" in err and capsys.readouterr().out == "", err

@@ -66,3 +66,49 @@ def test_a_label_may_not_take_a_record_key(tmp_path):
     path.write_text("N,C,K,dtype\n1,64,64,half\n")
     r = _coverage(path, "jsonl")
     assert r.returncode == 2 and "'dtype' is a name the records use" in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("header, column", [("N,N,C,K", "N"), ("model,N,C,K,model", "model")])
+def test_a_column_named_twice_is_an_error(tmp_path, header, column):
+    """A header naming a column twice kept the last cell silently (N=8 of '4,8', one of two labels): one
+    error line naming the column, in CSV workloads (both readers) and in measurement files alike."""
+    path = tmp_path / "w.csv"
+    cells = {"N,N,C,K": "4,8,64,64", "model,N,C,K,model": "x,4,64,64,y"}[header]
+    path.write_text(f"{header}\n{cells}\n")
+    r = _coverage(path, "csv")
+    assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
+    assert f"column '{column}' given twice" in r.stderr and "w.csv:1" in r.stderr, r.stderr
+    assert r.stdout == ""
+
+
+@pytest.mark.parametrize("header, cells", [("N,C,K,", "4,64,64,"), ("N,,C,K", "4,x,64,64")])
+def test_a_column_with_no_name_is_an_error(tmp_path, header, cells):
+    """An unnamed column (a spreadsheet's trailing comma) was a traceback in the column reader (numpy has no
+    field ''): one error line saying which column has no name."""
+    path = tmp_path / "w.csv"
+    path.write_text(f"{header}\n{cells}\n")
+    for command in (["coverage", "--format", "csv"], ["minimize"], ["features"]):
+        r = _cli(command[0], "--problems", str(path), "-r", "tiny", "-a", "gfx942", "--dtype", "fp16", *command[1:])
+        assert r.returncode == 2 and r.stderr.count("\n") == 1 and "Traceback" not in r.stderr, (command, r.stderr)
+        assert "of the header has no name" in r.stderr and r.stdout == "", (command, r.stderr)
+
+
+def test_a_header_with_no_problem_field_is_an_error(tmp_path):
+    """Any text file was a workload of default problems: its first line a label column, every other line a
+    label (a names file given as --problems covered '191 of 191', exit 0). A CSV header names a field."""
+    path = tmp_path / "names.txt"
+    path.write_text("grouped_conv_fwd_fp16_nhwgc_2d_compv3_cshuffle_intrawave_128x128x64_2x2x1_32x32x16\n"
+                    "grouped_conv_fwd_fp16_nhwgc_2d_compv3_cshuffle_intrawave_128x128x32_2x2x1_32x32x16\n")
+    for command in (["coverage"], ["minimize"], ["features"], ["select"]):
+        r = _cli(command[0], "--problems", str(path), "-r", "tiny", "-a", "gfx942", "--dtype", "fp16")
+        assert r.returncode == 2 and r.stderr.count("\n") == 1, (command, r.stderr)
+        assert "names no problem field" in r.stderr and "names.txt:1" in r.stderr and r.stdout == "", (command, r)
+
+
+def test_features_note_counts_one_kernel_in_the_singular(tmp_path):
+    """The note on kernels CK's parser cannot read said '1 kernels have dispatcher names'."""
+    path = tmp_path / "w.csv"
+    path.write_text("model,N,C,K,Hi,Wi,Y,X\nresnet,4,64,64,56,56,3,3\n")
+    r = _cli("features", "--problems", str(path), "-r", "tiny", "-a", "gfx942", "--dtype", "fp16", "--format", "csv")
+    assert r.returncode == 0, r.stderr
+    assert "note: 1 kernel has a dispatcher name CK's parser does not read" in r.stderr, r.stderr

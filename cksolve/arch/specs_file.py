@@ -12,10 +12,12 @@ archs it knows. A malformed file is one error naming the file, the key and the p
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from types import MappingProxyType
 
 from ..errors import CksolveError, shorten
+from ..space.textfile import read_text
 from .versions import CkVersion, arch_record, base_facts, check_lds, trait_rows
 
 __all__ = ["read_arch_specs", "ArchSpecsError"]
@@ -53,8 +55,9 @@ class _File:
         return value
 
     def number(self, value, key: str) -> float:
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
-            self.fail(key, f"expected a number not below 0, got {json.dumps(value)}")
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0 \
+                or (isinstance(value, float) and not math.isfinite(value)):
+            self.fail(key, f"expected a finite number not below 0, got {json.dumps(value)}")
         return value
 
     def text(self, value, key: str) -> str:
@@ -126,14 +129,18 @@ def _budgets(f: _File, raw: dict) -> tuple[str, dict, dict]:
 def read_arch_specs(path: str | Path) -> CkVersion:
     """The CK version ``path`` (a CK ``arch_specs.json``) describes; ArchSpecsError naming file, key, problem."""
     f = _File(str(path))
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ArchSpecsError(f"{f.where}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
+    try:  # bounded, read once (a FIFO, a process substitution; '-': stdin), a BOM dropped
+        text = read_text(path, "arch_specs.json file")
+    except CksolveError as exc:
+        raise ArchSpecsError(str(exc)) from None
     try:
         raw = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ArchSpecsError(f"{f.where}: not JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})") from None
+    except RecursionError:  # arrays or objects nested deeper than the decoder recurses
+        raise ArchSpecsError(f"{f.where}: not JSON: nested too deeply") from None
+    except ValueError as exc:  # an integer literal past Python's digit limit
+        raise ArchSpecsError(f"{f.where}: not JSON: {shorten(str(exc).split(':')[0], quote=False)}") from None
     if not isinstance(raw, dict):
         f.fail("top level", f"expected an object, got {type(raw).__name__}")
     rule, budget, aliases = _budgets(f, raw)

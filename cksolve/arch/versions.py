@@ -239,9 +239,9 @@ def resolve(ref: str | None) -> CkVersion:
     """The bundled version ``ref`` names: a commit prefix (4 hex digits or more), an alias, ``develop``
     (the newest); None: the newest. Unknown or ambiguous: UnknownVersion naming it and the choices."""
     versions = bundled()
-    if ref is None or ref == DEVELOP:
+    text = None if ref is None else ref.strip().lower()
+    if text is None or text == DEVELOP:
         return versions[-1]
-    text = ref.strip().lower()
     hits = [v for v in versions if text in v.aliases]
     if not hits and len(text) >= 4 and all(c in "0123456789abcdef" for c in text):
         hits = [v for v in versions if v.commit.startswith(text)]

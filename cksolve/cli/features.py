@@ -66,7 +66,9 @@ def features_cmd(
             with atomic_text_stream(Path(output)) as out:
                 features.write_features(columns, rows, fmt, out)
     if unread():
-        say(f"note: {len(unread())} kernels have dispatcher names CK's parser does not read (groups_to_merge, "
+        n = len(unread())
+        say(f"note: {n} {'kernel has a dispatcher name' if n == 1 else 'kernels have dispatcher names'} CK's "
+            f"parser does not read (groups_to_merge, "
             f"two_stage, wavelet); their ck kernel columns are CK's defaults but for the pipeline its fallback "
             f"finds in the name")
 

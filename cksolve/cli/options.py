@@ -226,7 +226,7 @@ def load_rule_set(name: str, builder_configs: Optional[str]):
 CK_ENV = "CKSOLVE_CK"
 #: the commands whose answers depend on CK's facts or rules: each takes ``--ck`` and ``--arch-specs``
 #: (added to every one of them by :func:`with_ck_options`, when ``cksolve.cli`` loads its family)
-CK_COMMANDS = ("enumerate", "count", "check", "explain", "diff", "emit", "rule-sets", "archs", "applicable", "coverage",
+CK_COMMANDS = ("enumerate", "count", "check", "explain", "neighbors", "diff", "emit", "rule-sets", "archs", "applicable", "coverage",
                "minimize", "features", "pipeline-variants", "select", "audit", "sample", "search", "report")
 
 

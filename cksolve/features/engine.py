@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
-from ..arch.facts import ARCHS, arch_facts, lds_budget
+from ..arch.facts import arch_facts, archs, lds_budget
 from ..errors import CksolveError
 from ..space.config import KernelConfig
 from ..space.pipelines import double_buffered
@@ -59,7 +59,8 @@ class ProblemGemm(NamedTuple):
 def _profile(arch: str) -> dict:
     facts = arch_facts(arch)
     if facts.hw_profile is None:
-        profiled = ", ".join(a for a in ARCHS if arch_facts(a).hw_profile is not None)
+        # the archs the active version knows (an --arch-specs file may know none of the bundled ones)
+        profiled = ", ".join(a for a in archs() if arch_facts(a).hw_profile is not None) or "none of the known archs"
         raise NoHardwareProfile(f"arch {arch} has no CK hardware profile (CK profiles {profiled}); "
                                 f"the hw_* columns and CK's lds_usage_ratio need one")
     return {"num_cus": facts.cu_count, "wavefront_size": facts.warp_size, **facts.hw_profile}

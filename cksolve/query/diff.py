@@ -40,6 +40,9 @@ class Source:
 
     def configs(self, combo: Combo) -> dict[str, object]:
         if self.rule_set is not None:
+            if self.version is not None and combo.arch not in self.version.archs:  # --arch-specs knows it, REF not
+                raise CksolveError(f"{self.label}: CK {self.version.key} does not know arch {combo.arch!r} "
+                                   f"(it knows {', '.join(self.version.archs)})")
             with self.at_version():
                 return {c.name(): c for c in bounded_configs(self.rule_set, combo)}
         return {n: c for n, c in self.names
@@ -77,6 +80,10 @@ def _split_ref(spec: str) -> tuple[str, CkVersion | None]:
     if "@" not in spec or Path(spec).exists():
         return spec, None
     name, ref = spec.rsplit("@", 1)
+    if not name:
+        raise CksolveError(f"no rule set before '@' in {shorten(spec)}")
+    if not ref:
+        raise CksolveError(f"no CK version after '@' in {shorten(spec)}")
     return name, resolve(ref)
 
 
@@ -89,6 +96,9 @@ def open_source(spec: str, builder_configs: str | None = None, strict: bool = Fa
         rs = load_rule_set(spec, builder_configs, strict)
         label = rs.name or spec
         return Source(f"{label}@{version.key}" if version else label, rule_set=rs, version=version)
+    if version is not None and not path.is_file():
+        raise CksolveError(f"{shorten(spec)} is not a rule set ({', '.join(rule_set_names())}); "
+                           f"a CK version applies to a rule set")
     if version is not None:
         raise CksolveError(f"{shorten(spec)}@{version.key}: a CK version applies to a rule set, not a file of names")
     if not path.is_file():

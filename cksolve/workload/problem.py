@@ -334,6 +334,15 @@ def csv_header(path, line: int, row: list[str], columns: tuple[str, ...], labels
     unknown = [h for h in header if h not in columns and (not labels or looks_like_a_field(h))]
     if unknown:
         raise ProblemError(f"{path}:{line}: unknown column {_echo(unknown[0])!r}; valid: {', '.join(columns)}")
+    if labels and not any(h in columns for h in header):  # any text's first line would be a label column
+        raise ProblemError(f"{path}:{line}: the header names no problem field ({', '.join(columns[:4])}, ...); "
+                           f"is this a workload?")
+    unnamed = next((i for i, h in enumerate(header, 1) if not h), None)
+    if unnamed is not None:  # a spreadsheet's trailing comma: a label with no name to write it under
+        raise ProblemError(f"{path}:{line}: column {unnamed} of the header has no name")
+    twice = next((h for i, h in enumerate(header) if h in header[:i]), None)
+    if twice is not None:  # csv's dict of a row would keep the last cell of the two
+        raise ProblemError(f"{path}:{line}: column {_echo(twice)!r} given twice")
     return header
 
 
