@@ -203,6 +203,9 @@ def test_neighbors_bad_input_is_one_error():
         query.neighbors(name, "gfx942", method="manhattan")
     with pytest.raises(query.CksolveError, match="radius"):
         query.neighbors(name, "gfx942", radius=0)
+    # past 3 the candidates (a power of the radius) would run for minutes: refused, not left to run
+    with pytest.raises(query.CksolveError, match="radius 4 must be 1 to 3"):
+        query.neighbors(name, "gfx942", radius=4)
 
 
 def test_explain_nearest_searches_a_space_too_large_to_list(tmp_path, monkeypatch):

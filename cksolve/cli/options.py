@@ -227,7 +227,8 @@ CK_ENV = "CKSOLVE_CK"
 #: the commands whose answers depend on CK's facts or rules: each takes ``--ck`` and ``--arch-specs``
 #: (added to every one of them by :func:`with_ck_options`, when ``cksolve.cli`` loads its family)
 CK_COMMANDS = ("enumerate", "count", "check", "explain", "neighbors", "diff", "emit", "rule-sets", "archs", "applicable", "coverage",
-               "minimize", "features", "pipeline-variants", "select", "audit", "sample", "search", "report")
+               "minimize", "features", "pipeline-variants", "select", "train", "evaluate", "audit", "sample", "search",
+               "report")
 
 
 def _ck_params() -> list[inspect.Parameter]:

@@ -7,7 +7,7 @@ from ..rulesets import RuleSet
 from ..selection import select
 from ..solver import build_model
 from ..space.memos import MEMOS
-from ..solver.neighbors import METHODS, Neighbor, neighbors as _neighbors
+from ..solver.neighbors import MAX_RADIUS, METHODS, Neighbor, neighbors as _neighbors
 from ..arch.constraints import constraints_for
 from ..space.combo import Combo, kind_of
 from ..space.naming import parse_name
@@ -28,8 +28,9 @@ def neighbors(name: str, arch: str, rule_set: RuleSet | None = None, radius: int
     if method not in METHODS:
         raise CksolveError(f"unknown {{option}} {shorten(method)}; valid: {', '.join(METHODS)}"
                            f"{did_you_mean(method, METHODS)}", option="method")
-    if radius < 1:
-        raise CksolveError(f"{{option}} {radius} must be at least 1", option="radius")
+    if radius < 1 or radius > MAX_RADIUS:
+        raise CksolveError(f"{{option}} {radius} must be 1 to {MAX_RADIUS} (candidates grow as a power of it)",
+                           option="radius")
     select(archs=[arch])  # an unknown arch: the selection's one-line error
     config = parse_name(name)
     combo = Combo(arch, config.variant, config.dtype, config.ndim)

@@ -28,12 +28,12 @@ from .combos import CONFIG_LIMIT, bounded_configs, solve_combo
 from .counting import SpaceTooLarge
 from .model import build_model
 from .evaluate import Verdict, evaluate
-from .neighbors import neighbors
+from .neighbors import MAX_RADIUS, neighbors
 
 __all__ = ["Explanation", "Nearest", "explain", "explanation", "nearest_valid", "NEAREST_RADIUS"]
 
 #: How many axes the model-based search for nearest configs changes at most (a source too large to list).
-NEAREST_RADIUS = 3
+NEAREST_RADIUS = MAX_RADIUS
 
 
 class Nearest(NamedTuple):

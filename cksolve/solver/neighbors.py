@@ -30,10 +30,13 @@ from typing import Iterator, NamedTuple
 from ..space.config import config_fields
 from .model import Model, config_class
 
-__all__ = ["Neighbor", "neighbors", "METHODS", "ordered_axes"]
+__all__ = ["Neighbor", "neighbors", "METHODS", "MAX_RADIUS", "ordered_axes"]
 
 #: The neighborhoods: any value of up to ``radius`` axes, or one step along up to ``radius`` ordered axes.
 METHODS = ("hamming", "adjacent")
+#: The most axes a query changes: candidates grow as (axes x values)^radius (gfx942, whole space: radius 3
+#: answers in about 1 s, radius 4 in 40 s), so a larger radius is refused rather than left to run.
+MAX_RADIUS = 3
 
 
 class Neighbor(NamedTuple):
