@@ -206,8 +206,9 @@ CASES = [
      "r has more than 10,000,000 configs in this selection (34,358,722,560 up to gfx942/forward/fp16/2d)"),
     ("enumerate-small-limit", ["enumerate", "-r", "tiny", "-a", "gfx942", "--limit", "3"], {}, 2,
      "tiny has more than 3 configs in this selection (10 up to gfx942/forward/fp16/1d)"),
-    # bounded memory: commands that list a combination's configs (workloads, features, diff, explain's
-    # nearest, audit's containment) refuse a file too free to list instead of filling memory
+    # bounded memory: commands that list a combination's configs (workloads, features, diff, audit's
+    # containment) refuse a file too free to list instead of filling memory (explain's nearest configs come
+    # from the model past the limit: tests/test_stream.py)
     *[(f"{cmd[0]}-too-many-configs", [c if c != "R" else "{d}/r.toml" for c in cmd],
        {"r.toml": FREE, "p.csv": b"N,C,K\n1,64,64\n"}, 2,
        "r has 62,816,256 configs for gfx942/forward/fp16/2d, more than the 1,000,000 a command lists")
@@ -216,7 +217,6 @@ CASES = [
                   ["minimize", "-r", "R", "-a", "gfx942", "--dtype", "fp16", "--problems", "{d}/p.csv"],
                   ["features", "-r", "R", "-a", "gfx942", "--variant", "forward", "--dtype", "fp16", "--ndim", "2"],
                   ["diff", "R", "default", "-a", "gfx942", "--variant", "forward", "--dtype", "fp16", "--ndim", "2"],
-                  ["explain", GOOD, "-a", "gfx942", "-r", "R"],
                   ["audit", "-r", "tiny", "--against", "R", "-a", "gfx942", "--variant", "forward", "--dtype", "fp16",
                    "--ndim", "2"])],
 ]

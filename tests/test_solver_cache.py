@@ -64,6 +64,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "cksolve"
 NOT_MEMOS = {
     "outputs.py": "_live",  # live temporary files: the signal handlers remove them
     "cli/options.py": "_warned",  # the command's warnings, once each: one command per process
+    "space/naming.py": "_NUMBERS",  # the fields the name grammar spells as numbers, filled once at import
 }
 
 
