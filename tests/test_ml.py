@@ -298,3 +298,16 @@ def test_model_scorer_predicts_each_distinct_row_once(model):
     for r in recs:
         by_row.setdefault(maker.row(p, parse_name(r.name)), set()).add(r.score)
     assert all(len(v) == 1 for v in by_row.values())
+
+
+def test_a_garbage_model_is_one_error_line_and_lightgbm_says_nothing(capfd, tmp_path, data):
+    bad = tmp_path / "m"
+    bad.mkdir()
+    (bad / "model_tflops.lgbm").write_text("garbage\n")
+    with pytest.raises(SystemExit) as exc:
+        from cksolve.cli import main
+        main(["evaluate", "--model", str(bad), "--measurements", str(data[1])])
+    out, err = capfd.readouterr()
+    assert exc.value.code == 2 and out == "", f"stdout: {out!r}"
+    assert "[LightGBM]" not in err and err.strip().count("\n") == 0, f"stderr: {err!r}"
+    assert "not a LightGBM text model" in err

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import os
+import sys
+from contextlib import contextmanager
+from typing import Iterator
+
 from ..errors import CksolveError
 
-__all__ = ["MissingML", "lightgbm", "INSTALL"]
+__all__ = ["MissingML", "lightgbm", "INSTALL", "native_quiet"]
 
 INSTALL = "pip install 'cksolve[ml]'"
 
@@ -29,3 +34,32 @@ def group_kfold():
     except ImportError:
         raise MissingML(f"train needs scikit-learn: {INSTALL}") from None
     return GroupKFold
+
+
+@contextmanager
+def native_quiet() -> Iterator[None]:
+    """fds 1 and 2 on the null device while LightGBM's C++ runs: its ``[LightGBM] [Fatal] ...`` line is
+    printed by C (not through Python) before it raises, and cksolve words that error itself in one line."""
+    import ctypes  # deferred: only a model load pays for it
+
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    try:
+        saved = [os.dup(1), os.dup(2)]
+    except OSError:  # a closed stdout or stderr: nothing to silence into
+        yield
+        return
+    null = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(null, 1)
+        os.dup2(null, 2)
+        yield
+    finally:
+        ctypes.CDLL(None).fflush(None)  # C's buffered line goes to the null device, not out after the restore
+        os.dup2(saved[0], 1)
+        os.dup2(saved[1], 2)
+        for fd in (null, *saved):
+            os.close(fd)

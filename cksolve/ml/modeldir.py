@@ -34,7 +34,7 @@ import numpy as np
 
 from ..errors import CksolveError
 from ..features import FEATURE_NAMES
-from .lgbm import lightgbm
+from .lgbm import lightgbm, native_quiet
 from .rows import MODEL_SEMANTICS
 
 __all__ = ["ModelDir", "read_model_dir", "write_model_dir", "MODEL_FILE", "SPEC_FILE", "MANIFEST_FILE"]
@@ -113,7 +113,8 @@ def read_model_dir(path: str | Path) -> ModelDir:
         raise CksolveError(f"{d}: cannot read the model file ({exc})") from None
     lgb = lightgbm()
     try:
-        booster = lgb.Booster(model_str=text)
+        with native_quiet():
+            booster = lgb.Booster(model_str=text)
     except lgb.basic.LightGBMError as exc:
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise CksolveError(f"{d}: not a LightGBM text model ({first})") from None
