@@ -311,3 +311,11 @@ def test_a_garbage_model_is_one_error_line_and_lightgbm_says_nothing(capfd, tmp_
     assert exc.value.code == 2 and out == "", f"stdout: {out!r}"
     assert "[LightGBM]" not in err and err.strip().count("\n") == 0, f"stderr: {err!r}"
     assert "not a LightGBM text model" in err
+
+
+def test_a_measurement_column_named_twice_is_refused(tmp_path):
+    twice = tmp_path / "twice.csv"
+    twice.write_text("kernel,N,C,K,Hi,Wi,tflops,tflops\n"
+                     "grouped_conv_forward_bf16_2d_64x64x64_compv3_intrawave,2,64,64,14,14,10.5,1\n")
+    with pytest.raises(CksolveError, match=r"twice.csv:1: column 'tflops' named twice$"):
+        read_measurements([twice])

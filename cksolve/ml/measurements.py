@@ -86,6 +86,9 @@ def _rows(path: Path) -> Iterator[tuple[str, dict]]:
                 raise CksolveError(f"{path}:1: unknown column {shorten(unknown[0], 60)}; a measurement file has "
                                    f"the problem's fields, kernel and tflops or time_ms (CK's benchmark CSV: "
                                    f"{', '.join(CK_COLUMNS)})")
+            twice = next((h for i, h in enumerate(header) if h in header[:i]), None)
+            if twice is not None:  # dict(zip()) would keep the last silently
+                raise CksolveError(f"{path}:1: column {shorten(twice, 60)} named twice")
             reader = csv.reader(f)
             for row in reader:
                 if not row or row[0].lstrip().startswith("#"):
