@@ -319,3 +319,11 @@ def test_a_measurement_column_named_twice_is_refused(tmp_path):
                      "grouped_conv_forward_bf16_2d_64x64x64_compv3_intrawave,2,64,64,14,14,10.5,1\n")
     with pytest.raises(CksolveError, match=r"twice.csv:1: column 'tflops' named twice$"):
         read_measurements([twice])
+
+
+@pytest.mark.parametrize("folds", [1, -1])
+def test_train_refuses_one_fold(capsys, data, tmp_path, folds):
+    code, text, err = run(capsys, "train", "--measurements", str(data[0]), "--arch", "gfx950", "--dtype", "bf16",
+                          "--variant", "forward", "--out", str(tmp_path / "x"), "--folds", str(folds))
+    assert code == 2 and text == "" and not (tmp_path / "x").exists()
+    assert err.strip() == f"cksolve: error: --folds {folds}: 0 (no cross-validation) or at least 2"

@@ -44,7 +44,7 @@ def train_cmd(
     variant: str = typer.Option(..., "--variant", metavar="VARIANT", help=f"{choices(_GEMM_VARIANTS)}."),
     out: Path = typer.Option(..., "--out", metavar="DIR", help="The model directory to write (CK's layout)."),
     seed: int = typer.Option(42, "--seed", metavar="S", help="LightGBM's seed (CK's: 42)."),
-    folds: int = typer.Option(5, "--folds", metavar="N", help="Cross-validation folds by problem group (0: none)."),
+    folds: int = typer.Option(5, "--folds", metavar="N", help="Cross-validation folds by problem group: 0 (none) or at least 2."),
     trees: int = typer.Option(2000, "--trees", metavar="N", help="Trees of the final model (CK's: 2000)."),
     semantics: str = typer.Option("ck-names", "--semantics", metavar="SEMANTICS",
                                   help=f"Feature semantics: {choices(MODEL_SEMANTICS)}."),

@@ -136,8 +136,8 @@ def train(paths: list, arch: str, dtype: str, variant: str, out: str | Path, see
     """Train on the measurement files and write the model directory ``out``; returns the CV summary."""
     if trees < 1:
         raise CksolveError(f"{{opt:trees}} {trees} must be at least 1")
-    if folds < 0:
-        raise CksolveError(f"{{opt:folds}} {folds} must not be negative")
+    if folds < 0 or folds == 1:  # one fold would have nothing to validate on: trained silently without CV
+        raise CksolveError(f"{{opt:folds}} {folds}: 0 (no cross-validation) or at least 2")
     if semantics not in MODEL_SEMANTICS:
         raise CksolveError(f"{{opt:semantics}} {semantics!r}: valid: {', '.join(MODEL_SEMANTICS)}")
     lgb = lightgbm()
