@@ -87,9 +87,21 @@ def check_writable(path: Path) -> None:
             os.close(fd)
             remove([tmp])
         except OSError as exc:
-            reason = exc.strerror or str(exc)
+            reason = _temporary_refused(path, exc)
     if reason is not None:
         raise CksolveError(f"cannot write {path}: {reason}")
+
+
+def _temporary_refused(path: Path, exc: OSError) -> str:
+    """Why ``path`` cannot be written, when no temporary could be made beside it (``exc``): that the
+    target refuses writing, or that its directory takes no new file -- never the temporary's bare error
+    (``-o /proc/version`` said "No such file or directory" of a file that exists)."""
+    reason = exc.strerror or str(exc)
+    if exc.errno in (errno.ENOENT, errno.ENOTDIR) and not path.parent.is_dir():
+        return reason  # the directory itself is missing: that is the reason
+    if path.exists() and not path.is_dir() and not os.access(path, os.W_OK):
+        return os.strerror(errno.EACCES)
+    return f"its directory {path.parent} takes no new file ({reason})"
 
 
 def _is_special(path: Path) -> bool:
@@ -195,6 +207,9 @@ def _replacing(path: Path, named: bool = False):
     fd = -1
     try:
         fd, tmp = _mkstemp(path.name, path.parent or ".")
+    except OSError as exc:
+        raise CksolveError(f"cannot write {path}: {_temporary_refused(path, exc)}") from None
+    try:
         _live.add(tmp)
         umask = os.umask(0)
         os.umask(umask)

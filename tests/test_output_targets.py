@@ -128,3 +128,31 @@ def test_unbuffered_stdout_cut_short_by_the_disk_is_one_line_not_exit_0(tmp_path
                               stderr=subprocess.PIPE, cwd=ROOT, env=UNBUFFERED, preexec_fn=_limited(256))
     assert proc.returncode == 2, (command, proc.returncode, proc.stderr, out.stat().st_size)
     assert proc.stderr == b"cksolve: error: cannot write output: File too large\n", (command, proc.stderr)
+
+
+def _refusing_directory(*_args, **_kw):
+    raise FileNotFoundError(2, os.strerror(2))  # what /proc answers for a temporary beside /proc/version
+
+
+@pytest.mark.parametrize("check", [False, True])
+def test_a_directory_refusing_the_temporary_is_named_not_the_temporarys_error(tmp_path, monkeypatch, check):
+    from cksolve import outputs
+    from cksolve.errors import CksolveError
+
+    target = tmp_path / "version"
+    target.write_text("kept\n")
+    monkeypatch.setattr(outputs, "_mkstemp", _refusing_directory)
+    with pytest.raises(CksolveError) as exc:
+        outputs.check_writable(target) if check else outputs.write_text_atomic(target, "x")
+    assert str(exc.value) == f"cannot write {target}: its directory {tmp_path} takes no new file " \
+                             f"(No such file or directory)", str(exc.value)
+    assert target.read_text() == "kept\n"
+
+
+@pytest.mark.skipif(not Path("/proc/version").is_file(), reason="needs /proc")
+def test_proc_version_names_the_target_and_the_reason():
+    proc = cksolve("enumerate", "-r", "tiny", "-a", "gfx950", "-o", "/proc/version")
+    assert proc.returncode == 2 and proc.stdout == b""
+    err = proc.stderr.decode()
+    assert err.startswith("cksolve: error: cannot write /proc/version: ") and err.count("\n") == 1, err
+    assert err != "cksolve: error: cannot write /proc/version: No such file or directory\n", err
