@@ -42,11 +42,10 @@ def native_quiet() -> Iterator[None]:
     printed by C (not through Python) before it raises, and cksolve words that error itself in one line."""
     import ctypes  # deferred: only a model load pays for it
 
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (OSError, ValueError):
-            pass
+    try:
+        sys.stdout.flush()  # what Python holds for stdout goes out before fd 1 moves (stderr is line-buffered)
+    except (AttributeError, OSError, ValueError):
+        pass
     try:
         saved = [os.dup(1), os.dup(2)]
     except OSError:  # a closed stdout or stderr: nothing to silence into
