@@ -156,3 +156,18 @@ def test_proc_version_names_the_target_and_the_reason():
     err = proc.stderr.decode()
     assert err.startswith("cksolve: error: cannot write /proc/version: ") and err.count("\n") == 1, err
     assert err != "cksolve: error: cannot write /proc/version: No such file or directory\n", err
+
+
+@pytest.mark.parametrize("argv", [["enumerate", "-r", "tiny", "-a", "gfx950"],
+                                  ["features", "-r", "tiny", "-a", "gfx942", "--variant", "forward", "--dtype", "fp16",
+                                   "--ndim", "2"],
+                                  ["neighbors", "grouped_conv_fwd_fp16_nhwgc_2d_compv1_cshuffle_interwave_128x256x32_"
+                                   "2x2x1_32x32x16_vec8_8_8", "-a", "gfx942"]])
+def test_output_dash_is_stdout_never_a_file_named_dash(tmp_path, argv):
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    plain = subprocess.run([sys.executable, "-m", "cksolve", *argv], capture_output=True, cwd=tmp_path, env=env)
+    dash = subprocess.run([sys.executable, "-m", "cksolve", *argv, "-o", "-"], capture_output=True, cwd=tmp_path,
+                          env=env)
+    assert plain.returncode == dash.returncode == 0, (argv, dash.stderr)
+    assert dash.stdout == plain.stdout and plain.stdout, (argv, dash.stdout[:200])
+    assert not (tmp_path / "-").exists(), f"{argv}: -o - wrote a file named -"

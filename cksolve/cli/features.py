@@ -49,7 +49,7 @@ def features_cmd(
     check_format(fmt, FEATURE_FORMATS)
     if fmt == "parquet":
         if output is None:
-            raise CksolveError("--format parquet writes a file: give --output FILE")
+            raise CksolveError("--format parquet writes a file, not stdout: give --output FILE")
         features.check_parquet()  # one line now, not after the work, when pyarrow is missing
     refuse_unwritable(output)
     selection = sel._replace(arch=[one_arch(arch)]).select(query.gemm_variants(query.VARIANTS))

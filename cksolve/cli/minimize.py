@@ -13,7 +13,7 @@ from ..outputs import write_stdout
 from ..progress import Progress
 from .app import app
 from .errors import to_stderr
-from .options import (BuilderOpt, WorkloadArgs, check_format, load_rule_set, refuse_unwritable,
+from .options import (BuilderOpt, WorkloadArgs, check_format, load_rule_set, refuse_unwritable, stdout_dash,
                       workload_options, write)
 
 SUMMARY_FORMATS = ("text", "json")
@@ -32,7 +32,8 @@ def minimize_cmd(
                                                help="Seconds for the whole search (default: 60); then the best set found, FEASIBLE with its gap."),
     perf: Optional[Path] = typer.Option(None, "--perf", metavar="FILE", help="Measured results (CSV/JSONL: problem fields, kernel, "
                                                              "tflops or time_ms) instead of the analytic score."),
-    output: Optional[Path] = typer.Option(None, "--output", "-o", metavar="FILE", help="Write the kept names here (else stdout)."),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", metavar="FILE", callback=stdout_dash,
+                                          help="Write the kept names here (else, or with -, stdout)."),
     output_rule_set: Optional[Path] = typer.Option(None, "--output-rule-set", metavar="FILE",
                                                    help="Also write a rule-set file listing exactly the kept kernels."),
     summary_format: str = typer.Option("text", "--summary-format", metavar="FORMAT",

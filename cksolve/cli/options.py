@@ -24,7 +24,7 @@ from .completion import rule_set_names_and_files, values
 from .errors import say
 
 __all__ = ["choices", "backend_option", "rule_set_option", "RuleSetOpt", "OneArchOpt", "BuilderOpt", "OutputOpt", "format_option",
-           "selection_options", "SelectionArgs", "NameTarget", "name_target_options", "SectionArchOpt", "option_group", "workload_options", "WorkloadArgs", "one_arch", "write", "refuse_unwritable", "load_rule_set",
+           "selection_options", "stdout_dash", "SelectionArgs", "NameTarget", "name_target_options", "SectionArchOpt", "option_group", "workload_options", "WorkloadArgs", "one_arch", "write", "refuse_unwritable", "load_rule_set",
            "ProblemsOpt", "ProblemDtypeOpt", "STRICT_ENV"]
 
 
@@ -48,7 +48,15 @@ OneArchOpt = typer.Option(..., "--arch", "-a", metavar="ARCH", help=f"Architectu
                           autocompletion=values(query.ARCHS))
 BuilderOpt = typer.Option(None, "--builder-configs", envvar="CKSOLVE_BUILDER_CONFIGS", metavar="DIR",
                           help="Directory of CK Builder .conf files (for tests, profiler).")
-OutputOpt = typer.Option(None, "--output", "-o", metavar="FILE", help="Write here instead of stdout.")
+
+
+def stdout_dash(value: Optional[Path]) -> Optional[Path]:
+    """``-o -`` is stdout (as ``-`` is stdin for an input), never a file named ``-``: every ``-o FILE`` takes this callback."""
+    return None if value is not None and str(value) == "-" else value
+
+
+OutputOpt = typer.Option(None, "--output", "-o", metavar="FILE", callback=stdout_dash,
+                         help="Write here instead of stdout (-: stdout).")
 ProblemDtypeOpt = typer.Option(None, "--dtype", metavar="DTYPE", help=f"{choices(query.DTYPES)} (default: all).",
                                autocompletion=values(query.DTYPES, comma=True))
 ProblemsOpt = typer.Option(..., "--problems", metavar="FILE", help="CSV with CK's header, or JSONL with the same keys.")
