@@ -171,3 +171,12 @@ def test_output_dash_is_stdout_never_a_file_named_dash(tmp_path, argv):
     assert plain.returncode == dash.returncode == 0, (argv, dash.stderr)
     assert dash.stdout == plain.stdout and plain.stdout, (argv, dash.stdout[:200])
     assert not (tmp_path / "-").exists(), f"{argv}: -o - wrote a file named -"
+
+
+def test_emit_out_dash_is_refused_not_a_directory_named_dash(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "cksolve", "emit", "-r", "tiny", "-a", "gfx942", "--variant", "forward",
+                           "--dtype", "fp16", "--ndim", "2", "-o", "-"], capture_output=True, cwd=tmp_path,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert proc.returncode == 2 and proc.stdout == b"", proc.stderr
+    assert proc.stderr == b"cksolve: error: --out -: emit writes a directory tree, not stdout; give a directory\n"
+    assert not (tmp_path / "-").exists()

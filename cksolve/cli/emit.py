@@ -50,6 +50,8 @@ def emit_cmd(
     fmt: str = format_option("text", SUMMARY_FORMATS),
 ) -> None:
     """Write a CK Tile kernel instance (header, .cpp, dispatcher wrapper) for every config."""
+    if str(out) == "-":  # -o - is stdout everywhere else (options.stdout_dash); a tree cannot go there
+        raise CksolveError("--out -: emit writes a directory tree, not stdout; give a directory")
     code = run_emit(out=out, rule_set=rule_set, names=names, arch=sel.arch, variant=sel.variant, dtype=sel.dtype,
                     ndim=sel.ndim, jobs=jobs, builder_configs=builder_configs, arch_dirs=arch_dirs,
                     cmake_list=cmake_list, replace=replace, unity_batch=unity_batch, fmt=fmt)
