@@ -18,14 +18,9 @@ from .modeldir import MANIFEST_FILE, MODEL_FILE, SPEC_FILE, ModelDir, read_model
 from .names import KernelName, ShortName, read_kernel_name
 from .rows import MODEL_SEMANTICS, RowMaker
 from .tasks import evaluate, evaluate_text
+from .training import train  # lightgbm and scikit-learn load on call (lgbm.lightgbm)
 
 __all__ = ["read_model_dir", "write_model_dir", "read_measurements", "train", "evaluate", "evaluate_text",
            "ModelDir", "Measurements", "KernelName", "ShortName", "read_kernel_name", "RowMaker", "MODEL_SEMANTICS",
            "CK_COLUMNS", "MissingML", "INSTALL", "picks", "summary", "MODEL_FILE", "SPEC_FILE", "MANIFEST_FILE"]
 
-
-def train(*args, **kwargs):
-    """``train.train`` (imported on call: it loads lightgbm and scikit-learn)."""
-    from .training import train as run  # deferred: see the docstring
-
-    return run(*args, **kwargs)
