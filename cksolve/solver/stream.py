@@ -4,7 +4,7 @@ A solve is a product of components, each joined rows with leaves or an exact
 solution tree (``conditioning``). A GEMM kernel name is a *head* -- the fields
 CK always writes (pipeline, epilogue, scheduler, tile, waves, warp tile, after
 the fixed prefix) -- followed by a *tail*: the optional parts (vectors, flags,
-specialization, ...), empty at their defaults (``spelling.GEMM_HEAD_AXES``).
+specialization, ...), empty at their defaults (the kind's ``head_axes``: ``spelling.GEMM_HEAD_AXES``).
 Walking the solution once gives every distinct head with the set of tails it
 takes, as a sum of products of factors (a leaf's options, a free axis's
 domain): no config is formed. Each distinct tail set is rendered and sorted
@@ -31,7 +31,7 @@ from operator import itemgetter
 from typing import Iterator
 
 from ..space.config import config_fields
-from ..space.spelling import GEMM_GROUP_AXES, GEMM_HEAD_AXES, depthwise_name, gemm_name
+from ..space.kinds import kernel_kind
 from ..space.memos import MEMOS
 from .conditioning import Branches, Part
 from .model import config_class
@@ -57,11 +57,11 @@ class _Spelling:
         self.fields = config_fields(cls)
         self.index = {f: i for i, f in enumerate(self.fields)}
         self.defaults = [cls._field_defaults.get(f) for f in self.fields]
-        heads = GEMM_HEAD_AXES if kind == "gemm" else self.fields
-        self.head = frozenset(heads)
+        value = kernel_kind(kind)
+        self.head = frozenset(value.head_axes)
         self.tail_axes = tuple(f for f in self.fields if f not in self.head)
-        self.group_axes = GEMM_GROUP_AXES if kind == "gemm" else ()
-        name = gemm_name if kind == "gemm" else depthwise_name
+        self.group_axes = value.group_axes
+        name = value.spell
         raw = getattr(name, "__wrapped__", name)  # not the name memo: these configs are made for one text
         self._render = lambda values: raw(tuple.__new__(cls, values))
         self.tails: dict = {}

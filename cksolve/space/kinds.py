@@ -18,7 +18,7 @@ from ..errors import CksolveError
 from .axes import KIND_NAMES, kind_axes, kind_fields, kind_tile
 from .config import DepthwiseConfig, KernelConfig
 from .naming import KIND_GRAMMAR
-from .spelling import depthwise_name, gemm_name
+from .spelling import GEMM_GROUP_AXES, GEMM_HEAD_AXES, depthwise_name, gemm_name
 
 __all__ = ["KernelKind", "GEMM", "DEPTHWISE", "KINDS", "kernel_kind"]
 
@@ -34,6 +34,8 @@ class KernelKind:
     tile: tuple[str, ...]  # the tile shape's fields
     grammar: re.Pattern  # a kernel name of the kind (fullmatch)
     spell: Callable  # config -> its kernel name
+    head_axes: tuple[str, ...]  # fields whose values spell a name's head (the listing's order; spelling.py)
+    group_axes: tuple[str, ...]  # head fields a combination can leave free, listed one value at a time
 
     def __str__(self) -> str:
         return self.name
@@ -43,11 +45,15 @@ class KernelKind:
         return tuple(getattr(config, f) for f in self.tile)
 
 
-def _kind(name: str, config: type, spell: Callable) -> KernelKind:
-    return KernelKind(name, config, kind_axes(name), kind_fields(name), kind_tile(name), KIND_GRAMMAR[name], spell)
+def _kind(name: str, config: type, spell: Callable, head: "tuple[str, ...] | None" = None,
+          group: tuple[str, ...] = ()) -> KernelKind:
+    fields = kind_fields(name)
+    return KernelKind(name, config, kind_axes(name), fields, kind_tile(name), KIND_GRAMMAR[name], spell,
+                      fields if head is None else head, group)
 
 
-GEMM = _kind(KernelConfig.kind, KernelConfig, gemm_name)
+GEMM = _kind(KernelConfig.kind, KernelConfig, gemm_name, GEMM_HEAD_AXES, GEMM_GROUP_AXES)
+#: A depthwise name is all head: every field spells it, none is listed group by group.
 DEPTHWISE = _kind(DepthwiseConfig.kind, DepthwiseConfig, depthwise_name)
 #: Every kind by name, in kinds.toml's order.
 KINDS: dict[str, KernelKind] = {k.name: k for k in (GEMM, DEPTHWISE)}
