@@ -47,6 +47,7 @@ from ..rulesets.where import MAX_EXPRESSIONS, WhereError, where_check
 from ..solver import build_model, decode, get_backend, pinned, prune_domains, solve
 from ..solver.direct import transient
 from ..space.combo import Combo
+from ..space.kinds import GEMM
 from ..space.variants import VARIANTS
 
 __all__ = ["SearchResult", "search", "SEARCH_BACKENDS", "SEARCH_OBJECTIVES", "TIME_LIMIT", "RANK_POOL"]
@@ -94,7 +95,7 @@ def _models(problem, rule_set: RuleSet | None, arch: str, dtype: str, extra: tup
     combo = Combo(arch, variant, dtype, f.ndim)
     from ..workload import applicability_constraints  # deferred, as in search: the workload layer loads numpy
 
-    rules = applicability_constraints(f, arch, dtype, "gemm")
+    rules = applicability_constraints(f, arch, dtype, GEMM.name)
     return combo, build_model(combo, rule_set, (*rules, *extra))
 
 

@@ -39,6 +39,7 @@ from typing import Sequence
 import numpy as np
 
 from ..arch.facts import arch_facts, common_facts
+from ..space.kinds import GEMM, kernel_kind
 from ..space.pipelines import double_buffered
 from .device import Device, device, factors
 
@@ -184,7 +185,7 @@ class AnalyticScorer:
         out = [0.0] * len(pairs)
         by_problem: dict = {}
         for i, (problem, config) in enumerate(pairs):
-            if getattr(config, "kind", "gemm") == "gemm":  # a depthwise kernel has no GEMM tile: 0
+            if kernel_kind(getattr(config, "kind", GEMM)) is GEMM:  # a depthwise kernel has no GEMM tile: 0
                 by_problem.setdefault(problem, []).append(i)
         for problem, rows in by_problem.items():
             terms = problem_terms(problem.facts())

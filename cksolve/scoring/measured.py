@@ -13,6 +13,7 @@ from typing import Sequence
 
 from ..features.ckname import dispatcher_name
 from ..ml.measurements import read_measurements
+from ..space.kinds import GEMM, kernel_kind
 
 __all__ = ["MeasuredScorer"]
 
@@ -40,6 +41,6 @@ class MeasuredScorer:
                 continue
             v = measured.get(config.name())
             if v is None:  # CK's dispatcher names GEMM kernels only (a depthwise one has just its own name)
-                v = measured.get(dispatcher_name(config), 0.0) if config.kind == "gemm" else 0.0
+                v = measured.get(dispatcher_name(config), 0.0) if kernel_kind(config.kind) is GEMM else 0.0
             out.append(v)
         return out

@@ -19,6 +19,7 @@ from typing import Iterable, Iterator, Sequence, TextIO
 
 from ..errors import CksolveError
 from ..rulesets.listed import ListedRuleSet
+from ..space.kinds import GEMM, kernel_kind
 from ..space.naming import parse_name, parse_names
 from ..space.textfile import read_text
 from ..workload import iter_coverage
@@ -82,7 +83,7 @@ def _chunk(chunk, config, arch: str, dtype: str, scorer, top: int) -> Iterator[S
     pairs, spans = [], []
     for record in chunk:
         start = len(pairs)
-        pairs.extend((record.problem, c) for c in map(config, record.kernels) if c.kind == "gemm")
+        pairs.extend((record.problem, c) for c in map(config, record.kernels) if kernel_kind(c.kind) is GEMM)
         spans.append((record, start, len(pairs)))
     scores = scorer.score(pairs, arch, dtype) if pairs else []
     for record, start, end in spans:
