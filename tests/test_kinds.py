@@ -55,3 +55,13 @@ def test_the_grammar_names_its_groups_after_the_fields_they_spell():
     gemm = set(GEMM.grammar.groupindex) & set(GEMM.fields)
     assert {"variant", "dtype", "layout", "ndim", "pipeline", "epilogue", "scheduler", *GEMM.tile,
             "vector_a", "vector_b", "vector_c"} <= gemm
+
+
+def test_the_kind_holds_its_listing_head_and_group_axes():
+    from cksolve.space.kinds import DEPTHWISE, GEMM
+
+    for k in (GEMM, DEPTHWISE):
+        assert set(k.head_axes) <= set(k.fields), f"{k}: head axes {set(k.head_axes) - set(k.fields)} are not fields"
+        assert set(k.group_axes) <= set(k.head_axes), f"{k}: group axes outside the head"
+    assert GEMM.group_axes and set(GEMM.head_axes) < set(GEMM.fields), "a GEMM name has a head and a tail"
+    assert DEPTHWISE.head_axes == DEPTHWISE.fields and DEPTHWISE.group_axes == (), "a depthwise name is all head"
