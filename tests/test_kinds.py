@@ -58,8 +58,6 @@ def test_the_grammar_names_its_groups_after_the_fields_they_spell():
 
 
 def test_the_kind_holds_its_listing_head_and_group_axes():
-    from cksolve.space.kinds import DEPTHWISE, GEMM
-
     for k in (GEMM, DEPTHWISE):
         assert set(k.head_axes) <= set(k.fields), f"{k}: head axes {set(k.head_axes) - set(k.fields)} are not fields"
         assert set(k.group_axes) <= set(k.head_axes), f"{k}: group axes outside the head"
