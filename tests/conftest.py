@@ -55,14 +55,9 @@ def june_unless_said(request, monkeypatch):
     _june()
 
 
-@lru_cache(maxsize=None)
 def oracle_develop(rule_set: str) -> dict:
     """CK's accepted sets at develop (05fcb0f1; ``oracle-develop/``, same format as ``oracle/``)."""
-    path = require_ck() / "oracle-develop" / f"{rule_set}.json.gz"
-    if not path.exists():
-        pytest.skip(f"reference data {path} is not available")
-    with gzip.open(path, "rt", encoding="utf-8") as fh:
-        return json.load(fh)["combos"]
+    return oracle(rule_set, "oracle-develop")
 
 
 def ck_available() -> bool:
@@ -88,8 +83,9 @@ def ck() -> Path:
 
 
 @lru_cache(maxsize=None)
-def oracle(rule_set: str) -> dict:
-    path = require_ck() / "oracle" / f"{rule_set}.json.gz"
+def oracle(rule_set: str, folder: str = "oracle") -> dict:
+    """CK's accepted sets per combination, from ``folder`` (``oracle/``: June; ``oracle-develop/``)."""
+    path = require_ck() / folder / f"{rule_set}.json.gz"
     if not path.exists():
         pytest.skip(f"reference data {path} is not available")
     with gzip.open(path, "rt", encoding="utf-8") as fh:
