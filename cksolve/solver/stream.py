@@ -66,32 +66,26 @@ class _Spelling:
         self._render = lambda values: raw(tuple.__new__(cls, values))
         self.tails: dict = {}
 
-    def head_text(self, assign) -> str:
-        values = list(self.defaults)
-        index = self.index
-        for a, v in assign:
-            values[index[a]] = v
-        return self._render(values)
-
-    def config(self, assign, tail: tuple):
+    def _values(self, assign, tail: tuple = ()) -> list:
+        """The config's field values: the defaults, then the head's assignment, then the tail's values."""
         values = list(self.defaults)
         index = self.index
         for a, v in assign:
             values[index[a]] = v
         for a, v in zip(self.tail_axes, tail):
             values[index[a]] = v
-        return tuple.__new__(self.cls, values)
+        return values
+
+    def head_text(self, assign) -> str:
+        return self._render(self._values(assign))
+
+    def config(self, assign, tail: tuple):
+        return tuple.__new__(self.cls, self._values(assign, tail))
 
     def tail_text(self, ref_assign, ref_text: str, tail: tuple) -> str:
         hit = self.tails.get(tail)
         if hit is None:
-            values = list(self.defaults)
-            index = self.index
-            for a, v in ref_assign:
-                values[index[a]] = v
-            for a, v in zip(self.tail_axes, tail):
-                values[index[a]] = v
-            hit = self.tails[tail] = self._render(values)[len(ref_text):]
+            hit = self.tails[tail] = self._render(self._values(ref_assign, tail))[len(ref_text):]
         return hit
 
 
