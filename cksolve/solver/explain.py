@@ -24,7 +24,7 @@ from typing import NamedTuple, Sequence
 
 from ..space.axes import value_text
 from ..space.combo import Combo, ConstraintSource
-from .combos import CONFIG_LIMIT, bounded_configs, solve_combo
+from .combos import CONFIG_LIMIT, bounded_configs
 from .counting import SpaceTooLarge
 from .model import build_model
 from .evaluate import Verdict, evaluate
@@ -135,20 +135,15 @@ def nearest_valid(config, arch: str, sources: Sequence[ConstraintSource], how_ma
     seen = {}
     for rs in sources:
         try:
-            large = solve_combo(rs, combo).count() > CONFIG_LIMIT
+            configs = bounded_configs(rs, combo, CONFIG_LIMIT)
         except (KeyError, ValueError):  # a source that cannot solve this combination offers nothing
             continue
-        except SpaceTooLarge:
-            large = True
-        if large:  # by the model: every valid config up to the distance where enough are found
+        except SpaceTooLarge:  # too many to list: by the model, every valid config up to where enough are found
             for n in neighbors(build_model(combo, rs), config, NEAREST_RADIUS, enough=how_many, keep=keep):
                 seen.setdefault(n.name, n.config)
             continue
-        try:
-            for c in bounded_configs(rs, combo):
-                seen.setdefault(c.name(), c)
-        except (KeyError, ValueError):  # a source that cannot solve this combination offers nothing
-            continue
+        for c in configs:
+            seen.setdefault(c.name(), c)
     ranked = sorted(((_distance(config, c), n, c) for n, c in seen.items()
                      if n != config.name() and (keep is None or keep(c))))
     return [(d, c) for d, _, c in ranked[:how_many]]
