@@ -6,7 +6,7 @@ cumulative weights, each leaf option by an offset into the leaf's options
 flattened per row, each branch by a search in the branches' cumulative
 counts, the indices under a branch decoded together. Values are Python
 objects (object arrays), so the configs are the same tuples. Indices must fit
-int64 (``fits``); the caller decodes one at a time otherwise.
+int64 (totals below ``sampling.BATCH_LIMIT``); the caller decodes one at a time otherwise.
 """
 
 from __future__ import annotations
@@ -16,14 +16,7 @@ import numpy as np
 from .conditioning import Branches, Part
 from .solutions import Component
 
-__all__ = ["decode_many", "fits"]
-
-#: Largest total the int64 arithmetic handles exactly (products of radices stay below 2^63).
-LIMIT = 1 << 62
-
-
-def fits(total: int) -> bool:
-    return total < LIMIT
+__all__ = ["decode_many"]
 
 
 def _objects(values) -> np.ndarray:

@@ -33,7 +33,8 @@ __all__ = ["sample_solutions", "sample_blocks", "decode", "MERGE_LIMIT", "SAMPLE
 
 #: Components without leaves are merged into one table of their product up to this many rows.
 MERGE_LIMIT = 1_000_000
-#: Totals below this are decoded vectorised (int64 arithmetic, ``batch_decode.LIMIT``); larger one at a time.
+#: Totals below this are decoded vectorised (``batch_decode``: int64 arithmetic, products of radices below
+#: 2^63); larger one at a time.
 BATCH_LIMIT = 1 << 62
 #: Draws decoded per block (vectorised, ``batch_decode``): memory does not grow with ``n`` (``distinct`` aside, see
 #: ``sample_blocks``).
