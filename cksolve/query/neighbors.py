@@ -6,16 +6,13 @@ from ..errors import CksolveError, did_you_mean, shorten
 from ..rulesets import RuleSet
 from ..selection import select
 from ..solver import build_model
-from ..space.memos import MEMOS
 from ..solver.neighbors import MAX_RADIUS, METHODS, Neighbor, neighbors as _neighbors
-from ..arch.constraints import constraints_for
-from ..space.combo import Combo, kind_of
+from ..space.combo import Combo
 from ..space.naming import parse_name
 
 __all__ = ["neighbors", "Neighbor", "NEIGHBOR_METHODS"]
 
 NEIGHBOR_METHODS = METHODS
-_MODELS = MEMOS.memo("query.neighbor_models")
 
 
 def neighbors(name: str, arch: str, rule_set: RuleSet | None = None, radius: int = 1,
@@ -34,10 +31,4 @@ def neighbors(name: str, arch: str, rule_set: RuleSet | None = None, radius: int
     select(archs=[arch])  # an unknown arch: the selection's one-line error
     config = parse_name(name)
     combo = Combo(arch, config.variant, config.dtype, config.ndim)
-    # keyed like solve_combo: the arch's constraints follow the active CK version
-    key = (combo, constraints_for(combo.arch, kind_of(combo.variant)),
-           None if rule_set is None else tuple(rule_set.constraints(combo)))
-    model = _MODELS.get(key)
-    if model is None:
-        model = _MODELS[key] = build_model(combo, rule_set)
-    return _neighbors(model, config, radius, method)
+    return _neighbors(build_model(combo, rule_set), config, radius, method)
