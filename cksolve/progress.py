@@ -22,7 +22,7 @@ import sys
 import threading
 import time
 
-__all__ = ["DELAY", "Progress"]
+__all__ = ["DELAY", "Progress", "is_terminal"]
 
 #: Seconds a step runs before its bar appears.
 DELAY = 1.0
@@ -30,6 +30,14 @@ DELAY = 1.0
 _LOCK = threading.RLock()
 #: the bar on screen, if any (one at a time: rich allows one live display)
 _shown: list = []
+
+
+def is_terminal(stream) -> bool:
+    """Whether ``stream`` is a terminal (a closed, missing or odd stream is not)."""
+    try:
+        return bool(stream is not None and stream.isatty())
+    except (AttributeError, ValueError, OSError):
+        return False
 
 
 class Progress:
@@ -51,10 +59,7 @@ class Progress:
         self._closed = False
         self._t0 = 0.0
         self._next = 0.0
-        try:
-            self.enabled = bool(self.stream is not None and self.stream.isatty())
-        except (AttributeError, ValueError, OSError):
-            self.enabled = False
+        self.enabled = is_terminal(self.stream)
 
     def __enter__(self) -> "Progress":
         self._t0 = time.monotonic()

@@ -12,7 +12,7 @@ from .. import query
 from ..formats import render, table_text, value_text
 from ..errors import CksolveError
 from ..outputs import StdoutStream, atomic_path, atomic_text_stream, write_stdout
-from ..progress import Progress
+from ..progress import Progress, is_terminal
 from .app import app
 from .completion import values
 from .errors import say
@@ -56,7 +56,7 @@ def features_cmd(
     rs = load_rule_set(rule_set, builder_configs)
     columns, rows, unread = features.feature_stream(rs, selection, problems, semantics)
     # a bar on a terminal past 1 s, unless the rows themselves go to that terminal
-    with Progress("writing feature rows", ticking=output is not None or not _is_terminal(sys.stdout)):
+    with Progress("writing feature rows", ticking=output is not None or not is_terminal(sys.stdout)):
         if fmt == "parquet":
             with atomic_path(Path(output)) as tmp:
                 features.write_features(columns, rows, fmt, path=tmp)
@@ -91,10 +91,3 @@ def pipeline_variants_cmd(
         write_stdout(table_text(list(columns[:-1]), rows) + f"{len(found)} combinations\n")
     else:
         write_stdout(render(fmt, [dict(zip(columns, v)) for v in found], columns))
-
-
-def _is_terminal(stream) -> bool:
-    try:
-        return bool(stream is not None and stream.isatty())
-    except (AttributeError, ValueError, OSError):
-        return False

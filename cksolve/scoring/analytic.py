@@ -41,6 +41,7 @@ import numpy as np
 from ..arch.facts import arch_facts, common_facts
 from ..space.kinds import GEMM, kernel_kind
 from ..space.pipelines import double_buffered
+from ..workload.facts import ceil_div
 from .device import Device, device, factors
 
 __all__ = ["AnalyticScorer", "estimate", "estimate_batch", "problem_terms", "COLUMNS"]
@@ -72,10 +73,6 @@ def _columns(configs) -> dict:
     return {c: np.array([getattr(x, c) for x in configs]) for c in COLUMNS}
 
 
-def _ceil_div(a, b):
-    return -(-a // b)
-
-
 def estimate_batch(P: dict, C: dict, dev: Device, dtype: str, family: str, warp_size: int) -> dict:
     """The model's terms for problem terms ``P`` (``problem_terms``, scalars or arrays) and config columns ``C``
     (arrays, one element per pair): the module docstring, in array form; ``tflops`` is the score."""
@@ -93,8 +90,8 @@ def estimate_batch(P: dict, C: dict, dev: Device, dtype: str, family: str, warp_
     gm = np.maximum(C["groups_to_merge"].astype(np.int64), 1)
     waves = (C["wave_m"] * C["wave_n"] * C["wave_k"]).astype(np.int64)
     m, n, k = P["m"], P["n"], P["k"]
-    tiles = _ceil_div(m, tm) * _ceil_div(n, tn) * _ceil_div(P["groups"], gm) * P["phases"] * P["split"]
-    steps = _ceil_div(k, tk)
+    tiles = ceil_div(m, tm) * ceil_div(n, tn) * ceil_div(P["groups"], gm) * P["phases"] * P["split"]
+    steps = ceil_div(k, tk)
     wg_flops = 2.0 * tm * tn * steps * tk * gm
 
     # occupancy: LDS and registers
@@ -103,13 +100,13 @@ def estimate_batch(P: dict, C: dict, dev: Device, dtype: str, family: str, warp_
     lanes = waves * warp_size
     vgpr = tm * tn / lanes + (tm + tn) * tk * bpe / 4 / lanes * np.where(prefetch, 2, 1) + 32
     spill = np.where(vgpr <= dev.max_vgprs, 1.0, 0.3)
-    per_simd = _ceil_div(waves, dev.simds)
+    per_simd = ceil_div(waves, dev.simds)
     by_regs = np.minimum(dev.waves_per_simd, np.maximum(1, (dev.vgprs // vgpr).astype(np.int64))) // per_simd
     occupancy = np.maximum(1, np.minimum(by_lds, by_regs))
 
     # wave quantisation over the CUs
     streamk = C["streamk"].astype(bool)
-    per_cu = np.where(streamk, tiles / dev.cus, _ceil_div(tiles, dev.cus))
+    per_cu = np.where(streamk, tiles / dev.cus, ceil_div(tiles, dev.cus))
     concurrent = np.maximum(1.0, np.minimum(occupancy, per_cu))
     simd_share = np.minimum(1.0, concurrent * waves / dev.simds)
     waves_per_simd = concurrent * per_simd
@@ -134,8 +131,8 @@ def estimate_batch(P: dict, C: dict, dev: Device, dtype: str, family: str, warp_
     mem = fx["memory"]
     full = mem["full_vector_bytes"]
     share = lambda v: np.minimum(1.0, v * bpe / full) ** 0.5  # noqa: E731
-    a = P["a"] * bpe * (1 + (_ceil_div(n, tn) - 1) * mem["l2_miss"])
-    b = P["b"] * bpe * (1 + (_ceil_div(m, tm) - 1) * mem["l2_miss"])
+    a = P["a"] * bpe * (1 + (ceil_div(n, tn) - 1) * mem["l2_miss"])
+    b = P["b"] * bpe * (1 + (ceil_div(m, tm) - 1) * mem["l2_miss"])
     two = C["two_stage"].astype(bool)
     out_bpe = np.where((P["split"] > 1) | two, 4, bpe)
     cbytes = P["c"] * out_bpe * P["split"] + np.where(two, P["c"] * (4 + bpe), 0)
