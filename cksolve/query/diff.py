@@ -12,6 +12,7 @@ from ..errors import CksolveError, shorten
 from ..rulesets import RuleSet, rule_set_names
 from ..selection import Selection
 from ..solver import bounded_configs
+from ..solver.evaluate import UNEVALUABLE
 from ..solver.model import build_model
 from ..space.breakdown import axis_breakdown
 from ..space.combo import Combo
@@ -58,7 +59,7 @@ class Source:
                 try:
                     ok = c.holds(values)
                     out[c.name] = (ok, _holds_text(c, values) if ok else c.explain(values, combo._asdict()))
-                except (KeyError, TypeError, ValueError, ZeroDivisionError) as exc:
+                except UNEVALUABLE as exc:
                     out[c.name] = (False, f"cannot evaluate: {exc}")
             return out
 

@@ -15,7 +15,11 @@ from ..space.combo import Combo, ConstraintSource
 from ..space.constraints import Violation, scope_values
 from .model import build_model
 
-__all__ = ["Verdict", "evaluate", "DOMAIN"]
+__all__ = ["Verdict", "evaluate", "DOMAIN", "UNEVALUABLE"]
+
+#: What a constraint raises on values it cannot be evaluated on: it then counts as broken (evaluate,
+#: neighbours and diff alike).
+UNEVALUABLE = (KeyError, TypeError, ValueError, ZeroDivisionError)
 
 DOMAIN = "space.domain"
 
@@ -61,7 +65,7 @@ def evaluate(config, arch: str, rule_set: ConstraintSource | None = None, extra=
         try:
             ok = c.holds(values)
             message = None if ok else c.explain(values, combo._asdict())
-        except (KeyError, TypeError, ValueError, ZeroDivisionError) as exc:
+        except UNEVALUABLE as exc:
             ok, message = False, f"cannot evaluate on {dict(zip(c.scope, values))}: {exc}"
         if not ok:
             bucket = arch_v if c.name in arch_names else extra_v if c.name in extra_names else rule_v

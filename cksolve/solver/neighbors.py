@@ -28,6 +28,7 @@ from itertools import combinations, product
 from typing import Iterator, NamedTuple
 
 from ..space.config import config_fields
+from .evaluate import UNEVALUABLE
 from .model import Model, config_class
 
 __all__ = ["Neighbor", "neighbors", "METHODS", "MAX_RADIUS", "ordered_axes"]
@@ -130,5 +131,5 @@ def _candidates(model: Model, values: dict, axes: tuple, moves: dict, reads: dic
 def _holds(constraint, values: dict) -> bool:
     try:
         return bool(constraint.holds(tuple(values[a] for a in constraint.scope)))
-    except (KeyError, TypeError, ValueError, ZeroDivisionError):  # cannot be evaluated on these values: broken
+    except UNEVALUABLE:  # cannot be evaluated on these values: broken
         return False
