@@ -34,7 +34,6 @@ from ..scoring import get_scorer
 from ..scoring.analytic import COLUMNS, problem_terms, estimate, estimate_batch
 from ..solver.backends import pinned
 from ..solver.direct import solve, transient
-from ..solver.model import prune_domains
 from ..solver.sampling import decode
 
 __all__ = ["RankedResult", "ranked_search", "PRIMARY"]
@@ -129,9 +128,9 @@ def _tuples(model, domains: dict):
     yield from go(0)
 
 
-def ranked_search(problem, combo, model, arch: str, dtype: str, top: int, pool: int, device: str | None = None,
-                  rescorer=None) -> tuple[list[RankedResult], str]:
-    """(results, status): see the module docstring."""
+def ranked_search(problem, combo, model, domains: dict, arch: str, dtype: str, top: int, pool: int,
+                  device: str | None = None, rescorer=None) -> tuple[list[RankedResult], str]:
+    """(results, status): see the module docstring; ``domains``: the model's, pruned."""
     if pool < 1:
         raise CksolveError(f"{{opt:pool}} {pool} must be at least 1")
     analytic = get_scorer("analytic", device=device)
@@ -140,7 +139,6 @@ def ranked_search(problem, combo, model, arch: str, dtype: str, top: int, pool: 
 
     a = arch_facts(arch)
     facts = problem.facts()
-    domains = prune_domains(model.constraints, {x: tuple(model.domains[x]) for x in model.axes})
     if any(not d for d in domains.values()):
         return [], "INFEASIBLE"
     second = _best_secondary(domains)

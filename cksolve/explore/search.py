@@ -150,11 +150,12 @@ def search(problem_spec: str, arch: str, dtype: str, rule_set: RuleSet | None = 
         if foreign:  # an axis of another kernel kind (depthwise): the search ranks GEMM configs only
             raise CksolveError(f"{{opt:where}} {text!r}: {', '.join(foreign)} is not an axis of the "
                                f"{model.kind} configs search ranks")
+    domains = prune_domains(model.constraints, {a: tuple(model.domains[a]) for a in model.axes})
     if objective == "performance":
         from .ranked import ranked_search  # deferred: numpy and the scorers load for this search only
 
-        return ranked_search(problem, combo, model, arch, dtype, top, **{"pool": RANK_POOL, **(ranking or {})})
-    domains = prune_domains(model.constraints, {a: tuple(model.domains[a]) for a in model.axes})
+        return ranked_search(problem, combo, model, domains, arch, dtype, top,
+                             **{"pool": RANK_POOL, **(ranking or {})})
     if any(not d for d in domains.values()):
         return [], "INFEASIBLE"
     f = problem.facts()
