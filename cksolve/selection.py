@@ -93,6 +93,11 @@ class Selection:
         """Combinations in canonical order: arch, variant, dtype, ndim."""
         return [Combo(a, v, d, n) for a in self.archs for v in self.variants for d in self.dtypes for n in self.ndims]
 
+    @property
+    def one_kind(self) -> bool:
+        """Whether every selected variant builds one kernel kind (a csv of its records has one header)."""
+        return len(set(map(kind_of, self.variants))) == 1
+
 
 def select(archs=None, variants=None, dtypes=None, ndims=None) -> Selection:
     return Selection(

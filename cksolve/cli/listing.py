@@ -12,7 +12,6 @@ import typer
 from .. import explore, query
 from ..errors import CksolveError, did_you_mean, shorten
 from ..formats import render, table_text
-from ..space import kind_of
 from ..outputs import atomic_text_stream, write_stdout
 from ..progress import Progress
 from .app import app
@@ -91,8 +90,7 @@ def enumerate_cmd(
     if fmt == "names":  # the main job: names straight from the solver, no records formed; '# arch: A' sections
         write_blocks(query.enumerate_text(rs, selection, limit), output)
         return
-    one_kind = len(set(map(kind_of, selection.variants))) == 1
-    write_blocks(records_blocks(query.enumerate_records(rs, selection, limit), fmt, one_kind), output)
+    write_blocks(records_blocks(query.enumerate_records(rs, selection, limit), fmt, selection.one_kind), output)
 
 
 NEIGHBOR_FORMATS = ("names", "jsonl", "table")

@@ -14,7 +14,6 @@ from ..errors import CksolveError
 from ..formats import render, table_text
 from ..progress import Progress
 from .app import app
-from ..space import kind_of
 from .listing import records_blocks, write_blocks
 from .options import (BuilderOpt, OneArchOpt, backend_option, OutputOpt, SelectionArgs, check_format, choices, format_option,
                       load_rule_set, one_arch, refuse_unwritable, rule_set_option, selection_options, write)
@@ -50,7 +49,7 @@ def sample_cmd(
     # drawn, decoded and written in blocks: memory does not grow with -n (--distinct: O(n) indices)
     with Progress(f"drawing {n:,} configs", ticking=True):  # on a terminal, past 1 s
         write_blocks(records_blocks(explore.sample_stream(rs, selection, n, seed, distinct), fmt,
-                                    len(set(map(kind_of, selection.variants))) == 1), output)
+                                    selection.one_kind), output)
 
 
 def _infeasible_reason(problem: str, arch: str, dtype: str, rs, where: bool) -> str:
