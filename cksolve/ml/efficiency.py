@@ -15,8 +15,9 @@ __all__ = ["picks", "summary"]
 
 
 def picks(problem_ids: np.ndarray, measured: np.ndarray, predicted: np.ndarray, name_rank: np.ndarray
-          ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(problem id, efficiency, pick's rank among the measured: 1 = fastest) per problem, by problem id."""
+          ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(problem id, efficiency, pick's rank among the measured: 1 = fastest, the pick's row) per problem, by
+    problem id."""
     order = np.lexsort((name_rank, -predicted, problem_ids))
     ids = problem_ids[order]
     starts = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]])
@@ -28,7 +29,7 @@ def picks(problem_ids: np.ndarray, measured: np.ndarray, predicted: np.ndarray, 
         pick = group[0]  # sorted by prediction (descending), then name
         effs[g] = pick / group.max()
         ranks[g] = 1 + int(np.count_nonzero(group > pick))
-    return ids[starts], effs, ranks
+    return ids[starts], effs, ranks, order[starts]
 
 
 def summary(effs: np.ndarray, ranks: np.ndarray) -> dict:

@@ -33,12 +33,7 @@ def evaluate(model_dir, paths, arch: str | None = None, dtype: str | None = None
     d = got["data"]
     names = sorted(m.kernels)
     per = []
-    order = sorted(range(len(d.y)), key=lambda i: (d.problems[i], -got["pred"][i], d.name_rank[i]))
-    first = {}
-    for i in order:
-        first.setdefault(int(d.problems[i]), i)
-    for pid, eff, rank in zip(got["ids"], got["effs"], got["ranks"]):
-        i = first[int(pid)]
+    for pid, eff, rank, i in zip(got["ids"], got["effs"], got["ranks"], got["rows"]):
         per.append({"problem": problems[int(pid)].spec(), "pick": names[int(d.name_rank[i])],
                     "efficiency": float(eff), "rank": int(rank)})
     return {**got["summary"], "per_problem": per}

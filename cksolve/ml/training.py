@@ -118,7 +118,7 @@ def cross_validate(d: TrainData, folds: int, seed: int, trees: int) -> list[dict
         rmse = float(np.sqrt(np.mean(resid ** 2)))
         total = float(np.sum((target[va] - target[va].mean()) ** 2))
         r2 = 1.0 - float(np.sum(resid ** 2)) / total if total > 0 else 0.0
-        _ids, effs, _ranks = picks(d.problems[va], d.y[va], pred, d.name_rank[va])
+        _ids, effs, _ranks, _rows = picks(d.problems[va], d.y[va], pred, d.name_rank[va])
         out.append({"fold": fold, "rmse": rmse, "r2": r2, "mean_efficiency": float(np.mean(effs)),
                     "p10_efficiency": float(np.percentile(effs, 10)), "train_size": int(len(tr)),
                     "val_size": int(len(va)), "val_groups": int(len(np.unique(d.groups[va]))),
@@ -170,5 +170,5 @@ def evaluate_rows(model, m: Measurements, arch: str, dtype: str) -> dict:
     """The model's picks among each problem's measured kernels (``efficiency``): summary and per problem."""
     d = train_data(m, arch, dtype, model.semantics)
     pred = model.predict(d.x)
-    ids, effs, ranks = picks(d.problems, d.y, pred, d.name_rank)
-    return {"summary": summary(effs, ranks), "ids": ids, "effs": effs, "ranks": ranks, "pred": pred, "data": d}
+    ids, effs, ranks, rows = picks(d.problems, d.y, pred, d.name_rank)
+    return {"summary": summary(effs, ranks), "ids": ids, "effs": effs, "ranks": ranks, "rows": rows, "data": d}
