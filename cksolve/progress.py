@@ -88,13 +88,6 @@ class Progress:
         """For a step without countable work (a solver): show the bar's elapsed time."""
         self.advance(0)
 
-    def describe(self, label: str) -> None:
-        """A new label (what the step is doing now)."""
-        self.label = label
-        with _LOCK:
-            if self._bar is not None:
-                self._bar.update(self._task, description=label)
-
     def _show(self) -> None:
         with _LOCK:
             if self._closed or self._bar is not None or _shown:
