@@ -129,7 +129,7 @@ def test_cli_outputs_round_trip_and_are_deterministic(capsys, tmp_path):
 
 
 @pytest.mark.parametrize("perf,start", [
-    ("N,G,C,K,kernel\n1,1,64,128,k\n", "{f}:2: unknown kernel 'k'"),
+    ("N,G,C,K,kernel,tflops\n1,1,64,128,k,1\n", "{f}:2: unknown kernel 'k'"),
     ("N,G,C,K,kernel,tflops\n1,1,64,128,{k},fast\n", "{f}:2: field tflops: 'fast' is not a number"),
     ("N,G,C,K,kernel\n1,1,64,128,{k}\n", "{f}:2: needs 'tflops' or 'time_ms'"),
     ("N,G,C,K,kernel,time_ms\n1,1,64,128,{k},0\n", "{f}:2: field time_ms: 0.0 must be positive"),

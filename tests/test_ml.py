@@ -317,7 +317,7 @@ def test_a_measurement_column_named_twice_is_refused(tmp_path):
     twice = tmp_path / "twice.csv"
     twice.write_text("kernel,N,C,K,Hi,Wi,tflops,tflops\n"
                      "grouped_conv_forward_bf16_2d_64x64x64_compv3_intrawave,2,64,64,14,14,10.5,1\n")
-    with pytest.raises(CksolveError, match=r"twice.csv:1: column 'tflops' named twice$"):
+    with pytest.raises(CksolveError, match=r"twice.csv:1: column 'tflops' given twice$"):
         read_measurements([twice])
 
 

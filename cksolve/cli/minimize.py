@@ -70,14 +70,14 @@ def minimize_cmd(
 
 def _measured_scorer(perf: Optional[Path]):
     """``--perf``'s scores come from the ``measured`` scorer (``cksolve.scoring``), as ``select``'s and
-    ``search``'s ``--measurements`` do; the file is checked by minimize's own reader first, so the scorer is
-    made (a function) after that check."""
+    ``search``'s ``--measurements`` do; the file is read once and checked by minimize, so the scorer is made
+    (a function of the rows read) after that check."""
     if perf is None:
         return None
 
-    def made():
+    def made(rows):
         from .. import scoring  # deferred: the scorers load for --perf only
 
-        return scoring.get_scorer("measured", path=perf)
+        return scoring.get_scorer("measured", path=perf, rows=rows)
 
     return made

@@ -21,9 +21,10 @@ __all__ = ["MeasuredScorer"]
 class MeasuredScorer:
     kind = "measured"
 
-    def __init__(self, path, **_ignored):
+    def __init__(self, path, rows=None, **_ignored):
+        """``rows``: the file already read (``workload.perf.read_measurement_file``), so that a FIFO is read once."""
         self.path = str(path)
-        self.data = read_measurements([path])
+        self.data = read_measurements([path], read=None if rows is None else [rows])
 
     def describe(self) -> str:
         n = len(self.data.by_problem)

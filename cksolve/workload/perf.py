@@ -1,61 +1,165 @@
-"""Measured results (``minimize --perf``): the score of a (problem, kernel) pair from a benchmark.
+"""Measurement files: the one reader of ``minimize --perf``, ``train``/``evaluate`` and the measured scorer.
 
-A file is CSV or JSONL with the problem's fields, ``kernel`` (its name) and
+A file is CSV or JSONL with the problem's fields (CK's names and defaults), the
+kernel's name (``kernel``, or ``kernel_name`` as CK's parquet spells it) and
 ``tflops`` (higher is better) or ``time_ms`` (lower is better; scored as
-1 / time_ms) -- what CK's tile-engine benchmark writes. A problem with at least
-one measured kernel scores its unmeasured kernels 0, so an unknown pair is never
-preferred over a measured one; a problem with no measurement at all scores every
-kernel 0, so any kernel that runs it is good enough.
+1 / time_ms when there is no tflops). CK's tile-engine benchmark CSV is one
+(``CK_COLUMNS``: ``tile_engine/ops/grouped_conv/grouped_conv_full_benchmark.py``
+@54f25023e8af49decbd174c8a6154356e8f815d0); its bookkeeping columns are read
+and ignored (``IGNORED``: ``problem_idx`` among them -- problems are keyed by
+their dimensions, never by a row index).
+
+What a number is (``_number``: ASCII decimal digits, JSON numbers as they are,
+JSON ``true`` is not 1) and which columns a file may have (``COLUMNS``, one
+header check: ``problem.csv_header``) are said here once. A problem's
+direction is its kernel's (the caller says how to read the kernel's name); a
+``direction`` column, when given, must agree.
+
+``minimize --perf`` (``read_perf``): a problem with at least one measured
+kernel scores its unmeasured kernels 0, so an unknown pair is never preferred
+over a measured one; a problem with no measurement at all scores every kernel 0,
+so any kernel that runs it is good enough.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
-from .problem import FIELDS, Problem, ProblemError, _from_mapping, read_rows
+from ..errors import CksolveError
+from ..space.textfile import read_text
+from ..space.variants import VARIANTS
+from .problem import FIELDS, Problem, ProblemError, _echo, _from_mapping, _int, read_rows
 
-__all__ = ["read_perf"]
+__all__ = ["read_perf", "perf_scores", "read_measurement_file", "Measurement", "CK_COLUMNS", "COLUMNS"]
 
-#: The columns of a measured-results file besides the problem's fields.
-MEASURES = ("kernel", "tflops", "time_ms")
+#: CK's tile-engine CSV header, in its order
+CK_COLUMNS = ("kernel", "problem_idx", "N", "C", "K", "G", "Di", "Hi", "Wi", "Z", "Y", "X", "stride_d", "stride_h",
+              "stride_w", "pad_d", "pad_h", "pad_w", "dilation_d", "dilation_h", "dilation_w", "latency_ms", "tflops",
+              "non_zero")
+#: The columns of a measurement file besides the problem's fields.
+MEASURES = ("kernel", "kernel_name", "tflops", "time_ms")
+#: Columns read and ignored: CK's bookkeeping (``latency_ms`` is its time; tflops is what counts).
+IGNORED = ("problem_idx", "latency_ms", "non_zero", "bandwidth_gb_s", "run_id", "is_valid", "error_msg")
+#: Every column a measurement file may have.
+COLUMNS = (*FIELDS, *MEASURES, *IGNORED)
 
 
-def read_perf(path: str | Path, known_kernels: set[str] | None = None) -> dict[Problem, dict[str, float]]:
-    """{problem: {kernel: score}}; the best measurement of a repeated pair counts."""
-    rows = read_rows(path, (*FIELDS, *MEASURES))
+@dataclass(frozen=True)
+class Measurement:
+    """One row: where it is (``file:line``), the kernel's name as written, its score (TFLOPS, or 1 / time_ms;
+    0 or more) and the problem's fields as written."""
+
+    where: str
+    kernel: str
+    tflops: float
+    values: tuple  # ((field, integer), ...) of the fields given, without direction
+    direction: str | None  # the row's direction column, if any
+
+    def problem(self, direction: str) -> Problem:
+        """The row's problem, in the direction of its kernel (``direction``)."""
+        if self.direction is not None and self.direction != direction:
+            raise ProblemError(f"{self.where}: field direction {_echo(self.direction)!r} is not the direction of "
+                               f"kernel {_echo(self.kernel)!r} ({direction})")
+        return _problem(self.where, self.values, direction)
+
+
+def _problem(where: str, values: tuple, direction: str) -> Problem:
+    try:
+        return _cached_problem(values, direction)
+    except ProblemError as exc:
+        raise ProblemError(f"{where}: {exc}") from None
+
+
+@lru_cache(maxsize=4096)  # a benchmark repeats each problem once per kernel
+def _cached_problem(values: tuple, direction: str) -> Problem:
+    return _from_mapping({**dict(values), "direction": direction})
+
+
+def read_measurement_file(path: str | Path) -> list[Measurement]:
+    """Every row of the file, read once (a FIFO or a process substitution works), checked: its columns, its
+    numbers, a kernel name on every row; an error names the file, the line and the value."""
+    text = read_text(path, "measurement file")
+    try:
+        rows = read_rows(path, COLUMNS, text=text)
+    except CksolveError as exc:  # the workload face raises ProblemError for every bad file
+        raise ProblemError(str(exc)) from None
     if not rows:
         raise ProblemError(f"{path}: no measurements")
-    out: dict[Problem, dict[str, float]] = {}
+    out = []
     for where, row in rows:
-        kernel = str(row.pop("kernel", "") or "").strip()
+        extra = next((k for k in row if k not in COLUMNS), None)
+        if extra is not None:  # a JSONL key (a CSV header was checked as a whole)
+            raise ProblemError(f"{where}: unknown field {_echo(extra)!r}")
+        kernel = row.get("kernel")
+        if kernel in (None, ""):
+            kernel = row.get("kernel_name")
+        kernel = str(kernel if kernel is not None else "").strip()
         if not kernel:
             raise ProblemError(f"{where}: no 'kernel' value")
-        if known_kernels is not None and kernel not in known_kernels:
-            raise ProblemError(f"{where}: unknown kernel {kernel[:120]!r} (not a kernel of the rule set for the arch)")
-        tflops, time_ms = row.pop("tflops", None), row.pop("time_ms", None)
-        score = _number(where, "tflops", tflops) if tflops not in (None, "") else None
-        if score is None:
-            if time_ms in (None, ""):
-                raise ProblemError(f"{where}: needs 'tflops' or 'time_ms'")
-            t = _number(where, "time_ms", time_ms)
-            if t <= 0:
-                raise ProblemError(f"{where}: field time_ms: {t} must be positive")
-            score = 1.0 / t
-            if score == float("inf"):  # 1 / 1e-320: a score no comparison can use
-                raise ProblemError(f"{where}: field time_ms: {t!r} is too small (1 / time_ms is not a finite number)")
-        if score < 0:
-            raise ProblemError(f"{where}: field tflops: {score} must not be negative")
-        extra = [k for k in row if k not in FIELDS]
-        if extra:
-            raise ProblemError(f"{where}: unknown field {extra[0][:60]!r}")
-        try:
-            problem = _from_mapping(row)
+        direction = row.get("direction")
+        direction = None if direction is None or str(direction).strip() == "" else str(direction).strip()
+        try:  # the integers are read here, so that every reader refuses a bad one before its own checks
+            values = tuple((k, _int(k, v)) for k, v in row.items()
+                           if k in FIELDS and k != "direction" and v is not None and str(v).strip() != "")
         except ProblemError as exc:
             raise ProblemError(f"{where}: {exc}") from None
-        pairs = out.setdefault(problem, {})
-        pairs[kernel] = max(pairs.get(kernel, 0.0), score)
+        out.append(Measurement(where, kernel, _score(where, row.get("tflops"), row.get("time_ms")), values,
+                               direction))
     return out
+
+
+def _score(where: str, tflops, time_ms) -> float:
+    """TFLOPS, or 1 / time_ms without them: a finite number, not negative."""
+    if tflops not in (None, ""):
+        score = _number(where, "tflops", tflops)
+        if score < 0:
+            raise ProblemError(f"{where}: field tflops: {score} must not be negative")
+        return score
+    if time_ms in (None, ""):
+        raise ProblemError(f"{where}: needs 'tflops' or 'time_ms'")
+    t = _number(where, "time_ms", time_ms)
+    if t <= 0:
+        raise ProblemError(f"{where}: field time_ms: {t} must be positive")
+    score = 1.0 / t
+    if score == float("inf"):  # 1 / 1e-320: a score no comparison can use
+        raise ProblemError(f"{where}: field time_ms: {t!r} is too small (1 / time_ms is not a finite number)")
+    return score
+
+
+def read_perf(path: str | Path, known_kernels: set[str] | None = None,
+              rows: list[Measurement] | None = None) -> dict[Problem, dict[str, float]]:
+    """{problem: {kernel: score}} (``rows``: the file already read by ``read_measurement_file``)."""
+    return perf_scores(read_measurement_file(path) if rows is None else rows, known_kernels)
+
+
+def perf_scores(rows: list[Measurement], known_kernels: set[str] | None = None) -> dict[Problem, dict[str, float]]:
+    """{problem: {kernel: score}} of rows naming kernels by their full names; the best measurement of a
+    repeated pair counts."""
+    out: dict[Problem, dict[str, float]] = {}
+    for m in rows:
+        if known_kernels is not None and m.kernel not in known_kernels:
+            raise ProblemError(f"{m.where}: unknown kernel {m.kernel[:120]!r} (not a kernel of the rule set for "
+                               f"the arch)")
+        pairs = out.setdefault(m.problem(_direction(m.where, m.kernel)), {})
+        pairs[m.kernel] = max(pairs.get(m.kernel, 0.0), m.tflops)
+    return out
+
+
+def _direction(where: str, kernel: str) -> str:
+    try:
+        return _name_direction(kernel)
+    except CksolveError as exc:
+        raise ProblemError(f"{where}: {exc}") from None
+
+
+@lru_cache(maxsize=None)
+def _name_direction(kernel: str) -> str:
+    from ..space.naming import parse_name  # deferred: only a perf file needs kernel names read
+
+    return VARIANTS[parse_name(kernel).variant].direction
 
 
 #: A measurement as text: ASCII decimal digits, an optional fraction and exponent (float() would also
@@ -74,4 +178,3 @@ def _number(where: str, field: str, raw) -> float:
     if value != value or value in (float("inf"), float("-inf")):
         raise ProblemError(f"{where}: field {field}: {raw!r} is not a finite number")
     return value
-

@@ -14,7 +14,7 @@ from ..rulesets import RuleSet
 from ..selection import Record
 from .coverage import CoverageStream, Workspace, coverage
 from .minimize import Request
-from .perf import read_perf
+from .perf import perf_scores, read_measurement_file
 from .plan import known_kernels, plan
 from .problem import Problem, parse_problem
 from .problem_table import read_problems, read_table
@@ -59,23 +59,25 @@ def minimize_kernels(problems: Path | Sequence[Problem], rule_set: RuleSet, arch
                      request: Request | None = None, *, perf: Path | None = None, scorer=None):
     """``minimize``'s plan (``plan.Plan``) for ``request`` (:func:`minimize_request`; default: its
     defaults) over a workload file or its problems already read: analytic scores, or the measured ones in
-    ``perf`` (the file read and checked by ``read_perf``; with ``scorer``, a function of no arguments called
-    after that check, returning an object with ``score(pairs, arch, dtype)`` such as the measured scorer of
-    ``cksolve.scoring`` on the same file, the pairs of the file's problems and R's kernels are scored by it)."""
+    ``perf`` (the file read once and checked by ``perf.perf_scores``; with ``scorer``, a function of the rows
+    read, called after that check, returning an object with ``score(pairs, arch, dtype)`` such as the measured
+    scorer of ``cksolve.scoring`` on the same rows, the pairs of the file's problems and R's kernels are scored
+    by it)."""
     request = minimize_request() if request is None else request
     workload = read_problems(problems) if isinstance(problems, (str, Path)) else list(problems)
     measured = None
     if perf is not None:
+        rows = read_measurement_file(perf)  # read once: the file may be a FIFO
         known = known_kernels(rule_set, workload, arch, dtypes)
-        measured = read_perf(perf, known)  # checked here: strict numbers, kernels of R, its own error lines
+        measured = perf_scores(rows, known)  # checked here: kernels of R
         if scorer is not None:
-            measured = _scored(measured, scorer(), sorted(known), arch, dtypes[0])
+            measured = _scored(measured, scorer(rows), sorted(known), arch, dtypes[0])
     return plan(workload, rule_set, arch, dtypes, request, measured, str(perf) if perf is not None else "analytic")
 
 
 def _scored(measured: dict, scorer, names: list[str], arch: str, dtype: str) -> dict:
     """{problem: {kernel: score}} of the file's problems by ``scorer`` (a kernel it scores 0 stays out unless the
-    file names it, as ``read_perf`` leaves it)."""
+    file names it, as ``perf_scores`` leaves it)."""
     from ..space.naming import parse_name  # deferred: only a scorer needs the kernels as configs
 
     configs = [parse_name(n) for n in names]
