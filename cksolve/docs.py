@@ -10,6 +10,7 @@ from __future__ import annotations
 import sys
 
 from .arch.constraints import gemm_constraints, wmma_k_constraint
+from .arch.devices import DEFAULT_DEVICE, device
 from .arch.facts import ARCHS, arch_facts
 from .arch.versions import active
 from .space.axes import AXES
@@ -84,17 +85,25 @@ def _variants_section() -> list[str]:
 def _archs_section() -> list[str]:
     lines = ["", "## Architectures", "",
              "One table per architecture in `cksolve/arch/facts.toml`; the arch constraints, the run-time",
-             "checks (stream-K backward weight, async copy), `minimize`'s score (CUs) and `features` (CK's",
-             "hardware profile) read them.", "",
-             "| arch | family | warp size | wave splits | LDS | CUs | hardware profile | stream-K bwd_weight | async copy |",
+             "checks (stream-K backward weight, async copy) and `features` (CK's hardware profile) read them.",
+             "A device (CUs, clock, bandwidth) is not an arch: `cksolve/arch/devices.toml` holds each part and",
+             "each arch's default one, which `minimize`'s score and the performance model read.", "",
+             "| arch | family | warp size | wave splits | LDS | default device | hardware profile | stream-K bwd_weight | async copy |",
              "|---|---|---|---|---|---|---|---|---|"]
     for arch in ARCHS:
         a = arch_facts(arch)
         splits = " ".join("x".join(map(str, w)) for w in a.wave_splits)
         lds = f"{a.lds_capacity // 1024} KB" if a.lds_capacity is not None else ""
-        lines.append(f"| {arch} | {a.family} | {a.warp_size} | {splits} | {lds} | {a.cu_count or ''} | "
+        lines.append(f"| {arch} | {a.family} | {a.warp_size} | {splits} | {lds} | {_device(arch)} | "
                      f"{_yes(a.hw_profile is not None)} | {_yes(a.streamk_bwd_weight)} | {_yes(a.async_copy)} |")
     return lines
+
+
+def _device(arch: str) -> str:
+    if arch not in DEFAULT_DEVICE:
+        return "none"
+    d = device(arch)
+    return f"{d.name} ({d.cus} CUs)"
 
 
 def _values_section() -> list[str]:

@@ -146,7 +146,7 @@ def test_both_formats_of_ck_facts_file(name, rule, full_gfx950):
     assert version.lds_rule == rule
     with versions.using(version):
         assert sum(solve_combo(get_rule_set("full"), c).count() for c in select(["gfx950"]).combos()) == full_gfx950
-        assert arch_facts("gfx942").cu_count == 228  # facts the file does not hold: the bundled ones
+        assert arch_facts("gfx942").hw_profile["num_cus"] == 228  # facts the file does not hold: the bundled ones
 
 
 def _bad(tmp_path, text):

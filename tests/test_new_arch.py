@@ -1,8 +1,9 @@
 """A new gfx target is one table in ``arch/facts.toml``.
 
 The test copies the package, appends a made-up arch (``gfx9z1``: gfx950's tiles and wave
-splits, its own CU count and hardware profile, stream-K backward weight and async copy) to the
-copy's ``facts.toml`` -- no other file changes -- and runs the copy's ``cksolve`` on it: the arch
+splits, its own hardware profile, stream-K backward weight and async copy) to the copy's
+``facts.toml`` and its default device (its CU count) to ``devices.toml`` -- no other file
+changes -- and runs the copy's ``cksolve`` on it: the arch
 must reach ``archs``, ``enumerate``, ``check``, the run-time checks and their messages
 (``applicable``, ``explain --problem``, ``coverage``), ``minimize`` (its CU count), ``features``
 (its hardware profile), the constraint reference and ``emit``. The unmodified package must not
@@ -29,7 +30,6 @@ async_copy = true
 family = "cdna9"
 warp_size = 64
 wave_splits = [[1, 1, 1], [1, 2, 1], [1, 4, 1], [2, 1, 1], [2, 1, 2], [2, 2, 1], [4, 1, 1], [8, 2, 1], [4, 4, 1]]
-cu_count = 321
 
 [{ARCH}.warp_tiles]
 fp32_fp32_fp32 = [[16, 16, 4], [16, 16, 8], [16, 16, 16], [32, 32, 4], [32, 32, 8]]
@@ -37,6 +37,7 @@ fp16_fp16_fp32 = [[32, 32, 8], [16, 16, 16], [32, 32, 16], [16, 16, 32], [4, 64,
 bf16_bf16_fp32 = [[32, 32, 8], [16, 16, 16], [32, 32, 16], [16, 16, 32], [4, 64, 16], [64, 4, 16]]
 
 [{ARCH}.hw_profile]
+num_cus = 321
 simds_per_cu = 4
 shader_engines = 33
 max_clock_mhz = 2777
@@ -47,6 +48,21 @@ l2_cache_kb = 4096
 l3_cache_kb = 262144
 num_xcd = 8
 """
+#: its (made-up) default device, in devices.toml
+NEW_DEVICE = f"""
+[device.MI9Z]
+arch = "{ARCH}"
+cus = 321
+clock_mhz = 2777
+matrix = {{ fp16 = 4096, bf16 = 4096, fp32 = 256 }}
+hbm_tbps = 8.0
+lds_kb = 160
+simds = 4
+waves_per_simd = 8
+vgprs = 512
+max_vgprs = 512
+source = "made up"
+"""
 #: forward problems: a 1x1 and a 3x3 convolution
 PROBLEMS = "N,G,C,K,Hi,Wi,Y,X,pad_h,pad_w\n4,1,256,256,28,28,1,1,0,0\n8,1,64,64,28,28,3,3,1,1\n"
 #: an async pipeline kernel (comp_async): it runs only where async_copy is set
@@ -56,7 +72,11 @@ ASYNC = "grouped_conv_fwd_fp16_nhwgc_2d_comp_async_cshuffle_intrawave_128x128x64
 @pytest.fixture(scope="module")
 def package(tmp_path_factory):
     """A copy of the package whose arch facts have one more table."""
-    return copy_with(tmp_path_factory.mktemp("pkg"), "arch/facts.toml", NEW_ARCH)
+    root = copy_with(tmp_path_factory.mktemp("pkg"), "arch/facts.toml", NEW_ARCH)
+    devices = root / "cksolve" / "arch" / "devices.toml"  # its part: what minimize's score reads
+    text = devices.read_text(encoding="utf-8").replace("[defaults]\n", f"[defaults]\n{ARCH} = \"MI9Z\"\n", 1)
+    devices.write_text(text + NEW_DEVICE, encoding="utf-8")
+    return root
 
 
 @pytest.fixture(scope="module")

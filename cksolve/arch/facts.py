@@ -41,8 +41,7 @@ class ArchFacts:
     warp_size: int
     wave_splits: tuple[tuple[int, int, int], ...]
     warp_tiles: Mapping[str, tuple[tuple[int, int, int], ...]]
-    cu_count: int | None = None  # compute units of the arch's reference part; None where no source gives one
-    hw_profile: Mapping[str, int] | None = None  # CK's ML-selector hardware profile; None where CK has none
+    hw_profile: Mapping[str, int] | None = None  # CK's ML-selector hardware profile (num_cus ...); None where CK has none
     streamk_bwd_weight: bool = False  # CK Tile's stream-K backward-weight path runs here
     async_copy: bool = False  # Async (async-copy) pipelines run here
     lds_capacity: int | None = None  # bytes of LDS, where the CK version gives it (the per-arch LDS rule)
@@ -99,7 +98,6 @@ def _arch_facts(version: CkVersion, arch: str) -> ArchFacts:
         warp_size=a["warp_size"],
         wave_splits=a["wave_splits"],
         warp_tiles=a["warp_tiles"],
-        cu_count=a.get("cu_count"),
         hw_profile=MappingProxyType(dict(a["hw_profile"])) if "hw_profile" in a else None,
         streamk_bwd_weight=a.get("streamk_bwd_weight", False),
         async_copy=a.get("async_copy", False),

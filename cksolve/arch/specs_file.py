@@ -92,7 +92,7 @@ def _arch(f: _File, arch: str, a, needs_capacity: bool) -> dict:
     elif needs_capacity:
         f.fail(f"{at}.lds_capacity_kb", "missing (the per-arch LDS budgets need it)")
     base = base_facts().get(arch, {})
-    extra = {k: base[k] for k in ("cu_count", "hw_profile", "streamk_bwd_weight", "async_copy") if k in base}
+    extra = {k: base[k] for k in ("hw_profile", "streamk_bwd_weight", "async_copy") if k in base}
     return arch_record(f.text(a["family"], f"{at}.family"), f.integer(a["warp_size"], f"{at}.warp_size", 1),
                        f.triples(a["warp_configs"], f"{at}.warp_configs"), tiles, capacity, extra)
 

@@ -96,7 +96,7 @@ class CkVersion:
 
 _TRIPLES = [[int]]
 _FACTS_SCHEMA = {"*": {"family": str, "warp_size": int, "wave_splits": _TRIPLES, "warp_tiles": {"*": _TRIPLES},
-                       "cu_count?": int, "hw_profile?": {"*": (int, float)}, "streamk_bwd_weight?": bool,
+                       "hw_profile?": {"*": (int, float)}, "streamk_bwd_weight?": bool,
                        "async_copy?": bool}}
 _ARCH_DELTA = {"family?": str, "warp_size?": int, "warp_configs?": _TRIPLES, "warp_tile_combos?": {"*": _TRIPLES},
                "lds_capacity_kb?": int}
@@ -112,7 +112,7 @@ _BASES = ("fraction", "absolute_kb")
 
 @MEMOS.cached("arch.versions.base_facts", maxsize=1)
 def base_facts() -> dict:
-    """``facts.toml``: the first version's arch facts and the facts no CK version changes (CUs, profiles, flags)."""
+    """``facts.toml``: the first version's arch facts and the facts no CK version changes (profiles, flags)."""
     return load(__package__, "facts.toml", _FACTS_SCHEMA)
 
 
@@ -127,7 +127,7 @@ def arch_record(family: str, warp_size: int, wave_splits, warp_tiles, lds_capaci
 def _base_archs() -> dict[str, dict]:
     out = {}
     for arch, a in base_facts().items():
-        extra = {k: a[k] for k in ("cu_count", "hw_profile", "streamk_bwd_weight", "async_copy") if k in a}
+        extra = {k: a[k] for k in ("hw_profile", "streamk_bwd_weight", "async_copy") if k in a}
         out[arch] = arch_record(a["family"], a["warp_size"], a["wave_splits"], a["warp_tiles"], None, extra)
     return out
 

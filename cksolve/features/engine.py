@@ -63,7 +63,7 @@ def _profile(arch: str) -> dict:
         profiled = ", ".join(a for a in archs() if arch_facts(a).hw_profile is not None) or "none of the known archs"
         raise NoHardwareProfile(f"arch {arch} has no CK hardware profile (CK profiles {profiled}); "
                                 f"the hw_* columns and CK's lds_usage_ratio need one")
-    return {"num_cus": facts.cu_count, "wavefront_size": facts.warp_size, **facts.hw_profile}
+    return {"wavefront_size": facts.warp_size, **facts.hw_profile}
 
 
 def hardware_block(arch: str, semantics: str = "ck") -> tuple:

@@ -1,6 +1,6 @@
 """The analytic scorer: a performance model's estimate of a kernel's TFLOPS on a problem (higher is better).
 
-Every term reads the kernel's own axes and the device's facts (``devices.toml``);
+Every term reads the kernel's own axes and the device's facts (``arch/devices.toml``);
 the efficiency factors, each with its reason, are one table (``factors.toml``).
 For the problem's implicit GEMM (``Problem.facts()``: M, N, K of its direction
 for one group, G groups, backward-data phases, split-K):

@@ -9,9 +9,10 @@ kernel higher, from facts only, as a product of four terms in (0, 1]:
     direction's GEMM sizes (``Facts``). A 256x256 tile on M = 64 keeps a
     quarter of its rows busy.
 ``occupancy``
-    how evenly the output tiles fill the arch's compute units: tiles /
-    (waves . CUs), where waves = ceil(tiles / CUs). One tile on a 228-CU part
-    leaves 227 idle for the whole kernel.
+    how evenly the output tiles fill the compute units of the arch's default
+    device (``arch/devices.toml``: gfx942 is an MI300X, 304 CUs): tiles /
+    (waves . CUs), where waves = ceil(tiles / CUs). One tile on a 304-CU part
+    leaves 303 idle for the whole kernel.
 ``reuse``
     how much work a tile does per element it loads: tm tn / (tm + tn) MACs per
     loaded element and k-step, relative to a 128x128 tile's 64 and capped at 1.
@@ -36,7 +37,8 @@ from typing import Sequence
 
 import numpy as np
 
-from ..arch.facts import arch_facts, common_facts
+from ..arch.devices import DEFAULT_DEVICE, device
+from ..arch.facts import common_facts
 from ..errors import CksolveError
 from ..space.kinds import DEPTHWISE, GEMM, KINDS
 from .columns import facts_of
@@ -54,11 +56,11 @@ FULL_REUSE = 64.0
 
 
 def cu_count(arch: str) -> int:
-    n = arch_facts(arch).cu_count
-    if n is None:
-        raise CksolveError(f"no compute-unit count for {arch} in facts.toml; the analytic score needs one "
-                           "(give measured results with {opt:perf})")
-    return n
+    """The compute units of the arch's default device (``arch/devices.toml``)."""
+    if arch not in DEFAULT_DEVICE:
+        raise CksolveError(f"no compute-unit count for {arch}: it has no default device in devices.toml; the "
+                           "analytic score needs one (give measured results with {opt:perf})")
+    return device(arch).cus
 
 
 def _padded_share(size, tile):
