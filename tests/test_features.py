@@ -286,3 +286,28 @@ def test_the_cli_offers_what_the_features_package_defines():
     from cksolve.features.render import FORMATS
 
     assert cli_features.SEMANTICS == tuple(SEMANTICS) and cli_features.FEATURE_FORMATS == tuple(FORMATS)
+
+
+def test_the_short_name_grammar_is_stated_once():
+    """``dispatcher_name`` writes the short name; ``ckname`` reads it both as CK's parser does (``read_name``) and
+    in full (``read_short``, what ``ml.names`` reads measurement files with): one grammar, two readings."""
+    import inspect
+
+    import cksolve.ml.names as ml_names
+    from cksolve.features.ckname import read_short
+    from cksolve.space.naming import parse_name
+
+    assert "re.compile" not in inspect.getsource(ml_names)
+    cfg = parse_name("grouped_conv_bwd_weight_bf16_nhwgc_3d_mem_cshuffle_interwave_64x128x32_2x2x1_32x32x16")
+    for change in ({}, {"groups_to_merge": 2}, {"two_stage": True}, {"double_smem_buffer": True},
+                   {"split_image": True}):
+        c = cfg.replace(**change)
+        name = dispatcher_name(c)
+        assert read_short(name) == ml_names.config_short(c), (change, name)
+        ck = read_name(name)
+        if change.get("groups_to_merge", 1) != 1 or change.get("two_stage"):  # suffixes CK's parser does not know
+            assert ck is None, name
+        else:
+            assert ck is not None and ck[:3] == (c.tile_m, c.tile_n, c.tile_k), name
+    assert read_short("grouped_conv_forward_bf16_2d_64x64x64_wavelet_intrawave")[6] == "wavelet"
+    assert read_name("grouped_conv_forward_bf16_2d_64x64x64_wavelet_intrawave") is None

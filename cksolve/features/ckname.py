@@ -19,9 +19,11 @@ from typing import NamedTuple
 
 from ..space.config import KernelConfig
 from ..space.memos import MEMOS
+from ..space.pipelines import PIPELINES
+from ..space.variants import VARIANTS
 from .spec import ENGINE
 
-__all__ = ["CkReading", "dispatcher_name", "read_name", "ck_fields"]
+__all__ = ["CkReading", "dispatcher_name", "read_name", "ck_fields", "read_short"]
 
 
 class CkReading(NamedTuple):
@@ -51,22 +53,51 @@ def dispatcher_name(config: KernelConfig) -> str:
     return "_".join(parts)
 
 
-@MEMOS.cached("features.ckname._grammar", maxsize=1)
-def _grammar() -> re.Pattern:
-    pipelines = "|".join(ENGINE["name_pipelines"])
-    return re.compile(
-        rf"grouped_conv_[a-z_]+_[a-z0-9]+_\d+d_(\d+)x(\d+)x(\d+)_({pipelines})"
-        r"(?:_(intrawave|interwave))?(_dsb)?(_si)?$"
-    )
+def _grammar(variants: str, ndims: str, pipelines: str, every_suffix: bool) -> re.Pattern:
+    """The short name's grammar, the one statement of it (``dispatcher_name`` writes its parts in this order):
+    ``grouped_conv_{variant}_{dtype}_{n}d_{m}x{n}x{k}_{pipeline}[_{scheduler}][_gm{g}][_dsb][_si][_2stage]``,
+    read with the given alternatives; without ``every_suffix`` it has no ``_gm{g}`` and ``_2stage`` (CK's parser)."""
+    gm, two = (r"(?:_gm(?P<gm>\d+))?", r"(?P<two>_2stage)?") if every_suffix else ("", "")
+    return re.compile(rf"grouped_conv_(?P<variant>{variants})_(?P<dtype>[a-z0-9]+)_(?P<ndim>{ndims})d_"
+                      rf"(?P<m>\d+)x(?P<n>\d+)x(?P<k>\d+)_(?P<pipeline>{pipelines})"
+                      rf"(?:_(?P<scheduler>intrawave|interwave))?{gm}(?P<dsb>_dsb)?(?P<si>_si)?{two}$")
+
+
+@MEMOS.cached("features.ckname._ck_grammar", maxsize=1)
+def _ck_grammar() -> re.Pattern:
+    """CK's parser's reading: any variant, any ndim, the pipelines its list names, no ``_gm``/``_2stage``."""
+    return _grammar("[a-z_]+", r"\d+", "|".join(ENGINE["name_pipelines"]), False)
+
+
+@MEMOS.cached("features.ckname._full_grammar", maxsize=1)
+def _full_grammar() -> re.Pattern:
+    """Every name of the grammar: cksolve's variants and pipelines (longest first), every suffix."""
+    variants = "|".join(sorted(VARIANTS, key=len, reverse=True))
+    pipelines = "|".join(sorted(PIPELINES, key=len, reverse=True))
+    return _grammar(variants, "[123]", pipelines, True)
 
 
 def read_name(name: str) -> CkReading | None:
     """What CK's parser reads from ``name``; None when the name does not match its grammar."""
-    m = _grammar().match(name)
+    m = _ck_grammar().match(name)
     if m is None:
         return None
-    a, b, c, pipeline, wave, dsb, si = m.groups()
-    return CkReading(int(a), int(b), int(c), pipeline, wave or "intrawave", int(dsb is not None), int(si is not None))
+    g = m.group
+    return CkReading(int(g("m")), int(g("n")), int(g("k")), g("pipeline"), g("scheduler") or "intrawave",
+                     int(g("dsb") is not None), int(g("si") is not None))
+
+
+def read_short(name: str) -> tuple | None:
+    """Every field of a short name (the suffixes CK's parser drops too): (variant, dtype, ndim, tile_m, tile_n,
+    tile_k, pipeline, scheduler, groups_to_merge, double_smem_buffer, split_image, two_stage); None when
+    ``name`` is not one."""
+    m = _full_grammar().match(name)
+    if m is None:
+        return None
+    g = m.group
+    return (g("variant"), g("dtype"), int(g("ndim")), int(g("m")), int(g("n")), int(g("k")), g("pipeline"),
+            g("scheduler") or "intrawave", int(g("gm") or 1), g("dsb") is not None, g("si") is not None,
+            g("two") is not None)
 
 
 @MEMOS.cached("features.ckname._fallback", maxsize=1)

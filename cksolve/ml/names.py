@@ -1,8 +1,8 @@
 """Kernel names in measurement files, in either spelling CK writes, read into what a feature row needs.
 
 CK's tile-engine benchmark names a kernel by the dispatcher's short name
-(``grouped_conv_forward_bf16_2d_64x128x64_compv3_intrawave_dsb``, grammar
-``grouped_conv_{variant}_{dtype}_{n}d_{m}x{n}x{k}_{pipeline}[_{scheduler}][_gm{g}][_dsb][_si][_2stage]``);
+(``grouped_conv_forward_bf16_2d_64x128x64_compv3_intrawave_dsb``; its grammar is
+``features.ckname``'s, which writes the name and reads it both as CK's parser does and in full);
 cksolve's files and CK's generated instances use the full name, which parses to a
 ``KernelConfig``. CK's own parser (``convert_csv_to_parquet.py``) knows no
 ``_gm<g>``, ``_2stage`` or ``wavelet`` and drops those rows from training; here
@@ -11,16 +11,12 @@ every name of the grammar is read, and a name that is neither spelling is one er
 
 from __future__ import annotations
 
-import re
 from typing import NamedTuple
 
 from ..errors import CksolveError, shorten
-from ..features.ckname import CkReading
+from ..features.ckname import CkReading, read_short
 from ..space.config import KernelConfig
-from ..space.memos import MEMOS
 from ..space.naming import parse_name
-from ..space.pipelines import PIPELINES
-from ..space.variants import VARIANTS
 
 __all__ = ["ShortName", "KernelName", "read_kernel_name", "short_reading", "config_short"]
 
@@ -50,14 +46,6 @@ class KernelName(NamedTuple):
     config: KernelConfig | None
 
 
-@MEMOS.cached("ml.names._short", maxsize=1)
-def _short() -> re.Pattern:
-    variants = "|".join(sorted(VARIANTS, key=len, reverse=True))
-    pipelines = "|".join(sorted(PIPELINES, key=len, reverse=True))
-    return re.compile(rf"grouped_conv_({variants})_([a-z0-9]+)_([123])d_(\d+)x(\d+)x(\d+)_({pipelines})"
-                      r"(?:_(intrawave|interwave))?(?:_gm(\d+))?(_dsb)?(_si)?(_2stage)?$")
-
-
 def config_short(c: KernelConfig) -> ShortName:
     """The short name's fields of a config."""
     return ShortName(c.variant, c.dtype, c.ndim, c.tile_m, c.tile_n, c.tile_k, c.pipeline, c.scheduler,
@@ -66,11 +54,9 @@ def config_short(c: KernelConfig) -> ShortName:
 
 def read_kernel_name(name: str, where: str = "") -> KernelName:
     """The kernel ``name`` (short or full spelling); a CksolveError naming ``where`` when it is neither."""
-    m = _short().match(name)
-    if m is not None:
-        v, dt, nd, a, b, c, pipe, sched, gm, dsb, si, two = m.groups()
-        return KernelName(name, ShortName(v, dt, int(nd), int(a), int(b), int(c), pipe, sched or "intrawave",
-                                          int(gm or 1), dsb is not None, si is not None, two is not None), None)
+    fields = read_short(name)
+    if fields is not None:
+        return KernelName(name, ShortName(*fields), None)
     try:
         config = parse_name(name)
     except CksolveError:
