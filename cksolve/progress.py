@@ -44,10 +44,11 @@ class Progress:
     """``with Progress("deciding problems", total) as bar: ... bar.advance()``; ``total`` None: a spinner.
 
     ``ticking``: the bar appears by itself after ``delay`` seconds and keeps time without ``advance``.
+    ``show`` False: never a bar (a caller asked for none, or has no work worth one).
     """
 
     def __init__(self, label: str, total: int | None = None, stream=None, delay: float | None = None,
-                 ticking: bool = False):
+                 ticking: bool = False, show: bool = True):
         self.label, self.total = label, total
         self.stream = sys.stderr if stream is None else stream
         self.delay = DELAY if delay is None else delay  # read now: a test may change DELAY
@@ -59,7 +60,7 @@ class Progress:
         self._closed = False
         self._t0 = 0.0
         self._next = 0.0
-        self.enabled = is_terminal(self.stream)
+        self.enabled = show and is_terminal(self.stream)
 
     def __enter__(self) -> "Progress":
         self._t0 = time.monotonic()

@@ -412,8 +412,9 @@ def _survivors(pids: list[int], deadline: float) -> list[int]:
 
 
 _SLOW_RENDERERS = """
-import contextlib, sys, time
+import sys, time
 from cksolve.emit import jobs
+from cksolve.progress import Progress
 
 class Slow(jobs.Job):
     def run(self, lo, hi):
@@ -421,7 +422,7 @@ class Slow(jobs.Job):
         return super().run(lo, hi)
 
 print("start", flush=True)
-jobs.run(Slow([], sys.argv[1], {}, "tok"), [(0, 0)] * 4, 2, contextlib.nullcontext(lambda n: None))
+jobs.run(Slow([], sys.argv[1], {}, "tok"), [(0, 0)] * 4, 2, Progress("emit", show=False))
 """
 
 

@@ -131,16 +131,16 @@ def _unchanged(name: str, prev, top: int, wrap: int) -> bool:
 def run(job: Job, chunks: list[tuple[int, int]], workers: int, progress) -> list[Result]:
     """Results of every chunk (up to the first error); forks ``workers`` processes if more than one.
 
-    ``progress`` is a context manager yielding ``advance(kernels)``; it is
+    ``progress`` is a ``cksolve.progress.Progress`` over the kernels; it is
     entered after the fork (a progress bar runs a thread, and threads do not
     survive a fork).
     """
     if workers <= 1 or len(chunks) <= 1:
         out = []
-        with progress as advance:
+        with progress as bar:
             for lo, hi in chunks:
                 out.append(job.run(lo, hi))
-                advance(hi - lo)
+                bar.advance(hi - lo)
                 if out[-1].error is not None:
                     break
         return out
@@ -191,8 +191,8 @@ def _forked(job: Job, chunks, n: int, progress) -> list[Result]:
             os.close(wfd)
             children[r] = pid
             sel.register(r, selectors.EVENT_READ, bytearray())
-        with progress as advance:
-            _collect(sel, children, results, advance)
+        with progress as bar:
+            _collect(sel, children, results, bar.advance)
     finally:
         for fd, pid in children.items():
             _kill(pid)

@@ -25,7 +25,8 @@ Guarantees, per output directory (``--out``):
 * rendering runs in forked processes over chunks of kernels (:mod:`.jobs`).
 * emit tells before it deletes another selection's files (:mod:`.ownership`).
 
-Which names a tree accepts is :mod:`.names`; the directory's lock :mod:`.lock`; the bar :mod:`.progress`.
+Which names a tree accepts is :mod:`.names`; the directory's lock :mod:`.lock`; the bar is every
+command's (``cksolve.progress``).
 """
 
 from __future__ import annotations
@@ -43,9 +44,9 @@ from . import files, jobs as jobs_, manifest as manifest_, ownership, render, un
 from .interrupt import EmitInterrupted, Guard, Interrupt
 from .lock import locked
 from .names import ARCH, EmitError, all_plain, check_arch, check_file_name, names_to_configs
-from .progress import ProgressBar
 from ..arch.target_id import base_arch
 from ..errors import CksolveError
+from ..progress import Progress
 from ..space.config import DepthwiseConfig, KernelConfig
 
 __all__ = ["EmitError", "EmitInterrupted", "EmitSummary", "emit", "emit_trees", "names_to_configs", "MANIFEST",
@@ -328,7 +329,8 @@ def _render(job: jobs_.Job, jobs: int | None, progress: bool, summary: "EmitSumm
             workers, size = 1, max(n, 1)
         chunks = [(i, min(i + size, n)) for i in range(0, n, size)]
         # a bar only when there is rendering to watch (a stat-only check takes well under a second)
-        results = jobs_.run(job, chunks, workers, ProgressBar(progress and to_render > 0, n))
+        bar = Progress("emitting kernels", n, show=progress and to_render > 0)
+        results = jobs_.run(job, chunks, workers, bar)
     finally:
         job.close()
     temps, kernels = [], {}
