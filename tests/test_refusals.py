@@ -29,6 +29,9 @@ def test_report_of_a_space_too_large_does_not_advise_a_limit_it_lacks(capsys, tm
                          "fp16", "-o", str(tmp_path / "r.html"))
     assert code == 2 and err.count("\n") == 1 and "too many for a report" in err, err
     assert "--limit" not in err, err
+    import cksolve.report.data as report_data
+
+    assert not hasattr(report_data, "_check_size")  # the listing's own size check, worded for report
 
 
 def test_a_negative_seed_is_refused(capsys):

@@ -41,14 +41,16 @@ ENUMERATE_LIMIT = 10_000_000
 MEMO_LISTING = 100_000
 
 
-def enumerate_records(rule_set: RuleSet, selection: Selection, limit: int | None = ENUMERATE_LIMIT) -> Iterator[Record]:
+def enumerate_records(rule_set: RuleSet, selection: Selection, limit: int | None = ENUMERATE_LIMIT,
+                      why: str | None = None) -> Iterator[Record]:
     """Every (arch, config) of the rule set valid for the selection, in canonical order.
 
     The selection is counted first (cheap: components multiply) and refused above
     ``limit`` (0 or None: never), a guard against listing a whole space by accident;
     the records are made in blocks, so memory does not grow with the listing.
+    ``why``: a caller with no ``--limit`` to raise (report) says why it refuses instead.
     """
-    _check_limit(rule_set, selection, limit)
+    _check_limit(rule_set, selection, limit, why)
     return _records(rule_set, selection)
 
 
@@ -114,7 +116,7 @@ def name_lines(arch_names: Iterable[tuple[str, str]], archs: Sequence[str]) -> I
         yield from (f"{n}\n" for n in by_arch.get(arch, ()))
 
 
-def _check_limit(rule_set: RuleSet, selection: Selection, limit: int | None) -> None:
+def _check_limit(rule_set: RuleSet, selection: Selection, limit: int | None, why: str | None = None) -> None:
     if limit is not None and limit < 0:
         raise CksolveError(f"{{option}} {limit} must not be negative", option="limit")
     if not limit:
@@ -124,8 +126,9 @@ def _check_limit(rule_set: RuleSet, selection: Selection, limit: int | None) -> 
         total += _count(rule_set, combo)
         if total > limit:
             raise CksolveError(f"{rule_set.name or 'rule set'} has more than {limit:,} configs in this selection "
-                               f"({total:,} up to {combo.key}): narrow it ({{opt:arch}}, {{opt:variant}}, {{opt:dtype}}, "
-                               f"{{opt:ndim}}, pins in the rule-set file) or raise {{opt:limit}} (0: no limit)")
+                               f"({total:,} up to {combo.key}){', ' + why if why else ''}: narrow it ({{opt:arch}}, "
+                               f"{{opt:variant}}, {{opt:dtype}}, {{opt:ndim}}, pins in the rule-set file)"
+                               + ("" if why else " or raise {opt:limit} (0: no limit)"))
 
 
 def _listed(lister, rule_set: RuleSet, combo: Combo):

@@ -61,8 +61,7 @@ def gather(rule_set: str, selection: query.Selection, builder_configs: str | Non
     by_variant = {(a, v): 0 for a in selection.archs for v in selection.variants}
     by_pipeline: dict[tuple[str, str], int] = {}
     seen: dict[str, None] = {}
-    _check_size(rs, selection)
-    for r in query.enumerate_records(rs, selection, limit=None):  # counted just above, worded for report
+    for r in query.enumerate_records(rs, selection, why="too many for a report, which shows every kernel"):
         by_variant[r.combo.arch, r.combo.variant] += 1
         p = pipeline_of(r.config)
         seen.setdefault(p)
@@ -80,20 +79,6 @@ def gather(rule_set: str, selection: query.Selection, builder_configs: str | Non
         summary = workload.minimize_summary(plan, problems)
     return ReportData(**{**data.__dict__, "problems": str(problems), "groups": groups, "coverage": coverage,
                          "uncovered": uncovered, "minimize_arch": minimize_arch, "plan": plan, "minimize": summary})
-
-
-def _check_size(rs, selection: query.Selection, limit: int = query.ENUMERATE_LIMIT) -> None:
-    """A report lists every kernel of the selection: refuse more than ``limit`` (counted per combination,
-    stopping at the first past it), worded for report, which has no ``--limit`` to raise."""
-    total = 0
-    for combo in selection.combos():
-        one = query.select([combo.arch], [combo.variant], [combo.dtype], [str(combo.ndim)])
-        total += sum(query.count_records(rs, one).values())
-        if total > limit:
-            raise query.CksolveError(f"{rs.name or 'rule set'} has more than {limit:,} configs in this selection "
-                                     f"({total:,} up to {combo.key}), too many for a report, which shows every "
-                                     f"kernel: narrow it ({{opt:arch}}, {{opt:variant}}, {{opt:dtype}}, {{opt:ndim}}, "
-                                     f"pins in the rule-set file)")
 
 
 def _coverage(read: list, rs, archs: Sequence[str], dtypes: Sequence[str]):
