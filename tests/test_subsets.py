@@ -333,3 +333,21 @@ def test_covers_at_least_what_ck_covers(rule_set):
             cover = tiny_selection(combo).cover
             assert len(cover) <= len(theirs), \
                 f"{key}: equal coverage, but the minimum cover has {len(cover)} configs and CK's tiny {len(theirs)}"
+
+
+@pytest.mark.parametrize("name", ["tiny", "full-tests"])
+def test_constraints_compute_the_basis_once(monkeypatch, name):
+    """A subset rule set's ``constraints(combo)`` reads full's answer (its basis) once, not again per selection."""
+    import cksolve.derived.subsets as subsets
+    from cksolve.space.memos import MEMOS
+
+    calls = []
+    real = subsets._basis
+    monkeypatch.setattr(subsets, "_basis", lambda combo: calls.append(combo) or real(combo))
+    combo = Combo("gfx942", "forward", "fp16", 2)
+    got = get_rule_set(name).constraints(combo)
+    MEMOS.clear()
+    calls.clear()
+    again = get_rule_set(name).constraints(combo)
+    assert len(calls) == 1, calls
+    assert [c.name for c in again] == [c.name for c in got]

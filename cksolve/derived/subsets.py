@@ -223,26 +223,26 @@ def _selection_table(rule_set: str, combo: Combo, configs: Sequence):
 
 
 class _SubsetRuleSet(RuleSet):
-    #: combo -> the configs the rule set selects from full, in name order
-    selection: Callable[[Combo], Sequence]
+    #: (combo, its basis) -> the configs the rule set selects from full, in name order
+    selection: Callable[[Combo, tuple], Sequence]
 
     def constraints(self, combo: Combo) -> Sequence[Constraint]:
-        return _constraints(self.name, type(self).selection, combo, _basis(combo))
+        return _constraints(self.name, type(self).selection, combo, _basis(combo))  # the basis, once per call
 
 
 @MEMOS.cached("subsets.constraints")
-def _constraints(name: str, selection: Callable[[Combo], Sequence], combo: Combo, basis: tuple) -> tuple:
-    """Keyed by the basis too: another CK version selects again."""
-    return (*get_rule_set("full").constraints(combo), _selection_table(name, combo, selection(combo)))
+def _constraints(name: str, selection: Callable[[Combo, tuple], Sequence], combo: Combo, basis: tuple) -> tuple:
+    """Keyed by the basis too: another CK version selects again. ``basis[1]`` is full's constraints."""
+    return (*basis[1], _selection_table(name, combo, selection(combo, basis)))
 
 
-def _tiny_configs(combo: Combo) -> tuple:
-    return tiny_selection(combo).configs
+def _tiny_configs(combo: Combo, basis: tuple) -> tuple:
+    return _tiny_selection(combo, basis).configs
 
 
 class FullTestsRuleSet(_SubsetRuleSet):
     name = "full-tests"
-    selection = staticmethod(full_tests_selection)
+    selection = staticmethod(_full_tests_selection)
 
 
 class TinyRuleSet(_SubsetRuleSet):
