@@ -22,7 +22,7 @@ import stat
 import sys
 from pathlib import Path
 from contextlib import contextmanager
-from typing import Iterable, Iterator, TextIO
+from typing import BinaryIO, Iterable, Iterator, TextIO
 
 from .errors import CksolveError
 
@@ -160,42 +160,33 @@ def atomic_text_stream(path: Path) -> Iterator[TextIO]:
 
 
 @contextmanager
-def atomic_path(path: Path) -> Iterator[str]:
-    """A temporary's path, beside ``path``, for a writer that opens files by name (Parquet); it becomes
-    ``path`` when the block ends, or is removed if the block raises.
+def atomic_path(path: Path) -> Iterator[str | BinaryIO]:
+    """Where a writer that takes a file name or a binary stream (Parquet) writes: a temporary's path, beside
+    ``path``, which becomes ``path`` when the block ends, or is removed if the block raises.
 
-    A device or FIFO at ``path`` is written into instead, as the text writers do: the writer fills a
-    temporary in the system's temporary directory (never beside a device, in ``/dev``), which is then
-    copied into ``path`` and removed."""
+    A device or FIFO at ``path`` is written into instead, as the text writers do: the block gets it opened
+    for writing (a binary stream; a Parquet writer writes it in order, never seeking), and an error writing
+    it is one line naming it."""
     path = Path(path)
     if _is_special(path):
-        with _special_through_temporary(path) as tmp:
-            yield tmp
+        with _special_binary(path) as out:
+            yield out
         return
     with _replacing(path, named=True) as tmp:
         yield tmp
 
 
 @contextmanager
-def _special_through_temporary(path: Path) -> Iterator[str]:
-    fd, tmp = _mkstemp(path.name, None)
-    os.close(fd)
-    _live.add(tmp)
+def _special_binary(path: Path) -> Iterator[BinaryIO]:
     try:
-        yield tmp
-        try:
-            out = os.open(path, os.O_WRONLY | os.O_NOFOLLOW | os.O_NOCTTY | os.O_CLOEXEC)
-            try:
-                with open(tmp, "rb") as src:
-                    while chunk := src.read(1 << 20):
-                        write_all(out, chunk)
-            finally:
-                os.close(out)
-        except OSError as exc:
-            raise CksolveError(f"cannot write {path}: {exc.strerror or exc}") from None
-    finally:
-        remove([tmp])
-        _live.discard(tmp)
+        fd = os.open(path, os.O_WRONLY | os.O_NOFOLLOW | os.O_NOCTTY | os.O_CLOEXEC)
+    except OSError as exc:
+        raise CksolveError(f"cannot write {path}: {exc.strerror or exc}") from None
+    try:
+        with os.fdopen(fd, "wb") as out:
+            yield out
+    except OSError as exc:  # pyarrow passes the stream's own OSError on (ENOSPC of a full device)
+        raise CksolveError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
 @contextmanager

@@ -78,6 +78,34 @@ def test_parquet_into_a_fifo_reaches_its_reader(tmp_path):
     assert got and got[0][:4] == b"PAR1" and got[0][-4:] == b"PAR1", got[:1]
 
 
+@needs_parquet
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_parquet_into_a_fifo_is_written_through_no_temporary(tmp_path, capsys, monkeypatch):
+    """pyarrow writes the FIFO opened for writing (in order, never seeking): no temporary file and no copy."""
+    import cksolve.outputs
+    from test_cli import run
+
+    def no_temporary(*_):
+        raise AssertionError("a temporary file for a FIFO")
+
+    monkeypatch.setattr(cksolve.outputs, "_mkstemp", no_temporary)
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()), daemon=True)
+    reader.start()
+    try:
+        code, _, err = run(capsys, *FEATURES, str(fifo))
+    finally:
+        try:  # a reader still waiting for a writer can finish
+            os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+        except OSError:
+            pass
+        reader.join(20)
+    assert code == 0, err
+    assert got and got[0][:4] == b"PAR1" and got[0][-4:] == b"PAR1", got[:1]
+
+
 # --- stdout written whole, unbuffered ------------------------------------------------------------------
 
 UNBUFFERED = dict(os.environ, PYTHONUNBUFFERED="1", PYTHONDONTWRITEBYTECODE="1")  # no .pyc: the limit hits them too

@@ -58,8 +58,8 @@ def features_cmd(
     # a bar on a terminal past 1 s, unless the rows themselves go to that terminal
     with Progress("writing feature rows", ticking=output is not None or not is_terminal(sys.stdout)):
         if fmt == "parquet":
-            with atomic_path(Path(output)) as tmp:
-                features.write_features(columns, rows, fmt, path=tmp)
+            with atomic_path(Path(output)) as target:  # a temporary's path, or a device/FIFO opened
+                features.write_features(columns, rows, fmt, path=target)
         elif output is None:
             features.write_features(columns, rows, fmt, StdoutStream())
         else:

@@ -71,8 +71,9 @@ def check_parquet() -> None:
     _pyarrow()
 
 
-def write_parquet(columns: Sequence[str], rows: Iterable[tuple], path: str) -> int:
-    """Rows to a Parquet file at ``path`` (a temporary the caller renames), row group by row group.
+def write_parquet(columns: Sequence[str], rows: Iterable[tuple], path) -> int:
+    """Rows to a Parquet file at ``path`` (a temporary the caller renames) or to a binary stream (a device
+    or FIFO, written in order), row group by row group.
 
     Column types come from the values as CSV would print them: ints int64,
     floats float64, text string; a column holding both ints and floats is float64.

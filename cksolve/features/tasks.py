@@ -39,8 +39,9 @@ def _problems(path: Path | None):
     return read_problems(path) if path is not None else None
 
 
-def write_features(columns, rows, fmt: str, out=None, path: str | None = None) -> int:
-    """Rows to the text stream ``out`` (csv, jsonl) or, for parquet, to the file ``path``; rows written."""
+def write_features(columns, rows, fmt: str, out=None, path=None) -> int:
+    """Rows to the text stream ``out`` (csv, jsonl) or, for parquet, to ``path`` (a file name, or a binary stream
+    such as a FIFO opened for writing); rows written."""
     check_format(fmt, FEATURE_FORMATS)
     if fmt == "parquet":
         return write_parquet(columns, rows, path)
