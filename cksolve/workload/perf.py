@@ -23,15 +23,16 @@ so any kernel that runs it is good enough.
 
 from __future__ import annotations
 
+import io
 import re
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 
 from ..errors import CksolveError
+from ..space.memos import MEMOS
 from ..space.textfile import read_text
 from ..space.variants import VARIANTS
-from .problem import FIELDS, Problem, ProblemError, _echo, _from_mapping, _int, read_rows
+from .problem import FIELDS, Problem, ProblemError, _csv_rows, _echo, _from_mapping, _int, _jsonl_rows
 
 __all__ = ["read_perf", "perf_scores", "read_measurement_file", "Measurement", "CK_COLUMNS", "COLUMNS"]
 
@@ -45,18 +46,25 @@ MEASURES = ("kernel", "kernel_name", "tflops", "time_ms")
 IGNORED = ("problem_idx", "latency_ms", "non_zero", "bandwidth_gb_s", "run_id", "is_valid", "error_msg")
 #: Every column a measurement file may have.
 COLUMNS = (*FIELDS, *MEASURES, *IGNORED)
+_INTEGERS = frozenset(FIELDS) - {"direction"}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Measurement:
-    """One row: where it is (``file:line``), the kernel's name as written, its score (TFLOPS, or 1 / time_ms;
-    0 or more) and the problem's fields as written."""
+    """One row: its file and line, the kernel's name as written, its score (TFLOPS, or 1 / time_ms; 0 or
+    more) and the problem's fields as written."""
 
-    where: str
+    path: str
+    line: int
     kernel: str
     tflops: float
     values: tuple  # ((field, integer), ...) of the fields given, without direction
     direction: str | None  # the row's direction column, if any
+
+    @property
+    def where(self) -> str:
+        """``file:line``, as an error names the row."""
+        return f"{self.path}:{self.line}"
 
     def problem(self, direction: str) -> Problem:
         """The row's problem, in the direction of its kernel (``direction``)."""
@@ -73,7 +81,7 @@ def _problem(where: str, values: tuple, direction: str) -> Problem:
         raise ProblemError(f"{where}: {exc}") from None
 
 
-@lru_cache(maxsize=4096)  # a benchmark repeats each problem once per kernel
+@MEMOS.cached("workload.perf._cached_problem", maxsize=4096)  # a benchmark repeats each problem per kernel
 def _cached_problem(values: tuple, direction: str) -> Problem:
     return _from_mapping({**dict(values), "direction": direction})
 
@@ -81,15 +89,19 @@ def _cached_problem(values: tuple, direction: str) -> Problem:
 def read_measurement_file(path: str | Path) -> list[Measurement]:
     """Every row of the file, read once (a FIFO or a process substitution works), checked: its columns, its
     numbers, a kernel name on every row; an error names the file, the line and the value."""
-    text = read_text(path, "measurement file")
     try:
-        rows = read_rows(path, COLUMNS, text=text)
+        text = read_text(path, "measurement file")
     except CksolveError as exc:  # the workload face raises ProblemError for every bad file
         raise ProblemError(str(exc)) from None
-    if not rows:
-        raise ProblemError(f"{path}: no measurements")
+    first = next((ln for ln in io.StringIO(text) if ln.strip()), "")
+    jsonl = first.lstrip().startswith("{")
+    rows = _jsonl_rows(path, text) if jsonl else _csv_rows(path, text, COLUMNS)  # as problem.read_rows
+    read: dict = {}  # the problem's cells as written -> as integers (a problem's rows are read once)
     out = []
-    for where, row in rows:
+    name = str(path)
+    shared: dict = {}  # a benchmark repeats each kernel once per problem: one string each
+    for line, row in rows:
+        where = f"{path}:{line}"
         extra = next((k for k in row if k not in COLUMNS), None)
         if extra is not None:  # a JSONL key (a CSV header was checked as a whole)
             raise ProblemError(f"{where}: unknown field {_echo(extra)!r}")
@@ -101,13 +113,24 @@ def read_measurement_file(path: str | Path) -> list[Measurement]:
             raise ProblemError(f"{where}: no 'kernel' value")
         direction = row.get("direction")
         direction = None if direction is None or str(direction).strip() == "" else str(direction).strip()
-        try:  # the integers are read here, so that every reader refuses a bad one before its own checks
-            values = tuple((k, _int(k, v)) for k, v in row.items()
-                           if k in FIELDS and k != "direction" and v is not None and str(v).strip() != "")
-        except ProblemError as exc:
-            raise ProblemError(f"{where}: {exc}") from None
-        out.append(Measurement(where, kernel, _score(where, row.get("tflops"), row.get("time_ms")), values,
+        cells = tuple((k, v) for k, v in row.items() if k in _INTEGERS)
+        key = tuple((k, type(v), v) for k, v in cells) if jsonl else cells  # JSON: true == 1 in Python
+        try:
+            values = read.get(key)
+        except TypeError:  # a JSON list or object: _int names it
+            key = values = None
+        if values is None:
+            try:  # the integers are read here, so that every reader refuses a bad one before its own checks
+                values = tuple((k, _int(k, v)) for k, v in cells if v is not None and str(v).strip() != "")
+            except ProblemError as exc:
+                raise ProblemError(f"{where}: {exc}") from None
+            if key is not None:
+                read[key] = values
+        kernel = shared.setdefault(kernel, kernel)
+        out.append(Measurement(name, line, kernel, _score(where, row.get("tflops"), row.get("time_ms")), values,
                                direction))
+    if not out:
+        raise ProblemError(f"{path}: no measurements")
     return out
 
 
@@ -155,7 +178,7 @@ def _direction(where: str, kernel: str) -> str:
         raise ProblemError(f"{where}: {exc}") from None
 
 
-@lru_cache(maxsize=None)
+@MEMOS.cached("workload.perf._name_direction", maxsize=1 << 16)
 def _name_direction(kernel: str) -> str:
     from ..space.naming import parse_name  # deferred: only a perf file needs kernel names read
 
