@@ -37,3 +37,31 @@ def test_no_cu_count_outside_the_devices_and_cks_profiles():
     assert not stray, f"CU counts in facts.toml outside hw_profile: {stray}"
     assert not hasattr(arch_facts("gfx942"), "cu_count")
     assert not (ARCH_DIR.parent / "scoring" / "devices.toml").exists()
+
+
+def test_the_default_device_table_of_the_docs_is_the_datas():
+    """docs/selection.md lists each arch's default device and its other parts with their CUs: the data's."""
+    import re
+
+    from cksolve.arch.devices import DEVICES
+
+    text = (ARCH_DIR.parents[1] / "docs" / "selection.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| (gfx\w+) \| ([^|]*?) \| ?([^|]*?) ?\|$", text, re.M)
+    assert {a for a, _, _ in rows} == set(ARCHS), rows
+    for arch, default, others in rows:
+        if arch not in DEFAULT_DEVICE:
+            assert default.startswith("none"), (arch, default)
+            continue
+        d = device(arch)
+        assert default.startswith(f"{d.name} (") and f"{d.cus} CUs)" in default, (arch, default, d.cus)
+        for name, cus in re.findall(r"(\w+)(?: \((\d+)\))?", others):
+            assert name in DEVICES and device(arch, name).arch == arch, (arch, name)
+            assert not cus or int(cus) == device(arch, name).cus, (arch, name, cus)
+        listed = {n for n, _ in re.findall(r"(\w+)(?: \((\d+)\))?", others)} | {d.name}
+        assert listed == {n for n in DEVICES if device_arch(n) == arch}, (arch, listed)
+
+
+def device_arch(name: str) -> str:
+    from cksolve.arch.devices import _raw
+
+    return _raw()["device"][name]["arch"]
