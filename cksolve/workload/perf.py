@@ -23,7 +23,6 @@ so any kernel that runs it is good enough.
 
 from __future__ import annotations
 
-import io
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,12 +46,13 @@ IGNORED = ("problem_idx", "latency_ms", "non_zero", "bandwidth_gb_s", "run_id", 
 #: Every column a measurement file may have.
 COLUMNS = (*FIELDS, *MEASURES, *IGNORED)
 _INTEGERS = frozenset(FIELDS) - {"direction"}
+_TEXT = re.compile(r"\S")
 
 
 @dataclass(frozen=True, slots=True)
 class Measurement:
     """One row: its file and line, the kernel's name as written, its score (TFLOPS, or 1 / time_ms; 0 or
-    more) and the problem's fields as written."""
+    more) and the problem's fields given (integers)."""
 
     path: str
     line: int
@@ -93,8 +93,8 @@ def read_measurement_file(path: str | Path) -> list[Measurement]:
         text = read_text(path, "measurement file")
     except CksolveError as exc:  # the workload face raises ProblemError for every bad file
         raise ProblemError(str(exc)) from None
-    first = next((ln for ln in io.StringIO(text) if ln.strip()), "")
-    jsonl = first.lstrip().startswith("{")
+    start = _TEXT.search(text)  # the first line with text starts with "{": JSONL (as problem.read_rows decides)
+    jsonl = start is not None and start.group() == "{"
     rows = _jsonl_rows(path, text) if jsonl else _csv_rows(path, text, COLUMNS)  # as problem.read_rows
     read: dict = {}  # the problem's cells as written -> as integers (a problem's rows are read once)
     out = []

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import csv
 import difflib
-import io
 import json
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
@@ -309,7 +308,7 @@ def read_file(path: Path, head=None) -> str:
 
 
 def _csv_rows(path: Path, text: str, columns: tuple[str, ...], labels: bool = False) -> Iterable[tuple[int, dict]]:
-    reader = csv.reader(io.StringIO(text))
+    reader = csv.reader(_lines(text))
     header = None
     for row in reader:
         line = reader.line_num
@@ -321,6 +320,17 @@ def _csv_rows(path: Path, text: str, columns: tuple[str, ...], labels: bool = Fa
         if len(row) != len(header):
             raise ProblemError(f"{path}:{line}: {len(row)} values for {len(header)} columns")
         yield line, dict(zip(header, row))
+
+
+def _lines(text: str) -> Iterable[str]:
+    """The lines of ``text`` split at "\\n" only, ends kept (as ``io.StringIO(text)`` reads them, without its copy
+    of the whole text at four bytes a character)."""
+    start, size = 0, len(text)
+    while start < size:
+        end = text.find("\n", start)
+        end = size if end < 0 else end + 1
+        yield text[start:end]
+        start = end
 
 
 def skipped(row: list[str]) -> bool:
