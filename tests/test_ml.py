@@ -127,13 +127,47 @@ def test_train_then_evaluate_recovers_the_made_up_ranking(data, model, capsys):
             "val_groups"} <= set(cv["folds"][0])
 
 
-def test_train_is_deterministic(data, model, tmp_path):
+@pytest.mark.parametrize("jobs", [1, 3])
+def test_train_is_deterministic(data, model, tmp_path, jobs):
+    """Two runs write the same bytes, one fit at a time or three side by side (the fixture's: all cores)."""
     train_csv, _, _ = data
     out, _ = model
     again = tmp_path / "again"
-    train([train_csv], "gfx950", "bf16", "forward", again, seed=7, folds=3, trees=60)
+    train([train_csv], "gfx950", "bf16", "forward", again, seed=7, folds=3, trees=60, jobs=jobs)
+    assert sorted(p.name for p in again.iterdir()) == sorted(p.name for p in out.iterdir())
     for f in sorted(p.name for p in out.iterdir()):
-        assert (again / f).read_bytes() == (out / f).read_bytes(), f
+        assert (again / f).read_bytes() == (out / f).read_bytes(), f"{f} differs with jobs={jobs}"
+
+
+def test_a_failing_fit_stops_the_others_at_their_next_tree():
+    """run_fits: the first failure is raised at once, and a fit still running gets Stop from its callback."""
+    import threading
+
+    from cksolve.ml.fits import Stop, run_fits
+
+    started, seen = threading.Event(), []
+
+    def long(check):
+        started.set()
+        for _ in range(10_000):  # a fit's trees: the callback runs after each
+            try:
+                check(None)
+            except Stop:
+                seen.append("stopped")
+                raise
+            threading.Event().wait(0.01)
+        return "finished"
+
+    def failing(check):
+        started.wait(5)
+        raise ValueError("bad fit")
+
+    with pytest.raises(ValueError, match="bad fit"):
+        run_fits([long, failing], jobs=2)
+    assert seen == ["stopped"]
+    assert run_fits([lambda check: 1, lambda check: 2, lambda check: 3], jobs=2) == [1, 2, 3]
+    with pytest.raises(CksolveError, match="jobs 0 must be at least 1"):
+        run_fits([lambda check: 1], jobs=0)
 
 
 class CkPredictor:
