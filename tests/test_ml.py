@@ -361,3 +361,25 @@ def test_train_refuses_one_fold(capsys, data, tmp_path, folds):
                           "--variant", "forward", "--out", str(tmp_path / "x"), "--folds", str(folds))
     assert code == 2 and text == "" and not (tmp_path / "x").exists()
     assert err.strip() == f"cksolve: error: --folds {folds}: 0 (no cross-validation) or at least 2"
+
+
+def test_a_folds_predictions_are_predicts_at_its_best_iteration(data):
+    """fits.fit hands back LightGBM's running scores of the held-out rows at the best iteration instead of
+    predicting them again: they must be Booster.predict's bit for bit, after early stopping and for a
+    pipeline the training rows never saw (a category the bins do not know)."""
+    from cksolve.ml.fits import fit
+    from cksolve.ml.training import lgb_params
+
+    train_csv, held_csv, _ = data
+    d = train_data(read_measurements([train_csv, held_csv], "forward", "bf16"), "gfx950", "bf16", "ck-names")
+    pipeline = d.x[:, FEATURE_NAMES.index("pipeline")]
+    unseen = pipeline == pipeline.max()
+    va = unseen | (d.groups % 4 == 0)
+    tr = ~va
+    y = np.log1p(d.y) + np.random.default_rng(3).normal(0.0, 0.3, len(d.y))  # noisy: the folds stop early
+    params = {**lgb_params(7, 600), "learning_rate": 0.3}
+    booster, pred = fit(lgb, params, d.x[tr], y[tr], (d.x[va], y[va]))
+    assert 0 < booster.best_iteration < 600 - 50, booster.best_iteration
+    again = booster.predict(d.x[va], num_iteration=booster.best_iteration, num_threads=1)
+    assert np.array_equal(pred, again), f"max difference {np.max(np.abs(pred - again))}"
+    assert np.array_equal(pred[unseen[va]], again[unseen[va]])

@@ -52,17 +52,79 @@ def default_jobs() -> int:
 
 
 def fit(lgb, params: dict, x, y, valid=None, callbacks: Sequence = ()):
-    """One Booster of ``params`` on rows ``x`` (``pipeline`` categorical); with ``valid`` = (x, y), early
-    stopping as CK's fold models do."""
+    """One Booster of ``params`` on rows ``x`` (``pipeline`` categorical). With ``valid`` = (x, y): early
+    stopping as CK's fold models do, and (booster, the validation rows' predictions at its best iteration)."""
     cat = [FEATURE_NAMES.index("pipeline")]
     train_set = lgb.Dataset(x, label=y, feature_name=list(FEATURE_NAMES), categorical_feature=cat,
                             free_raw_data=True, params={"verbosity": -1})
-    kwargs = {"callbacks": list(callbacks)}
-    if valid is not None:
-        vx, vy = valid
-        kwargs["valid_sets"] = [lgb.Dataset(vx, label=vy, reference=train_set)]
-        kwargs["callbacks"].append(lgb.early_stopping(EARLY_STOPPING, first_metric_only=True, verbose=False))
-    return lgb.train(params, train_set, **kwargs)
+    if valid is None:
+        return lgb.train(params, train_set, callbacks=list(callbacks))
+    vx, vy = valid
+    best = _BestScores()
+    booster = lgb.train(params, train_set, valid_sets=[lgb.Dataset(vx, label=vy, reference=train_set)],
+                        callbacks=[*callbacks, best,
+                                   lgb.early_stopping(EARLY_STOPPING, first_metric_only=True, verbose=False)])
+    pred = best.at(booster.best_iteration)
+    if pred is None:  # this LightGBM does not hand out its scores: the same numbers, by predicting again
+        pred = booster.predict(vx, num_iteration=booster.best_iteration or None, num_threads=1)
+    return booster, pred
+
+
+class _BestScores:
+    """A LightGBM callback keeping the validation rows' scores at each metric's best iteration so far, so that
+    a fold's predictions at its best iteration need no second pass over its trees (predicting 18,000 rows
+    through 1,500 trees took 6 s of CPU per fold at 10^5 rows). The scores are LightGBM's own running sums
+    of the validation rows, which ``Booster.predict`` at that iteration gives bit for bit (tests/test_ml.py)."""
+
+    def __init__(self):
+        self.best: dict = {}  # metric -> (value, iteration)
+        self.scores: dict = {}  # iteration -> scores
+        self.missing = False
+
+    def __call__(self, env) -> None:
+        improved = False
+        for _data, metric, value, higher in env.evaluation_result_list:
+            old = self.best.get(metric)
+            if old is None or (value > old[0] if higher else value < old[0]):  # early_stopping's strict test
+                self.best[metric] = (value, env.iteration)
+                improved = True
+        if improved and not self.missing:
+            scores = _valid_scores(env.model)
+            if scores is None:
+                self.missing = True
+                self.scores.clear()
+                return
+            self.scores[env.iteration] = scores
+            keep = {it for _v, it in self.best.values()}
+            for it in [it for it in self.scores if it not in keep]:
+                del self.scores[it]
+
+    def at(self, best_iteration: int):
+        """The scores after ``best_iteration`` trees (LightGBM counts from 1), or None."""
+        return self.scores.get(best_iteration - 1) if best_iteration else None
+
+
+def _valid_scores(booster):
+    """A copy of LightGBM's current scores of the booster's first validation set (its C API's
+    ``LGBM_BoosterGetPredict``), or None where the Python package does not expose the call."""
+    import ctypes  # deferred: only a fold's training gets here
+
+    import numpy as np  # deferred: with the fit
+
+    try:
+        from lightgbm.basic import _LIB  # the C library the package loaded
+
+        handle = booster._handle
+        n = ctypes.c_int64(0)
+        if _LIB.LGBM_BoosterGetNumPredict(handle, ctypes.c_int(1), ctypes.byref(n)) != 0:
+            return None
+        out = np.empty(n.value, dtype=np.float64)
+        if _LIB.LGBM_BoosterGetPredict(handle, ctypes.c_int(1), ctypes.byref(n),
+                                       out.ctypes.data_as(ctypes.POINTER(ctypes.c_double))) != 0:
+            return None
+    except (ImportError, AttributeError):
+        return None
+    return out if n.value == len(out) else None
 
 
 def run_fits(tasks: Sequence[Callable[[Callable], T]], jobs: int) -> list[T]:

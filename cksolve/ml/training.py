@@ -100,9 +100,8 @@ def fold_splits(d: TrainData, folds: int) -> list:
 def fold_metrics(lgb, d: TrainData, target: np.ndarray, fold: int, tr, va, seed: int, trees: int,
                  check=None) -> dict:
     """Fit fold ``fold`` (early stopping on its held-out rows) and its ``cv_metrics_tflops.json`` record."""
-    booster = fit(lgb, lgb_params(seed, trees), d.x[tr], target[tr], (d.x[va], target[va]),
-                  [check] if check else ())
-    pred = booster.predict(d.x[va], num_iteration=booster.best_iteration or None, num_threads=1)
+    booster, pred = fit(lgb, lgb_params(seed, trees), d.x[tr], target[tr], (d.x[va], target[va]),
+                        [check] if check else ())
     resid = target[va] - pred
     rmse = float(np.sqrt(np.mean(resid ** 2)))
     total = float(np.sum((target[va] - target[va].mean()) ** 2))
