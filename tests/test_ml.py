@@ -383,3 +383,31 @@ def test_a_folds_predictions_are_predicts_at_its_best_iteration(data):
     again = booster.predict(d.x[va], num_iteration=booster.best_iteration, num_threads=1)
     assert np.array_equal(pred, again), f"max difference {np.max(np.abs(pred - again))}"
     assert np.array_equal(pred[unseen[va]], again[unseen[va]])
+
+
+@pytest.mark.filterwarnings("ignore")  # LGBMRegressor's eval_set is deprecated in newer LightGBM; CK passes it
+def test_folds_stop_early_as_cks_trainer_does(data):
+    """CK's train.py fits LGBMRegressor(metric [rmse, mae]) with eval_metric ["rmse"] and early_stopping(50):
+    a fold stops when either held-out metric stalls. On this noisy (MADE-UP) data mae stalls first: our fold
+    must stop where CK's call does, with the same predictions, and not where watching rmse alone would."""
+    from cksolve.ml.fits import fit
+    from cksolve.ml.training import CK_PARAMS, lgb_params
+
+    train_csv, held_csv, _ = data
+    d = train_data(read_measurements([train_csv, held_csv], "forward", "bf16"), "gfx950", "bf16", "ck-names")
+    va = d.groups % 4 == 0
+    tr = ~va
+    y = np.log1p(d.y) + np.random.default_rng(3).standard_t(2, len(d.y)) * 0.2  # heavy tails: rmse and mae part
+    cat = [FEATURE_NAMES.index("pipeline")]
+    booster, pred = fit(lgb, {**lgb_params(7, 600), "learning_rate": 0.1}, d.x[tr], y[tr], (d.x[va], y[va]))
+    ck = lgb.LGBMRegressor(**{**CK_PARAMS, "n_estimators": 600, "learning_rate": 0.1, "seed": 7, "n_jobs": 1,
+                              "deterministic": True, "force_row_wise": True, "verbose": -1})
+    ck.fit(d.x[tr], y[tr], eval_set=[(d.x[va], y[va])], eval_metric=["rmse"], categorical_feature=cat,
+           callbacks=[lgb.early_stopping(50, verbose=False)])
+    rmse_only = lgb.train({**lgb_params(7, 600), "learning_rate": 0.1},
+                          lgb.Dataset(d.x[tr], label=y[tr], categorical_feature=cat),
+                          valid_sets=[lgb.Dataset(d.x[va], label=y[va], categorical_feature=cat)],
+                          callbacks=[lgb.early_stopping(50, first_metric_only=True, verbose=False)])
+    assert rmse_only.best_iteration != ck.best_iteration_, "the data no longer tells the two rules apart"
+    assert booster.best_iteration == ck.best_iteration_
+    assert np.array_equal(pred, ck.predict(d.x[va]))

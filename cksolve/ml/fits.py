@@ -33,7 +33,10 @@ __all__ = ["THREADS", "EARLY_STOPPING", "fit", "run_fits", "default_jobs"]
 #: LightGBM threads per fit: fixed, so that with ``deterministic`` a model depends on the data and seed only; one,
 #: because two OpenMP threads spin at every tree's synchronisation while the other core is busy (module docstring)
 THREADS = 1
-#: CK's fold early stopping: 50 rounds without improvement of a held-out metric
+#: CK's fold early stopping: a fold stops when one of its held-out metrics (rmse, mae: CK's ``metric``) has not
+#: improved for 50 rounds, and its best iteration is that metric's. CK's ``train.py`` passes its parameters and
+#: ``eval_metric=["rmse"]`` to LGBMRegressor.fit with ``lgb.early_stopping(50)``: the wrapper evaluates every
+#: metric of the list ["rmse", "mae"], and early_stopping (first_metric_only False) watches each.
 EARLY_STOPPING = 50
 
 T = TypeVar("T")
@@ -63,7 +66,7 @@ def fit(lgb, params: dict, x, y, valid=None, callbacks: Sequence = ()):
     best = _BestScores()
     booster = lgb.train(params, train_set, valid_sets=[lgb.Dataset(vx, label=vy, reference=train_set)],
                         callbacks=[*callbacks, best,
-                                   lgb.early_stopping(EARLY_STOPPING, first_metric_only=True, verbose=False)])
+                                   lgb.early_stopping(EARLY_STOPPING, first_metric_only=False, verbose=False)])
     pred = best.at(booster.best_iteration)
     if pred is None:  # this LightGBM does not hand out its scores: the same numbers, by predicting again
         pred = booster.predict(vx, num_iteration=booster.best_iteration or None, num_threads=1)

@@ -7,8 +7,9 @@ read in ``../shared/ck/ml/pipeline.md`` section 2) does, and where this differs:
 * CK's hyper-parameters (``CK_PARAMS``), ``pipeline`` categorical by column index;
 * cross-validation: GroupKFold(min(folds, groups)) over problem groups keyed
   ``N_C_K_G_Hi_Wi_Y_X_Di_Z_dilation_h_dilation_w`` (CK's key: stride and pad
-  are not in it), skipped under 2 groups; each fold early-stops after 50
-  rounds on held-out rmse; ``cv_metrics_tflops.json`` holds per fold: fold,
+  are not in it), skipped under 2 groups; each fold early-stops when its
+  held-out rmse or mae (CK's metrics) has not improved for 50 rounds
+  (``fits.EARLY_STOPPING``); ``cv_metrics_tflops.json`` holds per fold: fold,
   rmse, r2 (log space), mean_efficiency, p10_efficiency, train_size,
   val_size, val_groups (efficiency per problem, problems keyed by every dimension);
 * the final model on all rows with the full number of trees;
