@@ -157,7 +157,10 @@ def train(paths: list, arch: str, dtype: str, variant: str, out: str | Path, see
                 "total_n_estimators": trees, "data_rows": m.rows, "valid_rows": int(len(d.y)),
                 "unique_shapes": len({tuple(getattr(p, f) for f in GROUP_KEY[:8]) for p in m.by_problem}),
                 "timestamp": _timestamp(paths)}
-    gains = booster.feature_importance("gain")
+    text = booster.model_to_string()
+    # the gains as the written model holds them (its text rounds them; the training booster's are unrounded):
+    # what a Booster loaded from the directory reports
+    gains = lightgbm().Booster(model_str=text).feature_importance("gain")
     importances = {n: float(v) for n, v in sorted(zip(FEATURE_NAMES, gains), key=lambda t: (-t[1], t[0]))}
     cv_summary = {}
     if cv:
@@ -165,7 +168,7 @@ def train(paths: list, arch: str, dtype: str, variant: str, out: str | Path, see
                                                                         "p10_efficiency")}
     extra = {"cv_metrics_tflops.json": {"folds": cv, "mean": cv_summary},
              "feature_importances_tflops.json": importances}
-    write_model_dir(out, booster.model_to_string(), spec, manifest, extra, gz)
+    write_model_dir(out, text, spec, manifest, extra, gz)
     return {"rows": int(len(d.y)), "problems": len(m.by_problem), "kernels": len(m.kernels),
             "skipped": m.skipped, "folds": cv, "cv": cv_summary}
 
