@@ -10,7 +10,7 @@ OpenMP threads in one fit took 5-6 times the CPU of one on the shared
 two-core machine, at 2,400 and at 90,000 rows; see ``THREADS``).
 
 Boosting is where ``train``'s time goes (at 10^5 rows, 5 folds and 2000 trees:
-about 97% of the CPU; reading and feature rows about 3%, each Dataset's
+about 96% of the CPU; imports, reading and feature rows about 3%, each Dataset's
 binning well under 1%), so this is the lever; binning once for all folds
 would save under 1% and change every fold's bin boundaries.
 
@@ -24,6 +24,8 @@ import os
 import threading
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from typing import Callable, Sequence, TypeVar
+
+import numpy as np
 
 from ..errors import CksolveError
 from ..features import FEATURE_NAMES
@@ -115,8 +117,6 @@ def _valid_scores(booster):
     """A copy of LightGBM's current scores of the booster's first validation set (its C API's
     ``LGBM_BoosterGetPredict``), or None where the Python package does not expose the call."""
     import ctypes  # deferred: only a fold's training gets here
-
-    import numpy as np  # deferred: with the fit
 
     try:
         from lightgbm.basic import _LIB  # the C library the package loaded
