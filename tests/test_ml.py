@@ -363,7 +363,7 @@ def test_train_refuses_one_fold(capsys, data, tmp_path, folds):
     assert err.strip() == f"cksolve: error: --folds {folds}: 0 (no cross-validation) or at least 2"
 
 
-def test_a_folds_predictions_are_predicts_at_its_best_iteration(data):
+def test_a_folds_predictions_are_predicts_at_its_best_iteration(data, monkeypatch):
     """fits.fit hands back LightGBM's running scores of the held-out rows at the best iteration instead of
     predicting them again: they must be Booster.predict's bit for bit, after early stopping and for a
     pipeline the training rows never saw (a category the bins do not know)."""
@@ -383,6 +383,11 @@ def test_a_folds_predictions_are_predicts_at_its_best_iteration(data):
     again = booster.predict(d.x[va], num_iteration=booster.best_iteration, num_threads=1)
     assert np.array_equal(pred, again), f"max difference {np.max(np.abs(pred - again))}"
     assert np.array_equal(pred[unseen[va]], again[unseen[va]])
+    import cksolve.ml.fits as fits
+
+    monkeypatch.setattr(fits, "_valid_scores", lambda booster: None)  # a LightGBM without the C call: predict
+    booster2, pred2 = fit(lgb, params, d.x[tr], y[tr], (d.x[va], y[va]))
+    assert booster2.best_iteration == booster.best_iteration and np.array_equal(pred2, pred)
 
 
 @pytest.mark.filterwarnings("ignore")  # LGBMRegressor's eval_set is deprecated in newer LightGBM; CK passes it
