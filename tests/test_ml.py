@@ -127,13 +127,47 @@ def test_train_then_evaluate_recovers_the_made_up_ranking(data, model, capsys):
             "val_groups"} <= set(cv["folds"][0])
 
 
-def test_train_is_deterministic(data, model, tmp_path):
+@pytest.mark.parametrize("jobs", [1, 3])
+def test_train_is_deterministic(data, model, tmp_path, jobs):
+    """Two runs write the same bytes, one fit at a time or three side by side (the fixture's: all cores)."""
     train_csv, _, _ = data
     out, _ = model
     again = tmp_path / "again"
-    train([train_csv], "gfx950", "bf16", "forward", again, seed=7, folds=3, trees=60)
+    train([train_csv], "gfx950", "bf16", "forward", again, seed=7, folds=3, trees=60, jobs=jobs)
+    assert sorted(p.name for p in again.iterdir()) == sorted(p.name for p in out.iterdir())
     for f in sorted(p.name for p in out.iterdir()):
-        assert (again / f).read_bytes() == (out / f).read_bytes(), f
+        assert (again / f).read_bytes() == (out / f).read_bytes(), f"{f} differs with jobs={jobs}"
+
+
+def test_a_failing_fit_stops_the_others_at_their_next_tree():
+    """run_fits: the first failure is raised at once, and a fit still running gets Stop from its callback."""
+    import threading
+
+    from cksolve.ml.fits import Stop, run_fits
+
+    started, seen = threading.Event(), []
+
+    def long(check):
+        started.set()
+        for _ in range(10_000):  # a fit's trees: the callback runs after each
+            try:
+                check(None)
+            except Stop:
+                seen.append("stopped")
+                raise
+            threading.Event().wait(0.01)
+        return "finished"
+
+    def failing(check):
+        started.wait(5)
+        raise ValueError("bad fit")
+
+    with pytest.raises(ValueError, match="bad fit"):
+        run_fits([long, failing], jobs=2)
+    assert seen == ["stopped"]
+    assert run_fits([lambda check: 1, lambda check: 2, lambda check: 3], jobs=2) == [1, 2, 3]
+    with pytest.raises(CksolveError, match="jobs 0 must be at least 1"):
+        run_fits([lambda check: 1], jobs=0)
 
 
 class CkPredictor:
@@ -327,3 +361,58 @@ def test_train_refuses_one_fold(capsys, data, tmp_path, folds):
                           "--variant", "forward", "--out", str(tmp_path / "x"), "--folds", str(folds))
     assert code == 2 and text == "" and not (tmp_path / "x").exists()
     assert err.strip() == f"cksolve: error: --folds {folds}: 0 (no cross-validation) or at least 2"
+
+
+def test_a_folds_predictions_are_predicts_at_its_best_iteration(data, monkeypatch):
+    """fits.fit hands back LightGBM's running scores of the held-out rows at the best iteration instead of
+    predicting them again: they must be Booster.predict's bit for bit, after early stopping and for a
+    pipeline the training rows never saw (a category the bins do not know)."""
+    from cksolve.ml.fits import fit
+    from cksolve.ml.training import lgb_params
+
+    train_csv, held_csv, _ = data
+    d = train_data(read_measurements([train_csv, held_csv], "forward", "bf16"), "gfx950", "bf16", "ck-names")
+    pipeline = d.x[:, FEATURE_NAMES.index("pipeline")]
+    unseen = pipeline == pipeline.max()
+    va = unseen | (d.groups % 4 == 0)
+    tr = ~va
+    y = np.log1p(d.y) + np.random.default_rng(3).normal(0.0, 0.3, len(d.y))  # noisy: the folds stop early
+    params = {**lgb_params(7, 600), "learning_rate": 0.3}
+    booster, pred = fit(lgb, params, d.x[tr], y[tr], (d.x[va], y[va]))
+    assert 0 < booster.best_iteration < 600 - 50, booster.best_iteration
+    again = booster.predict(d.x[va], num_iteration=booster.best_iteration, num_threads=1)
+    assert np.array_equal(pred, again), f"max difference {np.max(np.abs(pred - again))}"
+    assert np.array_equal(pred[unseen[va]], again[unseen[va]])
+    import cksolve.ml.fits as fits
+
+    monkeypatch.setattr(fits, "_valid_scores", lambda booster: None)  # a LightGBM without the C call: predict
+    booster2, pred2 = fit(lgb, params, d.x[tr], y[tr], (d.x[va], y[va]))
+    assert booster2.best_iteration == booster.best_iteration and np.array_equal(pred2, pred)
+
+
+@pytest.mark.filterwarnings("ignore")  # LGBMRegressor's eval_set is deprecated in newer LightGBM; CK passes it
+def test_folds_stop_early_as_cks_trainer_does(data):
+    """CK's train.py fits LGBMRegressor(metric [rmse, mae]) with eval_metric ["rmse"] and early_stopping(50):
+    a fold stops when either held-out metric stalls. On this noisy (MADE-UP) data mae stalls first: our fold
+    must stop where CK's call does, with the same predictions, and not where watching rmse alone would."""
+    from cksolve.ml.fits import fit
+    from cksolve.ml.training import CK_PARAMS, lgb_params
+
+    train_csv, held_csv, _ = data
+    d = train_data(read_measurements([train_csv, held_csv], "forward", "bf16"), "gfx950", "bf16", "ck-names")
+    va = d.groups % 4 == 0
+    tr = ~va
+    y = np.log1p(d.y) + np.random.default_rng(3).standard_t(2, len(d.y)) * 0.2  # heavy tails: rmse and mae part
+    cat = [FEATURE_NAMES.index("pipeline")]
+    booster, pred = fit(lgb, {**lgb_params(7, 600), "learning_rate": 0.1}, d.x[tr], y[tr], (d.x[va], y[va]))
+    ck = lgb.LGBMRegressor(**{**CK_PARAMS, "n_estimators": 600, "learning_rate": 0.1, "seed": 7, "n_jobs": 1,
+                              "deterministic": True, "force_row_wise": True, "verbose": -1})
+    ck.fit(d.x[tr], y[tr], eval_set=[(d.x[va], y[va])], eval_metric=["rmse"], categorical_feature=cat,
+           callbacks=[lgb.early_stopping(50, verbose=False)])
+    rmse_only = lgb.train({**lgb_params(7, 600), "learning_rate": 0.1},
+                          lgb.Dataset(d.x[tr], label=y[tr], categorical_feature=cat),
+                          valid_sets=[lgb.Dataset(d.x[va], label=y[va], categorical_feature=cat)],
+                          callbacks=[lgb.early_stopping(50, first_metric_only=True, verbose=False)])
+    assert rmse_only.best_iteration != ck.best_iteration_, "the data no longer tells the two rules apart"
+    assert booster.best_iteration == ck.best_iteration_
+    assert np.array_equal(pred, ck.predict(d.x[va]))

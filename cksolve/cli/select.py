@@ -49,6 +49,9 @@ def train_cmd(
     semantics: str = typer.Option("ck-names", "--semantics", metavar="SEMANTICS",
                                   help=f"Feature semantics: {choices(MODEL_SEMANTICS)}."),
     gz: bool = typer.Option(False, "--gzip", help="Write model_tflops.lgbm.gz (as CK ships its models)."),
+    jobs: Optional[int] = typer.Option(None, "--jobs", "-j", metavar="N",
+                                       help="Fits (folds, final model) run side by side (default: all cores); "
+                                            "the model does not depend on it."),
 ) -> None:
     """Train a LightGBM model of TFLOPS on measurements, with CK's defaults, into a CK model directory."""
     from .. import ml  # deferred: the ML package loads only for its commands
@@ -57,7 +60,7 @@ def train_cmd(
     if variant not in _GEMM_VARIANTS:
         raise CksolveError(f"unknown --variant {variant!r}; valid: {choices(_GEMM_VARIANTS)}")
     result = ml.train([str(p) for p in measurements], arch, _dtype(dtype), variant, out, seed, folds, trees,
-                      semantics, gz)
+                      semantics, gz, jobs)
     cv = result["cv"]
     line = (f"trained on {result['rows']} rows ({result['problems']} problems, {result['kernels']} kernels"
             + (f", {result['skipped']} rows with tflops <= 0 skipped" if result["skipped"] else "") + f") -> {out}")
