@@ -88,6 +88,23 @@ def test_rows_are_the_feature_engines(data):
             assert got == tuple(row[:97]), (sem, row[-1])
 
 
+def test_exact_rows_are_the_feature_engines_at_develop():
+    """At develop (gfx950's LDS is 160 KB there, 64 KB in CK's engine profile) rows of an exact-semantics model
+    equal ``features --semantics exact`` column for column, the hardware block included."""
+    from cksolve.arch import versions
+    from cksolve.space.naming import parse_name
+
+    p = parse_problem("N=2,C=64,K=128,Hi=14,Wi=14,Y=3,X=3,pad_h=1,pad_w=1")
+    with versions.using(versions.resolve("develop")):
+        t = features(get_rule_set("tiny"), [Combo("gfx950", "forward", "bf16", 2)], [p], "exact")
+        assert t.rows
+        maker = RowMaker("gfx950", "bf16", "exact")
+        for row in t.rows:
+            got = maker.row(p, parse_name(row[-1]))
+            diff = [(FEATURE_NAMES[i], g, w) for i, (g, w) in enumerate(zip(got, row[:97])) if g != w]
+            assert not diff, (row[-1], diff[:5])
+
+
 def test_measurement_reader_ck_csv_and_cksolve_format(tmp_path):
     ck = tmp_path / "ck.csv"
     ck.write_text(",".join(CK_COLUMNS) + "\n"

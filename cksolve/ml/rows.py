@@ -49,7 +49,8 @@ class RowMaker:
             raise CksolveError(f"unknown feature semantics {semantics!r}; valid: {', '.join(MODEL_SEMANTICS)}")
         self.arch, self.dtype, self.semantics = arch, dtype, semantics
         self.bpe = common_facts().element_size[dtype]
-        self.hw = hardware_block(arch)
+        # the engine's hardware block of the model's semantics (exact: the CK version's LDS of the arch)
+        self.hw = hardware_block(arch, "exact" if semantics == "exact" else "ck")
         self._kernels: dict = {}
         self._problems: dict = {}
         self._ids: dict = {}  # (shape, kernel block) -> id: configs CK's reading aliases share one
