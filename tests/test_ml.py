@@ -344,3 +344,23 @@ def test_train_refuses_one_fold(capsys, data, tmp_path, folds):
                           "--variant", "forward", "--out", str(tmp_path / "x"), "--folds", str(folds))
     assert code == 2 and text == "" and not (tmp_path / "x").exists()
     assert err.strip() == f"cksolve: error: --folds {folds}: 0 (no cross-validation) or at least 2"
+
+
+def test_a_model_dir_predicts_what_lightgbm_predicts_bit_for_bit(model):
+    """The leaf-sum path (``ml.leafsum``) on a model ``train`` wrote (categorical pipeline, log targets): the
+    same doubles as LightGBM's own predict, then expm1 (CK's Predictor)."""
+    from cksolve.space.naming import parse_name
+    from cksolve.workload import applicable
+
+    out, _ = model
+    m = read_model_dir(out)
+    assert m.fast is not None and m.log_target
+    maker = RowMaker("gfx950", "bf16", m.semantics)
+    rows = []
+    for spec in ("N=8,C=256,K=256,Hi=28,Wi=28,Y=3,X=3,pad_h=1,pad_w=1", "N=1,C=64,K=64,Hi=7,Wi=7"):
+        p = parse_problem(spec)
+        rows += [maker.row(p, parse_name(n)) for n in applicable(p, get_rule_set("full"), "gfx950", "bf16")
+                 if n.startswith("grouped_conv_fwd_")][:400]
+    x = np.array(rows, dtype=np.float64)
+    got, want = m.predict(x), np.expm1(m.booster.predict(x))
+    assert m.fast.checked and np.array_equal(got.view(np.int64), want.view(np.int64))
