@@ -88,23 +88,6 @@ def test_rows_are_the_feature_engines(data):
             assert got == tuple(row[:97]), (sem, row[-1])
 
 
-def test_exact_rows_are_the_feature_engines_at_develop():
-    """At develop (gfx950's LDS is 160 KB there, 64 KB in CK's engine profile) rows of an exact-semantics model
-    equal ``features --semantics exact`` column for column, the hardware block included."""
-    from cksolve.arch import versions
-    from cksolve.space.naming import parse_name
-
-    p = parse_problem("N=2,C=64,K=128,Hi=14,Wi=14,Y=3,X=3,pad_h=1,pad_w=1")
-    with versions.using(versions.resolve("develop")):
-        t = features(get_rule_set("tiny"), [Combo("gfx950", "forward", "bf16", 2)], [p], "exact")
-        assert t.rows
-        maker = RowMaker("gfx950", "bf16", "exact")
-        for row in t.rows:
-            got = maker.row(p, parse_name(row[-1]))
-            diff = [(FEATURE_NAMES[i], g, w) for i, (g, w) in enumerate(zip(got, row[:97])) if g != w]
-            assert not diff, (row[-1], diff[:5])
-
-
 def test_measurement_reader_ck_csv_and_cksolve_format(tmp_path):
     ck = tmp_path / "ck.csv"
     ck.write_text(",".join(CK_COLUMNS) + "\n"
@@ -344,23 +327,3 @@ def test_train_refuses_one_fold(capsys, data, tmp_path, folds):
                           "--variant", "forward", "--out", str(tmp_path / "x"), "--folds", str(folds))
     assert code == 2 and text == "" and not (tmp_path / "x").exists()
     assert err.strip() == f"cksolve: error: --folds {folds}: 0 (no cross-validation) or at least 2"
-
-
-def test_a_model_dir_predicts_what_lightgbm_predicts_bit_for_bit(model):
-    """The leaf-sum path (``ml.leafsum``) on a model ``train`` wrote (categorical pipeline, log targets): the
-    same doubles as LightGBM's own predict, then expm1 (CK's Predictor)."""
-    from cksolve.space.naming import parse_name
-    from cksolve.workload import applicable
-
-    out, _ = model
-    m = read_model_dir(out)
-    assert m.fast is not None and m.log_target
-    maker = RowMaker("gfx950", "bf16", m.semantics)
-    rows = []
-    for spec in ("N=8,C=256,K=256,Hi=28,Wi=28,Y=3,X=3,pad_h=1,pad_w=1", "N=1,C=64,K=64,Hi=7,Wi=7"):
-        p = parse_problem(spec)
-        rows += [maker.row(p, parse_name(n)) for n in applicable(p, get_rule_set("full"), "gfx950", "bf16")
-                 if n.startswith("grouped_conv_fwd_")][:400]
-    x = np.array(rows, dtype=np.float64)
-    got, want = m.predict(x), np.expm1(m.booster.predict(x))
-    assert m.fast.checked and np.array_equal(got.view(np.int64), want.view(np.int64))
