@@ -68,10 +68,9 @@ class LeafSum:
             n = min(BLOCK, self.trees - start)
             leaf = self.booster.predict(x, start_iteration=start, num_iteration=n, pred_leaf=True,
                                         num_threads=threads)
-            # each column: one tree's leaf value per row; added one tree at a time, in order (never np.sum)
-            value = self.values[leaf.reshape(len(x), n) + self.offsets[start:start + n]].T.copy()
-            for column in value:
-                acc += column
+            # a row per tree: its leaf value for each row, added a tree at a time, in order (never np.sum)
+            for values in self.values[leaf.reshape(len(x), n).T + self.offsets[start:start + n, None]]:
+                acc += values
         return acc
 
 

@@ -114,7 +114,7 @@ def read_model_dir(path: str | Path) -> ModelDir:
             raise CksolveError(f"{d}: no {MODEL_FILE} or {MODEL_FILE}.gz")
     except (OSError, UnicodeDecodeError, EOFError) as exc:
         raise CksolveError(f"{d}: cannot read the model file ({exc})") from None
-    lgb = lightgbm()
+    lgb = lightgbm(passive=True)
     try:
         with native_quiet():
             booster = lgb.Booster(model_str=text)
