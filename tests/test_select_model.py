@@ -109,6 +109,12 @@ def test_a_problem_met_again_is_not_scored_again(model, monkeypatch):
         for r in base:
             first.setdefault(r.problem, []).append((r.rank, r.name, r.score, r.spec))
         assert [by_row[i] for i in range(6)] == [first[j] for j in (0, 1, 0, 2, 1, 0)], chunk
+    monkeypatch.setattr(selection, "CHUNK", 1)
+    monkeypatch.setattr(selection, "_KEEP", 1)  # forgotten at once: scored again, to the same records
+    scorer = get_scorer("model", path=model)
+    again = list(selection.select([ps[0], ps[1], ps[0]], get_rule_set("full"), "gfx950", "bf16", scorer, top=4))
+    assert [(r.rank, r.name, r.score) for r in again if r.problem == 2] == \
+        [(r.rank, r.name, r.score) for r in base if r.problem == 0]
 
 
 def test_lightgbm_loads_without_scikit_learn_and_both_still_work():

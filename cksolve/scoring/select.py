@@ -34,6 +34,8 @@ SELECT_FORMATS = ("table", "jsonl", "csv")
 CHUNK = 64
 #: distinct problems whose rankings (and applicable lists) are kept for problems met again (bounded memory)
 _KEEP = 4096
+#: ranked records kept for them at most (--top K keeps _RANKED // K problems' rankings)
+_RANKED = 1 << 18
 
 
 @dataclass(frozen=True)
@@ -105,8 +107,8 @@ class _Pools:
 
 
 def _chunk(chunk, pools: _Pools, done: dict, arch: str, dtype: str, scorer, top: int) -> Iterator[SelectRecord]:
-    if len(done) + len(chunk) > _KEEP:
-        done.clear()  # bounded: a problem met again after this is scored again (to the same answer)
+    if len(done) + len(chunk) > min(_KEEP, max(CHUNK, _RANKED // top)):
+        done.clear()  # bounded (problems, and records with a large --top): one met again is scored again, alike
     todo: dict = {}  # problem -> (record, names, configs): the chunk's problems not ranked before, once each
     for record in chunk:
         if record.problem not in done and record.problem not in todo:
