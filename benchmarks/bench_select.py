@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import argparse
 import csv
+import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -90,6 +92,15 @@ def problems(path: Path, n: int) -> None:
             w.writerow(row)
 
 
+def _trees(model: Path) -> str:
+    """The tree count a model directory's manifest records (``?`` when it says none)."""
+    try:
+        manifest = json.loads((model / "train_manifest.json").read_text())
+    except (OSError, ValueError):
+        return "?"
+    return str(manifest.get("total_n_estimators", "?"))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--rows", type=int, default=100_000)
@@ -118,12 +129,15 @@ def main() -> None:
                       f"{rss:.0f} MiB (target <= 180 s at 10^5 rows, 5 folds, 2000 trees; ratio {s / 180:.2f})")
         if "select" in only:
             problems(d / "problems.csv", args.problems)
+            load = os.getloadavg()[0]
             s, rss, cpu = run(["select", "--problems", str(d / "problems.csv"), "-r", "full", "-a", "gfx950",
                                "--dtype", "bf16", "--model", str(model), "--top", "5", "--format", "jsonl", "-o",
                                str(d / "picks.jsonl")], args.runs)
-            print(f"select {args.problems} problems x full gfx950 bf16, {args.trees}-tree model: {s:.1f} s "
+            trees = args.trees if args.model is None else _trees(model)
+            print(f"select {args.problems} problems x full gfx950 bf16, {trees}-tree model: {s:.1f} s "
                   f"({cpu:.1f} s CPU), {rss:.0f} MiB (target <= 20 s, <= 1024 MiB; ratios {s / 20:.2f}, "
-                  f"{rss / 1024:.2f})")
+                  f"{rss / 1024:.2f}; CPU/target {cpu / 20:.2f}); best of {args.runs}, load average "
+                  f"{load:.1f} -> {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
         if "search" in only:
             whole = d / "whole.toml"  # a rule-set file that pins nothing: the whole valid space
             whole.write_text('kind = "gemm"\n')

@@ -18,12 +18,34 @@ class MissingML(CksolveError):
     """lightgbm (or scikit-learn, for training) is not installed."""
 
 
-def lightgbm():
-    """The lightgbm module, or MissingML naming the extra that installs it."""
+def lightgbm(passive: bool = False):
+    """The lightgbm module, or MissingML naming the extra that installs it.
+
+    Imported, where nothing has loaded scikit-learn yet, with scikit-learn hidden: lightgbm imports it (and
+    scipy.stats) only for its scikit-learn estimator classes, which cksolve does not use (``lightgbm.train``,
+    ``Booster``; GroupKFold comes from scikit-learn itself): 1 s of CPU of every model command (measured).
+    ``passive`` (a process that predicts): LightGBM's OpenMP threads sleep between its calls rather than spin
+    (``OMP_WAIT_POLICY``, read once, when OpenMP loads with lightgbm; the environment is given back after):
+    prediction is a few hundred short parallel calls with Python work between them, and a spinning thread
+    takes a core from that work and from the machine's (a fifth of select's CPU, measured)."""
+    loaded = sys.modules.get("lightgbm")
+    if loaded is not None:
+        return loaded
+    hide = "sklearn" not in sys.modules
+    if hide:
+        sys.modules["sklearn"] = None  # an import of it raises ImportError: lightgbm's compat skips its classes
+    policy = os.environ.get("OMP_WAIT_POLICY")
+    if passive and policy is None:
+        os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
     try:
         import lightgbm  # deferred: 0.5 s to import, and optional (the ml extra)
     except ImportError:
         raise MissingML(f"model commands need lightgbm: {INSTALL}") from None
+    finally:
+        if hide and sys.modules.get("sklearn", 0) is None:
+            del sys.modules["sklearn"]
+        if passive and policy is None:
+            del os.environ["OMP_WAIT_POLICY"]
     return lightgbm
 
 

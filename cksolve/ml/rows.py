@@ -20,6 +20,8 @@ the same floats ``cksolve features`` writes.
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..arch.facts import common_facts
 from ..errors import CksolveError
 from ..features.ckname import ck_fields, dispatcher_name
@@ -49,7 +51,8 @@ class RowMaker:
             raise CksolveError(f"unknown feature semantics {semantics!r}; valid: {', '.join(MODEL_SEMANTICS)}")
         self.arch, self.dtype, self.semantics = arch, dtype, semantics
         self.bpe = common_facts().element_size[dtype]
-        self.hw = hardware_block(arch)
+        # the engine's hardware block of the model's semantics (exact: the CK version's LDS of the arch)
+        self.hw = hardware_block(arch, "exact" if semantics == "exact" else "ck")
         self._kernels: dict = {}
         self._problems: dict = {}
         self._ids: dict = {}  # (shape, kernel block) -> id: configs CK's reading aliases share one
@@ -101,3 +104,25 @@ class RowMaker:
         if mid is None:
             mid = inter[key] = interactions(gemm, shape, self.hw[0])
         return (*head, *block, *mid, *self.hw)
+
+    def rows(self, problem, kernels) -> np.ndarray:
+        """``row(problem, k)`` of each kernel as one float64 array, the same doubles (blocks joined by column)."""
+        head, gemm, inter = self.problem(problem)
+        blocks, mids = [], []
+        for kernel in kernels:
+            shape, block, _ = self.kernel(kernel)
+            key = (shape.tile_m, shape.tile_n, shape.tile_k, shape.groups_to_merge)
+            mid = inter.get(key)
+            if mid is None:
+                mid = inter[key] = interactions(gemm, shape, self.hw[0])
+            blocks.append(block)
+            mids.append(mid)
+        a, b, c = len(head), len(self.hw), len(kernels)
+        out = np.empty((c, a + (len(blocks[0]) + len(mids[0]) if c else 0) + b), dtype=np.float64)
+        if c:
+            k = a + len(blocks[0])
+            out[:, :a] = np.array(head, dtype=np.float64)
+            out[:, a:k] = np.array(blocks, dtype=np.float64)
+            out[:, k:-b] = np.array(mids, dtype=np.float64)
+            out[:, -b:] = np.array(self.hw, dtype=np.float64)
+        return out

@@ -48,11 +48,25 @@ class ModelScorer:
         if not pairs:
             return []
         maker = self._maker(arch, dtype)
-        index: dict = {}  # (problem, kernel row id) -> the first pair with it: one row per distinct pair
-        which = [index.setdefault((p, maker.kernel(c)[2]), i) for i, (p, c) in enumerate(pairs)]
-        firsts = list(index.values())
-        rows = np.array([maker.row(*pairs[i]) for i in firsts], dtype=np.float64)
+        groups: dict = {}  # problem -> (its number, {kernel row id: its row among the problem's}, a config per row)
+        group, local = [], []  # each pair's problem number and row within the problem
+        last = got = None
+        for p, c in pairs:
+            if p is not last:  # a problem's pairs are adjacent in practice: one lookup per run of them
+                last, got = p, groups.get(p)
+                if got is None:
+                    got = groups[p] = (len(groups), {}, [])
+            number, rows_of, firsts = got
+            kid = maker.kernel(c)[2]
+            i = rows_of.get(kid)
+            if i is None:
+                i = rows_of[kid] = len(firsts)
+                firsts.append(c)
+            group.append(number)
+            local.append(i)
+        blocks = [maker.rows(p, firsts) for p, (_, _, firsts) in groups.items()]
+        starts = np.cumsum([0] + [len(b) for b in blocks[:-1]])
+        rows = np.concatenate(blocks)
         self.predicted += len(rows)
-        pred = self.model.predict(rows).tolist()
-        at = {i: k for k, i in enumerate(firsts)}
-        return [pred[at[i]] for i in which]
+        pred = self.model.predict(rows)
+        return pred[starts[np.array(group)] + np.array(local)].tolist()

@@ -7,12 +7,15 @@ distinct problems at once), implicit-GEMM ones
 ranked by score, higher first, ties by name, so the output is the same whatever
 order the pool came in. A problem no kernel can run gets one record naming the
 rule that rejects most of its candidates. Problems are scored in chunks (a
-scorer scores one chunk's pairs in one batch) and written as they are ranked:
-what is held grows with the distinct problems' decisions, not with the output.
+scorer scores one chunk's pairs in one batch) and written as they are ranked;
+a problem met again (the file repeats it) takes the ranking it got before,
+unscored. What is held grows with the distinct problems' decisions (and up to
+``_KEEP`` rankings), not with the output.
 """
 
 from __future__ import annotations
 
+import heapq
 import json
 from dataclasses import dataclass
 from typing import Iterable, Iterator, Sequence, TextIO
@@ -29,6 +32,10 @@ __all__ = ["SelectRecord", "select", "write_select", "names_rule_set", "SELECT_F
 SELECT_FORMATS = ("table", "jsonl", "csv")
 #: problems whose pairs a scorer gets in one batch
 CHUNK = 64
+#: distinct problems whose rankings (and applicable lists) are kept for problems met again (bounded memory)
+_KEEP = 4096
+#: ranked records kept for them at most (--top K keeps _RANKED // K problems' rankings)
+_RANKED = 1 << 18
 
 
 @dataclass(frozen=True)
@@ -48,53 +55,81 @@ class SelectRecord:
         return d
 
 
-def _blocked(rejected, candidates: int, gemm_free: bool) -> str:
-    if gemm_free:
+def _blocked(record) -> str:
+    """Why no kernel is ranked for a problem: depthwise kernels only, or what blocks it (``coverage.blocking``,
+    the statement ``cover`` and ``report`` print) with how many of its candidates that rule rejects."""
+    if record.kernels:
         return "only depthwise kernels can run it (select ranks implicit-GEMM kernels)"
-    if not rejected:
-        return "no kernel of the rule set for this direction, dtype and ndim"
-    rule, n = rejected[0]
-    return f"{rule} (rejects {n} of {candidates})"
+    if not record.rejected:
+        return record.blocked
+    return f"{record.blocked} (rejects {record.rejected[0][1]} of {record.candidates})"
 
 
 def select(problems: Sequence, rule_set, arch: str, dtype: str, scorer, top: int = 5) -> Iterator[SelectRecord]:
     """SelectRecords, problem by problem (file order), rank by rank."""
     if top < 1:
         raise CksolveError(f"{{opt:top}} {top} must be at least 1")
-    configs: dict = {}  # name -> config: names repeat across problems
-
-    def config(name: str):
-        c = configs.get(name)
-        if c is None:
-            c = configs[name] = parse_name(name)
-        return c
-
+    pools = _Pools()
+    done: dict = {}  # problem -> its ranking [(score, name)] or what blocks it: a problem met again is not rescored
     chunk: list = []
     for record in iter_coverage(problems, rule_set, arch, [dtype], with_kernels=True):
         chunk.append(record)
         if len(chunk) >= CHUNK:
-            yield from _chunk(chunk, config, arch, dtype, scorer, top)
+            yield from _chunk(chunk, pools, done, arch, dtype, scorer, top)
             chunk = []
     if chunk:
-        yield from _chunk(chunk, config, arch, dtype, scorer, top)
+        yield from _chunk(chunk, pools, done, arch, dtype, scorer, top)
 
 
-def _chunk(chunk, config, arch: str, dtype: str, scorer, top: int) -> Iterator[SelectRecord]:
-    pairs, spans = [], []
+class _Pools:
+    """The implicit-GEMM kernels of an applicable list, as (names, configs): the lists repeat (one per verdict
+    class of problems), names are parsed once each."""
+
+    def __init__(self):
+        self._configs: dict = {}  # name -> config
+        self._pools: dict = {}  # applicable names -> (names, configs)
+
+    def __call__(self, kernels: tuple) -> tuple:
+        got = self._pools.get(kernels)
+        if got is None:
+            configs = self._configs
+            pairs = []
+            for name in kernels:
+                c = configs.get(name)
+                if c is None:
+                    c = configs[name] = parse_name(name)
+                if kernel_kind(c.kind) is GEMM:
+                    pairs.append((name, c))
+            if len(self._pools) >= _KEEP:
+                self._pools.clear()
+            got = self._pools[kernels] = (tuple(n for n, _ in pairs), tuple(c for _, c in pairs))
+        return got
+
+
+def _chunk(chunk, pools: _Pools, done: dict, arch: str, dtype: str, scorer, top: int) -> Iterator[SelectRecord]:
+    if len(done) + len(chunk) > min(_KEEP, max(CHUNK, _RANKED // top)):
+        done.clear()  # bounded (problems, and records with a large --top): one met again is scored again, alike
+    todo: dict = {}  # problem -> (record, names, configs): the chunk's problems not ranked before, once each
     for record in chunk:
-        start = len(pairs)
-        pairs.extend((record.problem, c) for c in map(config, record.kernels) if kernel_kind(c.kind) is GEMM)
-        spans.append((record, start, len(pairs)))
+        if record.problem not in done and record.problem not in todo:
+            todo[record.problem] = (record, *pools(record.kernels))
+    pairs = [(problem, c) for problem, (_, _, configs) in todo.items() for c in configs]
     scores = scorer.score(pairs, arch, dtype) if pairs else []
-    for record, start, end in spans:
-        row, problem = record.row, record.problem
-        if start == end:
-            why = _blocked(record.rejected, record.candidates, bool(record.kernels))
-            yield SelectRecord(row, None, None, None, why, problem.spec())
+    at = 0
+    for problem, (record, names, _) in todo.items():
+        if not names:
+            done[problem] = (problem.spec(), _blocked(record))
             continue
-        ranked = sorted(((scores[i], pairs[i][1].name()) for i in range(start, end)), key=lambda t: (-t[0], t[1]))
-        for rank, (score, name) in enumerate(ranked[:top], 1):
-            yield SelectRecord(row, rank, name, score, None, problem.spec())
+        ranked = heapq.nsmallest(top, zip(scores[at:at + len(names)], names), key=lambda t: (-t[0], t[1]))
+        done[problem] = (problem.spec(), ranked)
+        at += len(names)
+    for record in chunk:
+        spec, ranked = done[record.problem]
+        if isinstance(ranked, str):
+            yield SelectRecord(record.row, None, None, None, ranked, spec)
+            continue
+        for rank, (score, name) in enumerate(ranked, 1):
+            yield SelectRecord(record.row, rank, name, score, None, spec)
 
 
 def write_select(records: Iterable[SelectRecord], fmt: str, out: TextIO) -> int:
