@@ -119,7 +119,7 @@ def _valid_scores(booster):
     import ctypes  # deferred: only a fold's training gets here
 
     try:
-        from lightgbm.basic import _LIB  # the C library the package loaded
+        from lightgbm.basic import _LIB  # deferred: optional (the ml extra); the C library the package loaded
 
         handle = booster._handle
         n = ctypes.c_int64(0)
