@@ -15,10 +15,10 @@ from typing import Iterator
 from ..errors import CksolveError
 from ..query import Record, Selection, count_records
 from ..rulesets.base import RuleSet
-from ..solver import SolutionSet, SpaceTooLarge, sample_blocks, solve_combo
+from ..solver import SolutionSet, SpaceTooLarge, sample_blocks, sample_name_blocks, solve_combo
 from ..space.spelling import gemm_name
 
-__all__ = ["count", "sample", "sample_stream", "solution_sets"]
+__all__ = ["count", "sample", "sample_stream", "sample_names", "solution_sets"]
 
 
 def count(rule_set: RuleSet, selection: Selection) -> dict:
@@ -51,6 +51,13 @@ def sample_stream(rule_set: RuleSet, selection: Selection, n: int, seed: int = 0
     ``n`` (``distinct`` remembers the indices it drew: O(n)). A bad request is refused before the first."""
     blocks = sample_blocks(solution_sets(rule_set, selection), n, seed, distinct)
     return _records(blocks, rule_set.name)
+
+
+def sample_names(rule_set: RuleSet, selection: Selection, n: int, seed: int = 0,
+                 distinct: bool = False) -> Iterator[str]:
+    """The kernel names of :func:`sample_stream`'s records, in the same order, as text blocks (a name a line);
+    no record or config is formed (what ``sample`` writes in its default format)."""
+    return sample_name_blocks(solution_sets(rule_set, selection), n, seed, distinct)
 
 
 def _records(blocks, label) -> Iterator[Record]:

@@ -14,7 +14,7 @@ from .values import value_facts
 from .variants import VARIANTS
 
 __all__ = ["gemm_name", "depthwise_name", "VARIANT_TAG", "DEPTHWISE_PREFIX", "DEFAULT_VECTORS", "GEMM_FIELDS",
-           "GEMM_HEAD_AXES", "GEMM_GROUP_AXES", "SPECIALIZATION_SUFFIX", "STREAMK_WORD"]
+           "GEMM_HEAD_AXES", "GEMM_GROUP_AXES", "spell_gemm_values", "SPECIALIZATION_SUFFIX", "STREAMK_WORD"]
 
 #: GEMM variant as it appears in a kernel name (variants.toml ``tag``).
 VARIANT_TAG = {n: v.tag for n, v in VARIANTS.items() if v.kind == "gemm"}
@@ -88,6 +88,9 @@ def depthwise_name(c) -> str:
         f"_nb{c.nbatch}_sub{c.sub_h}x{c.sub_w}_vec{c.in_vec}_{c.out_vec}"
     )
 
+
+#: A GEMM name from its field values, positionally in field order (no config, no memo: many names at once).
+spell_gemm_values = _spell_gemm
 
 _code = _spell_gemm.__code__
 if _code.co_varnames[:_code.co_argcount] != GEMM_FIELDS:  # pragma: no cover - kinds.toml's order moved
