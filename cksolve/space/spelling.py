@@ -14,7 +14,7 @@ from .values import value_facts
 from .variants import VARIANTS
 
 __all__ = ["gemm_name", "depthwise_name", "VARIANT_TAG", "DEPTHWISE_PREFIX", "DEFAULT_VECTORS", "GEMM_FIELDS",
-           "GEMM_HEAD_AXES", "GEMM_GROUP_AXES", "spell_gemm_values", "SPECIALIZATION_SUFFIX", "STREAMK_WORD"]
+           "GEMM_HEAD_AXES", "GEMM_GROUP_AXES", "GEMM_TAIL_PARTS", "spell_gemm_values", "SPECIALIZATION_SUFFIX", "STREAMK_WORD"]
 
 #: GEMM variant as it appears in a kernel name (variants.toml ``tag``).
 VARIANT_TAG = {n: v.tag for n, v in VARIANTS.items() if v.kind == "gemm"}
@@ -42,6 +42,11 @@ GEMM_HEAD_AXES = ("variant", "dtype", "layout", "ndim", "pipeline", "epilogue", 
 #: The leading head fields a combination can leave free (variant, dtype and ndim are the combination's), each
 #: followed by ``_`` in the name: listing goes one value of them at a time.
 GEMM_GROUP_AXES = ("layout", "pipeline", "epilogue", "scheduler")
+#: Leading parts of a name's tail: each part's text depends on its fields alone and comes before the rest of the
+#: tail, so a tail is each part's text (every other tail field at its default) and then the rest's. Listing a
+#: whole space renders each part once (``solver.stream``: a head there takes a million tails; tested on random
+#: configs).
+GEMM_TAIL_PARTS = (("vector_a", "vector_b", "vector_c"),)
 
 # Names are asked for many times per config (sorting, emission, diffing); a
 # config is an immutable tuple, so its name is memoised on it.
