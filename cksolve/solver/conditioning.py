@@ -189,7 +189,8 @@ def _propagate(rels: list, domains: dict) -> list | None:
 def _columns(rel: Relation) -> tuple:
     hit = _COLUMNS.get(rel.token)
     if hit is None:
-        hit = _COLUMNS[rel.token] = tuple(frozenset(r[i] for r in rel.rows) for i in range(len(rel.free)))
+        hit = _COLUMNS[rel.token] = tuple(map(frozenset, zip(*rel.rows))) if rel.rows else \
+            tuple(frozenset() for _a in rel.free)
     return hit
 
 
