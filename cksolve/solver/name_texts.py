@@ -15,7 +15,10 @@ from ..space.kinds import kernel_kind
 from ..space.memos import MEMOS
 from .model import config_class
 
-__all__ = ["Spelling", "spelling"]
+__all__ = ["Spelling", "spelling", "PARTS_FROM"]
+
+#: Tail sets of at least this many tails are rendered by parts (fewer: whole tails, memoised).
+PARTS_FROM = 4096
 
 
 class Spelling:
@@ -72,7 +75,7 @@ class Spelling:
     def tail_texts(self, ref_assign, ref_text: str, tails: list) -> list[str]:
         """The texts of many tails (tuples over ``tail_axes``): by the kind's tail parts, each part's text
         rendered once per value and joined (``spelling.GEMM_TAIL_PARTS``), else one by one."""
-        if not self.parts:
+        if not self.parts or len(tails) < PARTS_FROM:  # few: whole tails, memoised across heads
             cache, miss = self.tails, self.tail_text
             return [cache[t] if t in cache else miss(ref_assign, ref_text, t) for t in tails]
         if self.part_texts is None:
