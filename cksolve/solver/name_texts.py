@@ -17,7 +17,7 @@ from .model import config_class
 
 __all__ = ["Spelling", "spelling", "PARTS_FROM"]
 
-#: Tail sets of at least this many tails are rendered by parts (fewer: whole tails, memoised).
+#: Tail sets of at least this many tails are rendered by parts (fewer: whole tails, memoised; ``stream``).
 PARTS_FROM = 4096
 
 
@@ -72,10 +72,11 @@ class Spelling:
             hit = self.tails[tail] = self._render(self._values(ref_assign, tail))[len(ref_text):]
         return hit
 
-    def tail_texts(self, ref_assign, ref_text: str, tails: list) -> list[str]:
-        """The texts of many tails (tuples over ``tail_axes``): by the kind's tail parts, each part's text
-        rendered once per value and joined (``spelling.GEMM_TAIL_PARTS``), else one by one."""
-        if not self.parts or len(tails) < PARTS_FROM:  # few: whole tails, memoised across heads
+    def tail_texts(self, ref_assign, ref_text: str, tails: list, by_parts: bool = True) -> list[str]:
+        """The texts of many tails (tuples over ``tail_axes``): ``by_parts`` (a large tail set), by the kind's
+        tail parts, each part's text rendered once per value and joined (``spelling.GEMM_TAIL_PARTS``); else
+        whole tails one by one, memoised across heads."""
+        if not self.parts or not by_parts:  # few: whole tails, memoised across heads
             cache, miss = self.tails, self.tail_text
             return [cache[t] if t in cache else miss(ref_assign, ref_text, t) for t in tails]
         if self.part_texts is None:

@@ -32,14 +32,14 @@ from operator import itemgetter
 from typing import Iterator
 
 from .conditioning import Branches, Part
-from .name_texts import Spelling, spelling
+from .name_texts import PARTS_FROM, Spelling, spelling
 from .relations import key_getter
 from .solutions import Component, SolutionSet, gc_paused
 
 __all__ = ["name_blocks", "config_blocks", "TAIL_MEMO", "BLOCK_CHARS", "GROUP_CONFIGS"]
 
 #: Rendered tail strings kept for reuse; past this the memo is dropped (memory bound).
-TAIL_MEMO = 2_000_000
+TAIL_MEMO = 500_000
 #: Characters of names collected before a block is handed out.
 BLOCK_CHARS = 1 << 20
 #: Tails of one head written per block.
@@ -221,6 +221,7 @@ class _Tails:
     def _render(self, sums: list) -> list:
         values, texts = [], []  # names only: each product's values are dropped once their texts are made
         order = self.order
+        by_parts = sum(prod(len(r) for _a, r in p) for p in sums) >= PARTS_FROM
         for p in sums:
             p = sorted(p, key=lambda f: len(f[1]) > 1)  # one-row factors first: one constant prefix
             axes = tuple(a for f_axes, _r in p for a in f_axes)
@@ -242,7 +243,7 @@ class _Tails:
                     flats = [(f[perm[0]],) for f in flats]
                 elif perm != list(range(len(axes))):
                     flats = list(map(itemgetter(*perm), flats))
-            texts += self.sp.tail_texts(self.ref, self.ref_text, flats)
+            texts += self.sp.tail_texts(self.ref, self.ref_text, flats, by_parts)
             if self.with_values:
                 values.extend(flats)
         if not self.with_values:
