@@ -16,7 +16,7 @@ from ..errors import CksolveError
 from ..query import Record, Selection, count_records
 from ..rulesets.base import RuleSet
 from ..solver import SolutionSet, SpaceTooLarge, sample_blocks, sample_name_blocks, solve_combo
-from ..space.spelling import gemm_name
+from ..space.spelling import clear_name_memos
 
 __all__ = ["count", "sample", "sample_stream", "sample_names", "solution_sets"]
 
@@ -64,6 +64,4 @@ def _records(blocks, label) -> Iterator[Record]:
     make = partial(tuple.__new__, Record)  # as enumerate: Record's Python __new__ per draw is the cost
     for block in blocks:
         yield from (make((label, combo, config)) for combo, config in block)
-        # random draws seldom name a config twice: the name memo's 2^17 entries (about 60 MB) would only
-        # grow the memory of a long draw; it is emptied per block (names are recomputed, never wrong)
-        gemm_name.cache_clear()
+        clear_name_memos()  # random draws seldom name a config twice

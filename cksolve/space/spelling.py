@@ -13,7 +13,7 @@ from .memos import MEMOS
 from .values import value_facts
 from .variants import VARIANTS
 
-__all__ = ["gemm_name", "depthwise_name", "VARIANT_TAG", "DEPTHWISE_PREFIX", "DEFAULT_VECTORS", "GEMM_FIELDS",
+__all__ = ["gemm_name", "depthwise_name", "clear_name_memos", "VARIANT_TAG", "DEPTHWISE_PREFIX", "DEFAULT_VECTORS", "GEMM_FIELDS",
            "GEMM_HEAD_AXES", "GEMM_GROUP_AXES", "GEMM_TAIL_PARTS", "spell_gemm_values", "SPECIALIZATION_SUFFIX", "STREAMK_WORD"]
 
 #: GEMM variant as it appears in a kernel name (variants.toml ``tag``).
@@ -96,6 +96,14 @@ def depthwise_name(c) -> str:
 
 #: A GEMM name from its field values, positionally in field order (no config, no memo: many names at once).
 spell_gemm_values = _spell_gemm
+
+def clear_name_memos() -> None:
+    """Empty the name memos (GEMM and depthwise). A streamed listing or a long draw asks each name once: the
+    memos would only hold memory (2^17 GEMM names, about 60 MB); called per block (names are recomputed,
+    never wrong)."""
+    gemm_name.cache_clear()
+    depthwise_name.cache_clear()
+
 
 _code = _spell_gemm.__code__
 if _code.co_varnames[:_code.co_argcount] != GEMM_FIELDS:  # pragma: no cover - kinds.toml's order moved
