@@ -110,6 +110,7 @@ _PIECES = MEMOS.memo("conditioning.pieces")
 _TABULATED = MEMOS.memo("conditioning.tabulated")
 _RESTRICTED = MEMOS.memo("conditioning.restricted")
 _COLUMNS = MEMOS.memo("conditioning.columns")
+_TABLE_ROWS = MEMOS.memo("conditioning.table_rows")
 _TRUE, _FALSE = object(), object()
 
 
@@ -219,7 +220,12 @@ def _tabulated(rel: Relation, domains: dict):
         if all(allowed):
             hit = _TRUE
         else:
-            hit = derived(rel, rel.free, frozenset(compress(product(*doms), allowed)))
+            # the same verdicts recur (wave splits of one block size): their rows are made once
+            same = (doms, bytes(map(bool, allowed)))
+            rows = _TABLE_ROWS.get(same)
+            if rows is None:
+                rows = _TABLE_ROWS[same] = frozenset(compress(product(*doms), allowed))
+            hit = derived(rel, rel.free, rows)
         _TABULATED[key] = hit
     return hit
 
