@@ -37,6 +37,7 @@ are :mod:`.verdicts`.
 
 from __future__ import annotations
 
+import sys
 from bisect import bisect_right
 from dataclasses import dataclass, field
 from itertools import accumulate, compress, product
@@ -221,11 +222,18 @@ def _tabulated(rel: Relation, domains: dict):
             hit = _TRUE
         else:
             # the same verdicts recur (wave splits of one block size): their rows are made once
-            same = (doms, bytes(map(bool, allowed)))
+            flags = bytes(map(bool, allowed))
+            same = (doms, flags)
             rows = _TABLE_ROWS.get(same)
             if rows is None:
                 rows = _TABLE_ROWS[same] = frozenset(compress(product(*doms), allowed))
             hit = derived(rel, rel.free, rows)
+            np = sys.modules.get("numpy")  # loaded when the verdicts were vectorised: columns from the flags
+            if np is not None and len(doms) > 1 and hit.token not in _COLUMNS:
+                grid = np.frombuffer(flags, dtype=np.uint8).reshape(tuple(map(len, doms))).astype(bool)
+                _COLUMNS[hit.token] = tuple(
+                    frozenset(compress(d, grid.any(axis=tuple(j for j in range(len(doms)) if j != i)).tolist()))
+                    for i, d in enumerate(doms))
         _TABULATED[key] = hit
     return hit
 
