@@ -16,10 +16,11 @@ from cksolve.solver import bounded_configs, build_model, conditioning, direct, n
 from cksolve.space.memos import MEMOS
 from cksolve.solver.evaluate import evaluate
 from cksolve.solver.sampling import sample_blocks
+from cksolve.solver import stream
 from cksolve.solver.stream import config_blocks, name_blocks
 from cksolve.space.axes import AXES, kind_axes
 from cksolve.space.config import KernelConfig
-from cksolve.space.spelling import GEMM_HEAD_AXES, gemm_name
+from cksolve.space.spelling import GEMM_HEAD_AXES, GEMM_TAIL_PARTS, gemm_name
 
 FREE = """kind = "gemm"
 base = "full"
@@ -98,6 +99,38 @@ def test_streamed_names_are_the_sorted_listing(tmp_path, rule_set):
         assert got == want, f"{combo.key}: first difference at line {_first_diff(got, want)}"
         configs = [c for block in config_blocks(solutions, 97) for c in block]
         assert [c.name() for c in configs] == want.splitlines(), f"{combo.key}: configs out of name order"
+
+
+@pytest.mark.parametrize("rule_set", [WIDE, FREE])
+def test_names_split_into_small_groups_and_slices_are_the_same_listing(tmp_path, monkeypatch, rule_set):
+    """A large space is listed by tile_m, tile_n, ... groups and a head's tails in slices: the same bytes."""
+    rs = _file(tmp_path, rule_set) if "\n" in rule_set else query.load_rule_set(rule_set)
+    for combo in query.select(["gfx942"], ["forward", "bwd_weight"], ["fp16"], [2]).combos():
+        solutions = solve_combo(rs, combo)
+        want = "".join(f"{n}\n" for n in names_combo(rs, combo))
+        monkeypatch.setattr(stream, "GROUP_CONFIGS", solutions.count() / 1000)  # split by tile_m and tile_n
+        monkeypatch.setattr(stream, "RUN_CHUNK", 3)
+        got = _streamed(solutions)
+        monkeypatch.undo()
+        assert got == want, f"{combo.key}: first difference at line {_first_diff(got, want)}"
+        configs = [c for block in config_blocks(solutions, 97) for c in block]
+        assert [c.name() for c in configs] == want.splitlines(), f"{combo.key}: configs out of name order"
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_a_gemm_tail_is_its_parts_then_the_rest(data):
+    """``GEMM_TAIL_PARTS``: each part's text alone (the other tail fields at their defaults), then the rest's."""
+    values = {a: data.draw(st.sampled_from(_gemm_domain(a))) for a in kind_axes("gemm")}
+    c = KernelConfig(**values)
+    head, tail = _head_tail(c)
+    defaults = KernelConfig(**{a: values[a] for a in GEMM_HEAD_AXES})._asdict()
+    texts, done = [], set()
+    for part in GEMM_TAIL_PARTS:
+        texts.append(_head_tail(KernelConfig(**{**defaults, **{a: values[a] for a in part}}))[1])
+        done.update(part)
+    texts.append(_head_tail(KernelConfig(**{**defaults, **{a: v for a, v in values.items() if a not in done}}))[1])
+    assert "".join(texts) == tail, f"{c.name()}: the tail is not its parts' texts then the rest's ({texts})"
 
 
 def _first_diff(a: str, b: str):

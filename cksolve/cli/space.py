@@ -48,8 +48,11 @@ def sample_cmd(
     rs = load_rule_set(rule_set, builder_configs)
     # drawn, decoded and written in blocks: memory does not grow with -n (--distinct: O(n) indices)
     with Progress(f"drawing {n:,} configs", ticking=True):  # on a terminal, past 1 s
-        write_blocks(records_blocks(explore.sample_stream(rs, selection, n, seed, distinct), fmt,
-                                    selection.one_kind), output)
+        if fmt == "names":  # names straight from the decoded draws: no record or config formed
+            write_blocks(explore.sample_names(rs, selection, n, seed, distinct), output)
+        else:
+            write_blocks(records_blocks(explore.sample_stream(rs, selection, n, seed, distinct), fmt,
+                                        selection.one_kind), output)
 
 
 def _infeasible_reason(problem: str, arch: str, dtype: str, rs, where: bool) -> str:
@@ -110,18 +113,24 @@ def search_cmd(
         raise CksolveError("--backend cpsat searches by the padding score: --device, --model, --measurements and "
                            "--pool need the performance model's search (the default backend)")
     results, status = explore.search(problem, arch, dtype, rs, top, tuple(where or ()), backend, time_limit)
-    rows = [r.as_dict() for r in results]
     said = ("ranked by the padding score (tile padding x occupancy x reuse x vectors: --backend cpsat)\n"
             f"status: {status}" + (" (gap 0)" if status == "OPTIMAL" else ""))
+    _write_results(results, status, said, ["score", "tile", "occupancy", "reuse", "vector", "configs", "name"],
+                   fmt, output, sys.stderr.write, lambda: _infeasible_reason(problem, arch, dtype, rs, bool(where)))
+
+
+def _write_results(results, status: str, said: str, columns: list, fmt: str, output, tell, why) -> None:
+    """A search's results and what it says (ranking, status, and ``why()`` when infeasible): a table holds
+    the saying (it is part of the report); machine formats keep it off stdout, given to ``tell``."""
+    rows = [r.as_dict() for r in results]
     if status == "INFEASIBLE":
-        said += f" ({_infeasible_reason(problem, arch, dtype, rs, bool(where))})"
+        said += f" ({why()})"
     said += "\n"
-    if fmt == "table":  # the status is part of the report; machine formats keep it on stderr
-        columns = ["score", "tile", "occupancy", "reuse", "vector", "configs", "name"]
+    if fmt == "table":
         write(table_text(columns, [[str(row[c]) for c in columns] for row in rows]) + said, output)
         return
     write(render(fmt, rows, ("name",)), output)
-    sys.stderr.write(said)
+    tell(said)
 
 
 def _ranked_search(problem, arch, dtype, rs, top, where, fmt, output, device, model, measured, pool) -> None:
@@ -144,14 +153,6 @@ def _ranked_search(problem, arch, dtype, rs, top, where, fmt, output, device, mo
     else:
         said = (f"searched with {analytic.describe()} to a pool of {size} tile shapes, re-ranked by "
                 f"{rescorer.describe()}\nstatus: {status}")
-    if status == "INFEASIBLE":
-        said += f" ({_infeasible_reason(problem, arch, dtype, rs, bool(where))})"
-    said += "\n"
-    rows = [r.as_dict() for r in results]
-    if fmt == "table":
-        columns = ["score", "analytic", "configs", "tile", "name"]
-        write(table_text(columns, [[str(row[c]) for c in columns] for row in rows]) + said, output)
-        return
-    write(render(fmt, rows, ("name",)), output)
-    for line in said.splitlines():
-        say(line)
+    _write_results(results, status, said, ["score", "analytic", "configs", "tile", "name"], fmt, output,
+                   lambda text: [say(line) for line in text.splitlines()],
+                   lambda: _infeasible_reason(problem, arch, dtype, rs, bool(where)))

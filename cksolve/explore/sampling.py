@@ -15,10 +15,10 @@ from typing import Iterator
 from ..errors import CksolveError
 from ..query import Record, Selection, count_records
 from ..rulesets.base import RuleSet
-from ..solver import SolutionSet, SpaceTooLarge, sample_blocks, solve_combo
-from ..space.spelling import gemm_name
+from ..solver import SolutionSet, SpaceTooLarge, sample_blocks, sample_name_blocks, solve_combo
+from ..space.spelling import clear_name_memos
 
-__all__ = ["count", "sample", "sample_stream", "solution_sets"]
+__all__ = ["count", "sample", "sample_stream", "sample_names", "solution_sets"]
 
 
 def count(rule_set: RuleSet, selection: Selection) -> dict:
@@ -53,10 +53,15 @@ def sample_stream(rule_set: RuleSet, selection: Selection, n: int, seed: int = 0
     return _records(blocks, rule_set.name)
 
 
+def sample_names(rule_set: RuleSet, selection: Selection, n: int, seed: int = 0,
+                 distinct: bool = False) -> Iterator[str]:
+    """The kernel names of :func:`sample_stream`'s records, in the same order, as text blocks (a name a line);
+    no record or config is formed (what ``sample`` writes in its default format)."""
+    return sample_name_blocks(solution_sets(rule_set, selection), n, seed, distinct)
+
+
 def _records(blocks, label) -> Iterator[Record]:
     make = partial(tuple.__new__, Record)  # as enumerate: Record's Python __new__ per draw is the cost
     for block in blocks:
         yield from (make((label, combo, config)) for combo, config in block)
-        # random draws seldom name a config twice: the name memo's 2^17 entries (about 60 MB) would only
-        # grow the memory of a long draw; it is emptied per block (names are recomputed, never wrong)
-        gemm_name.cache_clear()
+        clear_name_memos()  # random draws seldom name a config twice

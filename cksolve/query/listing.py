@@ -19,7 +19,7 @@ from ..selection import Record, Selection
 from ..solver import SpaceTooLarge, config_blocks, enumerate_combo, name_blocks, names_combo, solve_combo
 from ..space.combo import Combo
 from ..space.namesfile import section_line
-from ..space.spelling import gemm_name
+from ..space.spelling import clear_name_memos
 
 __all__ = ["load_rule_set", "ENUMERATE_LIMIT", "enumerate_records", "enumerate_names", "enumerate_lines", "enumerate_text",
            "name_lines", "count_records",
@@ -150,9 +150,7 @@ def _records(rule_set: RuleSet, selection: Selection) -> Iterator[Record]:
             continue
         for block in config_blocks(solutions):
             yield from map(make, zip(repeat(label), repeat(combo), block))
-            # each name of a streamed listing is asked for once: the name memo (2^17 entries, about 60 MB)
-            # would only hold memory; emptied per block (names are recomputed, never wrong)
-            gemm_name.cache_clear()
+            clear_name_memos()  # each name of a streamed listing is asked for once
 
 
 def _memo_listed(solutions) -> bool:

@@ -22,7 +22,7 @@ from .evaluate import Verdict, evaluate
 from .explain import Explanation, Nearest, explanation
 from .model import Model, build_model, prune_domains
 from .relations import key_getter
-from .sampling import decode, sample_blocks, sample_solutions
+from .sampling import decode, sample_blocks, sample_name_blocks, sample_solutions
 from .stream import config_blocks, name_blocks
 
 __all__ = [
@@ -31,7 +31,7 @@ __all__ = [
     "solve_combo", "enumerate_combo", "names_combo", "bounded_configs", "CONFIG_LIMIT",
     "evaluate", "Verdict", "explanation", "Explanation", "Nearest",
     "BACKENDS", "DEFAULT_BACKEND", "Backend", "CannotCount", "get_backend", "pinned",
-    "sample_solutions", "sample_blocks", "decode",
+    "sample_solutions", "sample_blocks", "sample_name_blocks", "decode",
     "config_blocks", "name_blocks",
     "minimum_cover", "CoverError",
     "key_getter",

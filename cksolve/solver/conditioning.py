@@ -37,6 +37,7 @@ are :mod:`.verdicts`.
 
 from __future__ import annotations
 
+import sys
 from bisect import bisect_right
 from dataclasses import dataclass, field
 from itertools import accumulate, compress, product
@@ -110,6 +111,7 @@ _PIECES = MEMOS.memo("conditioning.pieces")
 _TABULATED = MEMOS.memo("conditioning.tabulated")
 _RESTRICTED = MEMOS.memo("conditioning.restricted")
 _COLUMNS = MEMOS.memo("conditioning.columns")
+_TABLE_ROWS = MEMOS.memo("conditioning.table_rows")
 _TRUE, _FALSE = object(), object()
 
 
@@ -189,7 +191,8 @@ def _propagate(rels: list, domains: dict) -> list | None:
 def _columns(rel: Relation) -> tuple:
     hit = _COLUMNS.get(rel.token)
     if hit is None:
-        hit = _COLUMNS[rel.token] = tuple(frozenset(r[i] for r in rel.rows) for i in range(len(rel.free)))
+        hit = _COLUMNS[rel.token] = tuple(map(frozenset, zip(*rel.rows))) if rel.rows else \
+            tuple(frozenset() for _a in rel.free)
     return hit
 
 
@@ -218,7 +221,19 @@ def _tabulated(rel: Relation, domains: dict):
         if all(allowed):
             hit = _TRUE
         else:
-            hit = derived(rel, rel.free, frozenset(compress(product(*doms), allowed)))
+            # the same verdicts recur (wave splits of one block size): their rows are made once
+            flags = bytes(map(bool, allowed))
+            same = (doms, flags)
+            rows = _TABLE_ROWS.get(same)
+            if rows is None:
+                rows = _TABLE_ROWS[same] = frozenset(compress(product(*doms), allowed))
+            hit = derived(rel, rel.free, rows)
+            np = sys.modules.get("numpy")  # loaded when the verdicts were vectorised: columns from the flags
+            if np is not None and len(doms) > 1 and hit.token not in _COLUMNS:
+                grid = np.frombuffer(flags, dtype=np.uint8).reshape(tuple(map(len, doms))).astype(bool)
+                _COLUMNS[hit.token] = tuple(
+                    frozenset(compress(d, grid.any(axis=tuple(j for j in range(len(doms)) if j != i)).tolist()))
+                    for i, d in enumerate(doms))
         _TABULATED[key] = hit
     return hit
 

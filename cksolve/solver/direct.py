@@ -362,11 +362,18 @@ def _join(axes: Sequence[str], rels: list[Relation], domains: dict, limit: float
             rows = _join_table(rows, best, pos, bound, limit)
             pending.remove(best)
             continue
-        # No table left: expand the unbound axes of the narrowest filter from their domains.
+        # No table left: expand the unbound axes of the narrowest filter from their domains; the filters the
+        # last of them makes ready are applied as it expands (the same rows, none made only to be dropped)
         best = min(pending, key=lambda r: sum(a not in pos for a in r.free))
-        for a in best.free:
-            if a not in pos:
-                rows = _expand(rows, a, domains[a], pos, bound, limit)
+        unbound = [a for a in best.free if a not in pos]
+        unbound = list(dict.fromkeys(unbound))  # an axis twice in a scope is bound once
+        for a in unbound[:-1]:
+            rows = _expand(rows, a, domains[a], pos, bound, limit)
+        last = unbound[-1]
+        now = [r for r in pending if all(x in pos or x == last for x in r.free)]
+        rows = _expand_filtered(rows, last, domains[last], pos, bound, limit, now)
+        for r in now:
+            pending.remove(r)
     for a in axes:  # axes only reached through tables already joined are bound; others expand
         if a not in pos:
             rows = _expand(rows, a, domains[a], pos, bound, limit)
@@ -379,6 +386,45 @@ def _expand(rows: list[tuple], axis: str, values: tuple, pos: dict, bound: list,
     pos[axis] = len(bound)
     bound.append(axis)
     return [row + (v,) for row in rows for v in values]
+
+
+def _expand_filtered(rows: list[tuple], axis: str, values: tuple, pos: dict, bound: list, limit: float,
+                     filters: list[Relation]) -> list[tuple]:
+    """``_expand`` then ``filter_rows`` of each of ``filters`` (every other axis of theirs bound), in one pass:
+    the values a row may take are found once per key of the other axes the filters read. The same rows in
+    the same order, and the same ``SpaceTooLarge`` (the size is checked before filtering, as ``_expand`` does)."""
+    check_size(len(rows) * len(values), limit, bound + [axis])
+    pos[axis] = len(bound)
+    bound.append(axis)
+    if not filters:
+        return [row + (v,) for row in rows for v in values]
+    at = pos[axis]
+    others = tuple(sorted({pos[a] for f in filters for a in f.free if a != axis}))
+    key_of = key_getter(others)
+    slots = {p: i for i, p in enumerate(others)}
+    plans = [(f, f.verdicts, tuple((True, at) if a == axis else (False, slots[pos[a]]) for a in f.free))
+             for f in filters]
+    allowed: dict = {}
+    out: list[tuple] = []
+    for row, key in zip(rows, map(key_of, rows)):
+        ok = allowed.get(key)
+        if ok is None:
+            ok = allowed[key] = tuple((v,) for v in values if _passes(plans, key, v))
+        out += map(row.__add__, ok)
+    return out
+
+
+def _passes(plans: list, key: tuple, v) -> bool:
+    """Whether the value ``v`` of the new axis, with the other axes at ``key``, passes every filter (memoised
+    per filter on its own key, as ``filter_rows``)."""
+    for f, verdicts, spec in plans:
+        k = tuple(v if new else key[i] for new, i in spec)
+        verdict = verdicts.get(k)
+        if verdict is None:
+            verdict = verdicts[k] = (k in f.rows) if f.is_table else f.holds_free(k)
+        if not verdict:
+            return False
+    return True
 
 
 def _join_table(rows: list[tuple], rel: Relation, pos: dict, bound: list, limit: float) -> list[tuple]:

@@ -20,7 +20,7 @@ rendered from its fields only, so the two cannot say different things.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import NamedTuple, Sequence
+from typing import Sequence
 
 from ..space.axes import value_text
 from ..space.combo import Combo, ConstraintSource
@@ -28,7 +28,7 @@ from .combos import CONFIG_LIMIT, bounded_configs
 from .counting import SpaceTooLarge
 from .model import build_model
 from .evaluate import Verdict, evaluate
-from .neighbors import MAX_RADIUS, neighbors
+from .neighbors import MAX_RADIUS, Neighbor, neighbors
 
 __all__ = ["Explanation", "Nearest", "explain", "explanation", "nearest_valid", "NEAREST_RADIUS"]
 
@@ -36,15 +36,9 @@ __all__ = ["Explanation", "Nearest", "explain", "explanation", "nearest_valid", 
 NEAREST_RADIUS = MAX_RADIUS
 
 
-class Nearest(NamedTuple):
-    """A valid config near the explained one: its name, how many axes differ, and their values in it."""
-
-    name: str
-    distance: int
-    changed: tuple[tuple[str, object], ...]  # (axis, value in this config), in the config's field order
-
-    def as_dict(self) -> dict:
-        return {"name": self.name, "distance": self.distance, "changed": dict(self.changed)}
+#: A valid config near the explained one: ``neighbors``' record (name, axes changed, the config, their values
+#: in it), one record for both answers.
+Nearest = Neighbor
 
 
 @dataclass(frozen=True)
@@ -169,7 +163,7 @@ def explanation(config, arch: str, rule_set: ConstraintSource | None = None, how
         within = " or ".join(s.name for s in sources)
         searched = f"{within} for {combo.key}" + (" that can run the problem" if keep is not None else "")
     mine = config.as_dict()
-    nearest = tuple(Nearest(c.name(), d, tuple((k, v) for k, v in c.as_dict().items() if mine.get(k) != v))
+    nearest = tuple(Neighbor(c.name(), d, c, tuple((k, v) for k, v in c.as_dict().items() if mine.get(k) != v))
                     for d, c in near)
     return Explanation(config.name(), arch, None if rule_set is None else rule_set.name, verdict,
                        problem, nearest, searched)

@@ -10,6 +10,8 @@ made only per distinct key a relation has not judged before.
 
 from __future__ import annotations
 
+from collections import Counter
+
 from itertools import compress
 from operator import itemgetter
 
@@ -162,6 +164,8 @@ def projection(rows: frozenset, positions: tuple) -> frozenset:
 @MEMOS.cached("relations.indexes", maxsize=4096)
 def index_rows(rows: frozenset, shared: tuple, new: tuple) -> dict:
     """Rows grouped by their shared-axis values (cached: tables recur across combinations)."""
+    if not new:  # only the keys and how many rows each has: counted in C
+        return {k: ((),) * n for k, n in Counter(map(key_getter(shared), rows)).items()}
     index: dict[tuple, list[tuple]] = {}
     for k, v in zip(map(key_getter(shared), rows), map(key_getter(new), rows)):
         index.setdefault(k, []).append(v)

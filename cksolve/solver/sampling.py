@@ -26,10 +26,12 @@ from typing import Iterator, Sequence
 
 from ..errors import CksolveError
 from ..space.config import config_fields
+from ..space.kinds import kernel_kind
+from .draws import randbelow_many
 from .model import config_class
 from .solutions import SolutionSet
 
-__all__ = ["sample_solutions", "sample_blocks", "decode", "MERGE_LIMIT", "SAMPLE_BLOCK"]
+__all__ = ["sample_solutions", "sample_blocks", "sample_name_blocks", "decode", "MERGE_LIMIT", "SAMPLE_BLOCK"]
 
 #: Components without leaves are merged into one table of their product up to this many rows.
 MERGE_LIMIT = 1_000_000
@@ -92,6 +94,19 @@ def sample_blocks(sets: Sequence[tuple[object, SolutionSet]], n: int, seed: int,
     replacement remembers every index drawn (``random.Random.sample``: O(n) integers, about 12 n at
     most), so ``--distinct`` is bounded by ``n``, not by the space. Bad requests are refused here, before
     the first block."""
+    counts, total = _checked(sets, n, distinct)
+    return _blocks(sets, counts, total, n, seed, distinct, block)
+
+
+def sample_name_blocks(sets: Sequence[tuple[object, SolutionSet]], n: int, seed: int, distinct: bool = False,
+                       block: int = SAMPLE_BLOCK) -> Iterator[str]:
+    """The kernel names of :func:`sample_blocks`'s draws, in the same order, as text blocks (a name a line):
+    no config is formed when the draws decode vectorised (the kind's ``spell_values`` over the columns)."""
+    counts, total = _checked(sets, n, distinct)
+    return _name_blocks(sets, counts, total, n, seed, distinct, block)
+
+
+def _checked(sets, n: int, distinct: bool) -> tuple[list, int]:
     if n < 0:
         raise CksolveError(f"-n {n} must not be negative")
     counts = [s.count() for _k, s in sets]
@@ -100,34 +115,79 @@ def sample_blocks(sets: Sequence[tuple[object, SolutionSet]], n: int, seed: int,
         raise CksolveError("the selection has no valid config to sample")
     if distinct and n > total:
         raise CksolveError(f"-n {n:,} distinct configs asked for, but the selection has only {total:,}")
-    return _blocks(sets, counts, total, n, seed, distinct, block)
+    return counts, total
 
 
-def _blocks(sets, counts, total, n, seed, distinct, block) -> Iterator[list]:
-    rnd = random.Random(seed)
+def _name_blocks(sets, counts, total, n, seed, distinct, block) -> Iterator[str]:
     cumulative = list(accumulate(counts))
+    for chunk in _chunks(total, n, seed, distinct, block):
+        if total >= BATCH_LIMIT:
+            yield "".join(f"{config.name()}\n" for _k, config in _decode_each(sets, cumulative, chunk))
+            continue
+        out: list = [None] * len(chunk)
+        for at, _key, kind, lists in _decoded(sets, cumulative, chunk):
+            value = kernel_kind(kind)  # its own speller over the columns: no config, record or name memo
+            names = list(map(value.spell_values, *(lists[f] for f in value.fields)))
+            if at is None:
+                out = names
+                break
+            for i, name in zip(at, names):
+                out[i] = name
+        out.append("")
+        yield "\n".join(out)
+
+
+def _chunks(total: int, n: int, seed: int, distinct: bool, block: int) -> Iterator[list]:
+    """The draws, ``block`` at a time: the same calls in the same order as one list of n draws (the same
+    draws whatever the block)."""
+    rnd = random.Random(seed)
     indices = iter(rnd.sample(range(total), n)) if distinct else None
     done = 0
     while done < n:
         m = min(block, n - done)
-        # the same calls in the same order as one list of n draws: the same draws whatever the block
-        chunk = list(islice(indices, m)) if distinct else [rnd.randrange(total) for _ in range(m)]
         done += m
-        if total < BATCH_LIMIT:
-            yield _decode_block(sets, cumulative, chunk)
-            continue
-        out = []
-        for r in chunk:
-            i = bisect_right(cumulative, r)
-            if i:
-                r -= cumulative[i - 1]
-            key, solutions = sets[i]
-            out.append((key, decode(solutions, r)))
-        yield out
+        if distinct:
+            yield list(islice(indices, m))
+        elif total.bit_length() <= 64:
+            yield randbelow_many(rnd, total, m)
+        else:
+            yield [rnd.randrange(total) for _ in range(m)]
+
+
+def _blocks(sets, counts, total, n, seed, distinct, block) -> Iterator[list]:
+    cumulative = list(accumulate(counts))
+    for chunk in _chunks(total, n, seed, distinct, block):
+        yield _decode_block(sets, cumulative, chunk) if total < BATCH_LIMIT else _decode_each(sets, cumulative, chunk)
+
+
+def _decode_each(sets, cumulative: list, chunk: list) -> list:
+    """``decode`` of every index of ``chunk``, one at a time (totals past ``BATCH_LIMIT``)."""
+    out = []
+    for r in chunk:
+        i = bisect_right(cumulative, r)
+        if i:
+            r -= cumulative[i - 1]
+        key, solutions = sets[i]
+        out.append((key, decode(solutions, r)))
+    return out
 
 
 def _decode_block(sets, cumulative: list, chunk: list) -> list:
     """``decode`` of every index of ``chunk``, vectorised per solution set (``batch_decode``), in order."""
+    out: list = [None] * len(chunk)
+    for at, key, kind, lists in _decoded(sets, cumulative, chunk):
+        cls = config_class(kind)
+        configs = map(partial(tuple.__new__, cls), zip(*(lists[f] for f in config_fields(cls))))
+        if at is None:
+            return list(zip(repeat(key), configs))
+        for i, config in zip(at, configs):
+            out[i] = (key, config)
+    return out
+
+
+def _decoded(sets, cumulative: list, chunk: list):
+    """(positions in ``chunk``, None for all; key; kind; field -> list of values) per solution set drawn in
+    ``chunk``, decoded vectorised (``batch_decode``)."""
     import numpy as np  # deferred, as batch_decode: numpy's import would cost every command's start-up
 
     from .batch_decode import decode_many  # deferred: numpy, only for a block of draws
@@ -136,18 +196,12 @@ def _decode_block(sets, cumulative: list, chunk: list) -> list:
     cum = np.array(cumulative, dtype=np.int64)
     which = np.searchsorted(cum, r, side="right")
     present = np.unique(which)
-    out: list = [None] * len(chunk)
     for s in present:
         mask = which == s
         key, solutions = sets[s]
         sub = r[mask] - (cum[s - 1] if s else 0)
         fixed, simple, nodes, _make = _decoder(solutions)
         cols = decode_many(solutions.memo.setdefault("batch", {}), fixed, simple, nodes, sub)
-        cls = config_class(solutions.model.kind)
-        make = partial(tuple.__new__, cls)
-        configs = map(make, zip(*(cols[f].tolist() for f in config_fields(cls))))
-        if len(present) == 1:
-            return list(zip(repeat(key), configs))
-        for at, config in zip(np.flatnonzero(mask).tolist(), configs):
-            out[at] = (key, config)
-    return out
+        kind = solutions.model.kind
+        lists = {f: cols[f].tolist() for f in config_fields(config_class(kind))}
+        yield (None if len(present) == 1 else np.flatnonzero(mask).tolist()), key, kind, lists

@@ -27,76 +27,25 @@ dropped past ``TAIL_MEMO`` strings. Never the listing.
 from __future__ import annotations
 
 from itertools import product
+from math import prod
 from operator import itemgetter
 from typing import Iterator
 
-from ..space.config import config_fields
-from ..space.kinds import kernel_kind
-from ..space.memos import MEMOS
 from .conditioning import Branches, Part
-from .model import config_class
+from .name_texts import PARTS_FROM, Spelling, spelling
 from .relations import key_getter
 from .solutions import Component, SolutionSet, gc_paused
 
-__all__ = ["name_blocks", "config_blocks", "TAIL_MEMO", "BLOCK_CHARS"]
+__all__ = ["name_blocks", "config_blocks", "TAIL_MEMO", "BLOCK_CHARS", "GROUP_CONFIGS"]
 
 #: Rendered tail strings kept for reuse; past this the memo is dropped (memory bound).
-TAIL_MEMO = 2_000_000
+TAIL_MEMO = 500_000
 #: Characters of names collected before a block is handed out.
 BLOCK_CHARS = 1 << 20
-
-
-class _Spelling:
-    """Head and tail texts of one config kind, rendered by the kind's own name function (one place for the
-    format): a head is the name of the head values with every other field at its default (an empty tail);
-    a tail is what a name adds to its head."""
-
-    def __init__(self, kind: str):
-        cls = config_class(kind)
-        self.cls = cls
-        self.fields = config_fields(cls)
-        self.index = {f: i for i, f in enumerate(self.fields)}
-        self.defaults = [cls._field_defaults.get(f) for f in self.fields]
-        value = kernel_kind(kind)
-        self.head = frozenset(value.head_axes)
-        self.tail_axes = tuple(f for f in self.fields if f not in self.head)
-        self.group_axes = value.group_axes
-        name = value.spell
-        raw = getattr(name, "__wrapped__", name)  # not the name memo: these configs are made for one text
-        self._render = lambda values: raw(tuple.__new__(cls, values))
-        self.tails: dict = {}
-
-    def _values(self, assign, tail: tuple = ()) -> list:
-        """The config's field values: the defaults, then the head's assignment, then the tail's values."""
-        values = list(self.defaults)
-        index = self.index
-        for a, v in assign:
-            values[index[a]] = v
-        for a, v in zip(self.tail_axes, tail):
-            values[index[a]] = v
-        return values
-
-    def head_text(self, assign) -> str:
-        return self._render(self._values(assign))
-
-    def config(self, assign, tail: tuple):
-        return tuple.__new__(self.cls, self._values(assign, tail))
-
-    def tail_text(self, ref_assign, ref_text: str, tail: tuple) -> str:
-        hit = self.tails.get(tail)
-        if hit is None:
-            hit = self.tails[tail] = self._render(self._values(ref_assign, tail))[len(ref_text):]
-        return hit
-
-
-_SPELLINGS = MEMOS.memo("stream.spellings")  # per kind: head/tail rendering and its tail texts
-
-
-def _spelling(kind: str) -> _Spelling:
-    hit = _SPELLINGS.get(kind)
-    if hit is None:
-        hit = _SPELLINGS[kind] = _Spelling(kind)
-    return hit
+#: Tails of one head written per block.
+RUN_CHUNK = 8192
+#: Configs a group of heads is walked for at most (about: by the group's share of the count), see ``_groups``.
+GROUP_CONFIGS = 10_000_000
 
 
 class _Walk:
@@ -242,7 +191,7 @@ class _Walk:
 class _Tails:
     """Sorted tail texts (and values) of a sum of products, rendered once per distinct sum."""
 
-    def __init__(self, spelling: _Spelling, ref_assign: tuple, with_values: bool):
+    def __init__(self, spelling: Spelling, ref_assign: tuple, with_values: bool):
         self.sp = spelling
         self.ref = ref_assign
         self.ref_text = spelling.head_text(ref_assign)
@@ -270,8 +219,9 @@ class _Tails:
         return got
 
     def _render(self, sums: list) -> list:
-        values = []
+        values, texts = [], []  # names only: each product's values are dropped once their texts are made
         order = self.order
+        by_parts = sum(prod(len(r) for _a, r in p) for p in sums) >= PARTS_FROM
         for p in sums:
             p = sorted(p, key=lambda f: len(f[1]) > 1)  # one-row factors first: one constant prefix
             axes = tuple(a for f_axes, _r in p for a in f_axes)
@@ -293,11 +243,9 @@ class _Tails:
                     flats = [(f[perm[0]],) for f in flats]
                 elif perm != list(range(len(axes))):
                     flats = list(map(itemgetter(*perm), flats))
-            values.extend(flats)
-        cache = self.sp.tails
-        miss = self.sp.tail_text
-        ref, ref_text = self.ref, self.ref_text
-        texts = [cache[t] if t in cache else miss(ref, ref_text, t) for t in values]
+            texts += self.sp.tail_texts(self.ref, self.ref_text, flats, by_parts)
+            if self.with_values:
+                values.extend(flats)
         if not self.with_values:
             texts.sort()
             return texts
@@ -305,22 +253,41 @@ class _Tails:
         return pairs
 
 
-def _groups(solutions: SolutionSet, sp: _Spelling) -> list[dict]:
-    """The values of the leading head axes to list one at a time, in name order."""
+def _groups(solutions: SolutionSet, sp: Spelling) -> list[dict]:
+    """The values of the leading head axes to list one at a time, in name order.
+
+    A large space is split further by the head axes that follow in the name (tile_m, then tile_n, ...) until
+    a group holds about ``GROUP_CONFIGS`` configs: a group's heads are walked before its first name is
+    written (the whole space of a combination: 10^10 configs a group, a minute to the first line).
+    """
     domains = solutions.model.domains
     free = [a for a in sp.group_axes if a not in solutions.fixed and len(domains[a]) > 1]
-    if not free:
+    size = solutions.count() / prod(len(domains[a]) for a in free)
+    more = []
+    for a in sp.more_axes:
+        if size <= GROUP_CONFIGS:
+            break
+        if a not in solutions.fixed and len(domains[a]) > 1:
+            more.append(a)
+            size /= len(domains[a])
+    ref = dict(_reference(solutions, sp))
+    # the order of the further axes' values is that of their text, whatever the leading values: sorted once
+    return [{**want, **sub} for want in _ordered(sp, ref, free, domains) for sub in _ordered(sp, ref, more, domains)]
+
+
+def _ordered(sp: Spelling, ref: dict, axes: list, domains: dict) -> list[dict]:
+    """Every assignment of ``axes`` in the order of the head text it gives ``ref``."""
+    if not axes:
         return [{}]
-    ref = _reference(solutions, sp)
     groups = []
-    for values in product(*(domains[a] for a in free)):
-        want = dict(zip(free, values))
-        groups.append((sp.head_text(tuple({**dict(ref), **want}.items())), want))
+    for values in product(*(domains[a] for a in axes)):
+        want = dict(zip(axes, values))
+        groups.append((sp.head_text(tuple({**ref, **want}.items())), want))
     groups.sort(key=lambda g: g[0])
     return [w for _t, w in groups]
 
 
-def _reference(solutions: SolutionSet, sp: _Spelling) -> tuple:
+def _reference(solutions: SolutionSet, sp: Spelling) -> tuple:
     """Head values of some config of the kind (the fixed ones and each axis's first value): what tails are
     measured against."""
     domains = solutions.model.domains
@@ -328,7 +295,7 @@ def _reference(solutions: SolutionSet, sp: _Spelling) -> tuple:
                  for a in sp.fields if a in sp.head)
 
 
-def _heads(solutions: SolutionSet, sp: _Spelling, want: dict) -> list:
+def _heads(solutions: SolutionSet, sp: Spelling, want: dict) -> list:
     """(head text, head, sums) of one group, sorted by head text (GC paused: see ``gc_paused``)."""
     with gc_paused():
         walk = _Walk(sp.head, want)
@@ -352,11 +319,23 @@ def _runs(heads: list) -> Iterator[list]:
         yield run
 
 
+def _run_blocks(run: list, tails: _Tails) -> Iterator[str]:
+    """A run's names (see ``_runs``); one head's in slices of ``RUN_CHUNK`` tails (a head of the whole space
+    takes a million)."""
+    if len(run) == 1:
+        text, _h, sums = run[0]
+        ts = tails.get(sums)
+        for i in range(0, max(len(ts), 1), RUN_CHUNK):
+            yield text + ("\n" + text).join(ts[i:i + RUN_CHUNK]) + "\n"
+        return
+    yield "".join(sorted(f"{text}{t}\n" for text, _h, sums in run for t in tails.get(sums)))
+
+
 def name_blocks(solutions: SolutionSet) -> Iterator[str]:
     """The names of ``solutions`` in name order, as blocks of lines (each ends in a newline)."""
     if solutions.empty:
         return
-    sp = _spelling(solutions.model.kind)
+    sp = spelling(solutions.model.kind)
     tails = _Tails(sp, _reference(solutions, sp), False)
     last = ""
     buf, size = [], 0
@@ -367,21 +346,16 @@ def name_blocks(solutions: SolutionSet) -> Iterator[str]:
         first = True
         block = ""
         for run in _runs(heads):
-            if len(run) == 1:
-                text, _h, sums = run[0]
-                ts = tails.get(sums)
-                block = text + ("\n" + text).join(ts) + "\n"
-            else:
-                block = "".join(sorted(f"{text}{t}\n" for text, _h, sums in run for t in tails.get(sums)))
-            if first:
-                if block[:block.index("\n")] <= last:  # pragma: no cover - a name format that breaks the grouping
-                    raise RuntimeError(f"name order broken between groups at {block[:200]!r}")
-                first = False
-            buf.append(block)
-            size += len(block)
-            if size >= BLOCK_CHARS:
-                yield "".join(buf)
-                buf, size = [], 0
+            for block in _run_blocks(run, tails):
+                if first:
+                    if block[:block.index("\n")] <= last:  # pragma: no cover - a name format that breaks the grouping
+                        raise RuntimeError(f"name order broken between groups at {block[:200]!r}")
+                    first = False
+                buf.append(block)
+                size += len(block)
+                if size >= BLOCK_CHARS:
+                    yield "".join(buf)
+                    buf, size = [], 0
         last = block[block.rfind("\n", 0, len(block) - 1) + 1:-1]
     if buf:
         yield "".join(buf)
@@ -391,7 +365,7 @@ def config_blocks(solutions: SolutionSet, size: int = 4096) -> Iterator[list]:
     """The configs of ``solutions`` in name order, as lists of at most about ``size``."""
     if solutions.empty:
         return
-    sp = _spelling(solutions.model.kind)
+    sp = spelling(solutions.model.kind)
     tails = _Tails(sp, _reference(solutions, sp), True)
     out = []
     for want in _groups(solutions, sp):

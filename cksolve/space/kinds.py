@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import partial
 from typing import Callable
 
 from ..errors import CksolveError
 from .axes import KIND_NAMES, kind_axes, kind_fields, kind_tile
 from .config import DepthwiseConfig, KernelConfig
 from .naming import KIND_GRAMMAR
-from .spelling import GEMM_GROUP_AXES, GEMM_HEAD_AXES, depthwise_name, gemm_name
+from .spelling import GEMM_GROUP_AXES, GEMM_HEAD_AXES, GEMM_TAIL_PARTS, depthwise_name, gemm_name, spell_gemm_values
 
 __all__ = ["KernelKind", "GEMM", "DEPTHWISE", "KINDS", "kernel_kind"]
 
@@ -36,6 +37,8 @@ class KernelKind:
     spell: Callable  # config -> its kernel name
     head_axes: tuple[str, ...]  # fields whose values spell a name's head (the listing's order; spelling.py)
     group_axes: tuple[str, ...]  # head fields a combination can leave free, listed one value at a time
+    spell_values: Callable  # the field values, positionally in field order -> the kernel name (no config made)
+    tail_parts: tuple[tuple[str, ...], ...] = ()  # leading tail fields whose text comes first, alone (spelling.py)
 
     def __str__(self) -> str:
         return self.name
@@ -46,13 +49,20 @@ class KernelKind:
 
 
 def _kind(name: str, config: type, spell: Callable, head: "tuple[str, ...] | None" = None,
-          group: tuple[str, ...] = ()) -> KernelKind:
+          group: tuple[str, ...] = (), spell_values: "Callable | None" = None, tail_parts: tuple = ()) -> KernelKind:
     fields = kind_fields(name)
+    if spell_values is None:
+        raw = getattr(spell, "__wrapped__", spell)  # not the name memo: names spelled from values are asked once
+        make = partial(tuple.__new__, config)
+
+        def spell_values(*values):
+            return raw(make(values))
     return KernelKind(name, config, kind_axes(name), fields, kind_tile(name), KIND_GRAMMAR[name], spell,
-                      fields if head is None else head, group)
+                      fields if head is None else head, group, spell_values, tail_parts)
 
 
-GEMM = _kind(KernelConfig.kind, KernelConfig, gemm_name, GEMM_HEAD_AXES, GEMM_GROUP_AXES)
+GEMM = _kind(KernelConfig.kind, KernelConfig, gemm_name, GEMM_HEAD_AXES, GEMM_GROUP_AXES, spell_gemm_values,
+             GEMM_TAIL_PARTS)
 #: A depthwise name is all head: every field spells it, none is listed group by group.
 DEPTHWISE = _kind(DepthwiseConfig.kind, DepthwiseConfig, depthwise_name)
 #: Every kind by name, in kinds.toml's order.

@@ -13,8 +13,8 @@ from .memos import MEMOS
 from .values import value_facts
 from .variants import VARIANTS
 
-__all__ = ["gemm_name", "depthwise_name", "VARIANT_TAG", "DEPTHWISE_PREFIX", "DEFAULT_VECTORS", "GEMM_FIELDS",
-           "GEMM_HEAD_AXES", "GEMM_GROUP_AXES", "SPECIALIZATION_SUFFIX", "STREAMK_WORD"]
+__all__ = ["gemm_name", "depthwise_name", "clear_name_memos", "VARIANT_TAG", "DEPTHWISE_PREFIX", "DEFAULT_VECTORS", "GEMM_FIELDS",
+           "GEMM_HEAD_AXES", "GEMM_GROUP_AXES", "GEMM_TAIL_PARTS", "spell_gemm_values", "SPECIALIZATION_SUFFIX", "STREAMK_WORD"]
 
 #: GEMM variant as it appears in a kernel name (variants.toml ``tag``).
 VARIANT_TAG = {n: v.tag for n, v in VARIANTS.items() if v.kind == "gemm"}
@@ -42,6 +42,11 @@ GEMM_HEAD_AXES = ("variant", "dtype", "layout", "ndim", "pipeline", "epilogue", 
 #: The leading head fields a combination can leave free (variant, dtype and ndim are the combination's), each
 #: followed by ``_`` in the name: listing goes one value of them at a time.
 GEMM_GROUP_AXES = ("layout", "pipeline", "epilogue", "scheduler")
+#: Leading parts of a name's tail: each part's text depends on its fields alone and comes before the rest of the
+#: tail, so a tail is each part's text (every other tail field at its default) and then the rest's. Listing a
+#: whole space renders each part once (``solver.stream``: a head there takes a million tails; tested on random
+#: configs).
+GEMM_TAIL_PARTS = (("vector_a", "vector_b", "vector_c"),)
 
 # Names are asked for many times per config (sorting, emission, diffing); a
 # config is an immutable tuple, so its name is memoised on it.
@@ -87,6 +92,17 @@ def depthwise_name(c) -> str:
         f"_{c.tile_h}x{c.tile_w}_f{c.filt}_s{c.str_h}x{c.str_w}_p{c.pad_h}x{c.pad_w}"
         f"_nb{c.nbatch}_sub{c.sub_h}x{c.sub_w}_vec{c.in_vec}_{c.out_vec}"
     )
+
+
+#: A GEMM name from its field values, positionally in field order (no config, no memo: many names at once).
+spell_gemm_values = _spell_gemm
+
+def clear_name_memos() -> None:
+    """Empty the name memos (GEMM and depthwise). A streamed listing or a long draw asks each name once: the
+    memos would only hold memory (2^17 GEMM names, about 60 MB); called per block (names are recomputed,
+    never wrong)."""
+    gemm_name.cache_clear()
+    depthwise_name.cache_clear()
 
 
 _code = _spell_gemm.__code__
