@@ -40,7 +40,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from ..arch.constraints import wmma_k_constraint
+from ..arch.constraints import wmma_k_for
 from ..arch.facts import arch_facts, common_facts
 from ..space.constraints import Check, Constraint, Table
 from ..space.kinds import DEPTHWISE
@@ -307,7 +307,7 @@ class FullRuleSet(RuleSet):
                    f"{{tile_m}}x{{tile_n}}x{{tile_k}} ({{variant}}, {dclass})",
                    f"{_SRC} get_vec_strategies / compute_vector_size / get_extra_vec_triples"),
             _vector_gate(self._gate),
-            wmma_k_constraint(facts.name),
+            wmma_k_for(facts),
             *_pins(),
         )
 

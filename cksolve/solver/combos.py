@@ -7,10 +7,9 @@ refusing past ``CONFIG_LIMIT``.
 
 from __future__ import annotations
 
-from operator import itemgetter
-
 from ..arch.constraints import constraints_for
 from ..space.combo import kind_of
+from ..space.kinds import kernel_kind
 from ..space.memos import MEMOS
 from .counting import SpaceTooLarge
 from .direct import SolutionSet, solve
@@ -85,13 +84,9 @@ def _name_order(rule_set, combo) -> tuple[tuple[str, ...], tuple]:
     if ordered is None:
         with gc_paused():  # naming allocates as much as forming the configs
             configs = solutions.configs()
-            named = sorted(zip(map(_name, configs), configs), key=_first)  # names are unique: configs never compared
-            ordered = memo["name_order"] = (tuple(map(_first, named)), tuple(map(_second, named)))
+            # the kind's memoised name function called from C (no method frame per config); names are unique,
+            # so a name -> config table orders the configs after a sort of plain strings (no key function)
+            by_name = dict(zip(map(kernel_kind(solutions.model.kind).spell, configs), configs))
+            names = tuple(sorted(by_name))
+            ordered = memo["name_order"] = (names, tuple(map(by_name.__getitem__, names)))
     return ordered
-
-
-_first, _second = itemgetter(0), itemgetter(1)
-
-
-def _name(config) -> str:
-    return config.name()
