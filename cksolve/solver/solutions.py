@@ -144,14 +144,16 @@ class Component:
         n = len(self.axes) - sum(len(leaf.axes) for leaf in self.leaves)
         return self.axes[:n], frozenset(self.rows)
 
-    def expand(self) -> list[tuple]:
-        """Every full row (over ``axes``)."""
+    def expand(self, prefix: tuple = ()) -> list[tuple]:
+        """Every full row (over ``axes``), each after ``prefix`` (joined to the core rows, not to every row)."""
         if self.counted is not None:
-            return self.joined().expand()
-        rows = self.rows
+            return self.joined().expand(prefix)
+        rows = [prefix + r for r in self.rows] if prefix else self.rows
+        n = len(prefix)
         for leaf in self.leaves:
             options = leaf.options
-            rows = [r + o for r, k in zip(rows, map(key_getter(leaf.key), rows)) for o in options[k]]
+            key = key_getter(tuple(i + n for i in leaf.key))
+            rows = [r + o for r, k in zip(rows, map(key, rows)) for o in options[k]]
         return rows if isinstance(rows, list) else list(rows)
 
 
@@ -210,7 +212,7 @@ class SolutionSet:
 
     def value_rows(self) -> list:
         """Every solution as a plain tuple of its config's values in field order: what naming and sorting
-        read, made for a third less than configs and named for half (a config is made from one when asked)."""
+        read, made for less than configs (a config is made from one when asked)."""
         if self.empty:
             return []
         with gc_paused():
@@ -235,9 +237,7 @@ class SolutionSet:
             offsets[a] = i
         pick = itemgetter(*(offsets[f] for f in config_fields(cls)))
         base = tuple(self.fixed[a] for a in fixed_axes)
+        if len(components) == 1:
+            return pick, components[0].expand(base)
         rows = [c.expand() for c in components]
-        if len(rows) == 1:
-            full = [base + r for r in rows[0]] if base else rows[0]
-        else:
-            full = [base + sum(parts, ()) for parts in product(*rows)]
-        return pick, full
+        return pick, [base + sum(parts, ()) for parts in product(*rows)]

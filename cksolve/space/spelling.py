@@ -54,8 +54,19 @@ def _spell_gemm(variant, dtype, ndim, tile_m, tile_n, tile_k, wave_m, wave_n, wa
                 warp_tile_k, pipeline, epilogue, scheduler, layout, vector_a, vector_b, vector_c, pad_m, pad_n, pad_k,
                 double_smem_buffer, groups_to_merge, wave_groups, split_image, explicit_gemm, two_stage, specialization,
                 streamk, streamk_strategy, streamk_persistent) -> str:
-    name = _gemm_head(variant, dtype, layout, ndim, pipeline, epilogue, scheduler, tile_m, tile_n, tile_k, wave_m,
-                      wave_n, wave_k, warp_tile_m, warp_tile_n, warp_tile_k)
+    return _gemm_head(variant, dtype, layout, ndim, pipeline, epilogue, scheduler, tile_m, tile_n, tile_k, wave_m,
+                      wave_n, wave_k, warp_tile_m, warp_tile_n, warp_tile_k) + \
+        _gemm_tail(vector_a, vector_b, vector_c, wave_groups, groups_to_merge, double_smem_buffer, two_stage,
+                   specialization, explicit_gemm, streamk, streamk_strategy, streamk_persistent, split_image, pad_m,
+                   pad_n, pad_k)
+
+
+@MEMOS.cached("space.spelling.gemm_tail", maxsize=1 << 12)
+def _gemm_tail(vector_a, vector_b, vector_c, wave_groups, groups_to_merge, double_smem_buffer, two_stage,
+               specialization, explicit_gemm, streamk, streamk_strategy, streamk_persistent, split_image, pad_m, pad_n,
+               pad_k) -> str:
+    """What a name adds to its head: the optional parts, each empty at its default (few distinct: rendered once)."""
+    name = ""
     if (vector_a, vector_b, vector_c) != DEFAULT_VECTORS:
         name += f"_vec{vector_a}_{vector_b}_{vector_c}"
     if wave_groups != DEFAULT_WAVE_GROUPS:
