@@ -176,7 +176,7 @@ class SolutionSet:
     def count(self) -> int:
         if self.empty:
             return 0
-        return prod(c.count() for c in self.components)
+        return prod(c.size for c in self.components)  # each component counted once (a listing counts first)
 
     def __len__(self) -> int:
         return self.count()
