@@ -12,9 +12,12 @@ Each timing is the best of several runs in a fresh process, so that caches
 from a previous run never flatter the number. ``--base DIR`` times another
 checkout (e.g. ``git archive main | tar -x -C DIR``) the same way, each run
 interleaved with this one's, so both see the same load on a shared machine.
+``--instructions`` also counts the instructions each side's `enumerate` executes
+(valgrind), which the machine's load does not move: the measure for a before/after.
+CK_SECONDS are CK's recorded times (its generator loops are not run here).
 
     python benchmarks/bench_rulesets.py [rule-set ...]
-    python benchmarks/bench_rulesets.py --whole [--repeat N] [--base DIR] [rule-set ...]
+    python benchmarks/bench_rulesets.py --whole [--repeat N] [--base DIR] [--instructions] [rule-set ...]
 """
 
 from __future__ import annotations
@@ -185,6 +188,30 @@ def phases(rule_sets: list[str], repeat: int, env: dict | None = None) -> None:
               f" {sum(best.values()):>7.3f}")
 
 
+def instructions(rule_sets: list[str], sides: dict) -> None:
+    """Instructions executed by `cksolve enumerate --rule-set R` on each side (one run each, PYTHONHASHSEED=0):
+    wall and CPU seconds on a shared 2-core machine move with its load, this count does not (to about 0.1%)."""
+    if shutil.which("valgrind") is None:
+        print("--instructions: valgrind not found, skipped")
+        return
+    print("instructions of `enumerate --rule-set R` (cachegrind, one run per side), in millions")
+    print(f"{'rule set':<11} " + " ".join(f"{side:>9}" for side in sides) + ("   this/base" if "base" in sides else ""))
+    for r in rule_sets:
+        counts = {}
+        for side, (cmd, env) in sides.items():
+            # once without counting: a fresh bytecode cache still compiles the libraries' modules on the first run
+            _timed(cmd + ["enumerate", "--rule-set", r], env)
+            run = subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
+                                  *cmd, "enumerate", "--rule-set", r], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                 text=True, env={**env, "PYTHONHASHSEED": "0"}, cwd=ROOT.parent)
+            refs = [line for line in run.stderr.splitlines() if "I   refs" in line or "I refs" in line]
+            counts[side] = int(refs[-1].split()[-1].replace(",", "")) if refs and not run.returncode else None
+        line = f"{r:<11} " + " ".join(f"{(c or 0) / 1e6:>9.0f}" for c in counts.values())
+        if counts.get("base") and counts.get("this"):
+            line += f"   {counts['this'] / counts['base']:.3f}"
+        print(line)
+
+
 def whole(argv: list[str]) -> None:
     import argparse
 
@@ -194,11 +221,16 @@ def whole(argv: list[str]) -> None:
     ap.add_argument("--base", help="another checkout to time alongside, interleaved")
     ap.add_argument("--source", action="store_true",
                     help="compile cksolve in every process instead of running from bytecode as installed")
+    ap.add_argument("--instructions", action="store_true",
+                    help="also count the instructions of each `enumerate` (valgrind's cachegrind): a measure the "
+                         "load of a shared machine does not move")
     args = ap.parse_args(argv)
     pycache = None if args.source else tempfile.mkdtemp(prefix="cksolve-bench-pyc-")
     sides = {"this": _command(ROOT, pycache)}
     if args.base:
         sides["base"] = _command(Path(args.base).resolve(), pycache)
+    if args.instructions:
+        instructions(args.rule_sets, sides)
     jobs = [("help", ["--help"])]
     # floors no command can go under: the interpreter, and typer (kept below 0.29, which would add
     # pydantic, imported to coerce every option: pyproject.toml says why)

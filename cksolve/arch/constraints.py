@@ -26,8 +26,9 @@ from ..space.memos import MEMOS
 from ..space.pipelines import PIPELINES, pipelines_with
 from ..space.variants import VARIANTS, variants_with
 from .facts import arch_facts, archs_with, common_facts
+from .versions import active
 
-__all__ = ["gemm_constraints", "depthwise_constraints", "wmma_k_constraint", "vectors_ok", "wmma_shape_ok", "wmma_k_ok", "constraints_for", "OPERATOR_TILE_RULES"]
+__all__ = ["gemm_constraints", "depthwise_constraints", "wmma_k_constraint", "wmma_k_for", "vectors_ok", "wmma_shape_ok", "wmma_k_ok", "constraints_for", "OPERATOR_TILE_RULES"]
 
 _UNIFIED = "unified_grouped_conv_codegen.py GroupedConvKernelConfig.is_valid_for_arch"
 _FILTER = "arch_filter.py ArchFilter.validate_kernel"
@@ -56,7 +57,6 @@ OPERATOR_TILE_RULES = {n: (*v.tile_min, *v.tile_align) for n, v in VARIANTS.item
 _OPERATOR_NAME = {n: v.operator for n, v in VARIANTS.items() if v.kind == GEMM.name}
 _STREAMK_VARIANTS = variants_with("streamk")
 _ASYNC_PIPELINES = pipelines_with("async_copy")
-_ASYNC_ARCHS = " and ".join(archs_with("async_copy"))
 _ASYNC_SOURCE = ("CK Tile grouped_convolution_forward/backward_data/backward_weight kernels IsSupportedArgument "
                  "(applicability.md F2/D1/W1)")
 _BACKWARD_VARIANTS = variants_with("backward")
@@ -120,43 +120,49 @@ def _lds_bytes(dtype, tile_m, tile_n, tile_k):
     return tile_m * tile_k * size + tile_n * tile_k * size
 
 
+class Budgets(tuple):
+    """(pipeline, bytes) pairs as a check's parameter: hashed and compared as the tuple (part of the
+    constraint's value), looked up through a dict built once (``of``), since the test runs per tuple,
+    millions of times over a wide space."""
+
+    def __new__(cls, pairs):
+        self = super().__new__(cls, pairs)
+        self.of = dict(self)
+        return self
+
+
 def _lds_ok(dtype, pipeline, tile_m, tile_n, tile_k, budgets):
-    return _lds_bytes(dtype, tile_m, tile_n, tile_k) <= _budget_of(budgets)[pipeline]
+    return _lds_bytes(dtype, tile_m, tile_n, tile_k) <= budgets.of[pipeline]
 
 
 def _lds_details(dtype, pipeline, tile_m, tile_n, tile_k, budgets):
-    return {"bytes": _lds_bytes(dtype, tile_m, tile_n, tile_k), "limit": _budget_of(budgets)[pipeline],
+    return {"bytes": _lds_bytes(dtype, tile_m, tile_n, tile_k), "limit": budgets.of[pipeline],
             "elem": common_facts().element_size[dtype]}
 
 
 # The per-arch variant (CK develop, arch_filter.py @bc1dfdc1): A at its element size, B staged at the
 # wider of A's and B's (a conv kernel has one dtype, so both are the dtype's), against the arch's budget
-# for the pipeline, at most half the arch's LDS when the config double-buffers.
+# for the pipeline, its double-buffered one when the config double-buffers (CkVersion.budget: at most half
+# the arch's LDS).
 
 
-def _arch_limit(pipeline, double_smem_buffer, budgets, capacity):
-    limit = _budget_of(budgets)[pipeline]
-    return min(limit, capacity // 2) if double_smem_buffer else limit
+def _arch_limit(pipeline, double_smem_buffer, single, double):
+    return (double if double_smem_buffer else single).of[pipeline]
 
 
-def _lds_arch_ok(dtype, pipeline, double_smem_buffer, tile_m, tile_n, tile_k, budgets, capacity):
-    return _lds_bytes(dtype, tile_m, tile_n, tile_k) <= _arch_limit(pipeline, double_smem_buffer, budgets, capacity)
+def _lds_arch_ok(dtype, pipeline, double_smem_buffer, tile_m, tile_n, tile_k, single, double):
+    return _lds_bytes(dtype, tile_m, tile_n, tile_k) <= _arch_limit(pipeline, double_smem_buffer, single, double)
 
 
-def _lds_arch_details(dtype, pipeline, double_smem_buffer, tile_m, tile_n, tile_k, budgets, capacity):
+def _lds_arch_details(dtype, pipeline, double_smem_buffer, tile_m, tile_n, tile_k, single, double):
     return {"bytes": _lds_bytes(dtype, tile_m, tile_n, tile_k), "elem": common_facts().element_size[dtype],
-            "limit": _arch_limit(pipeline, double_smem_buffer, budgets, capacity),
+            "limit": _arch_limit(pipeline, double_smem_buffer, single, double),
             "staging": " double-buffered" if double_smem_buffer else ""}
-
-
-@MEMOS.cached("arch.constraints._budget_of")
-def _budget_of(budgets: tuple) -> dict:
-    return dict(budgets)
 
 
 def _lds_constraint(facts) -> Constraint:
     """``arch.lds_capacity`` in the variant the CK version applies (``facts.lds_rule``)."""
-    budgets = facts.lds_budgets
+    budgets = Budgets(facts.lds_budgets)
     if facts.lds_rule == "pipeline":
         return Check(
             "arch.lds_capacity", ("dtype", "pipeline", "tile_m", "tile_n", "tile_k"), _lds_ok,
@@ -170,7 +176,7 @@ def _lds_constraint(facts) -> Constraint:
         "LDS capacity exceeded on {arch} (pipeline={pipeline}{staging}): {bytes} bytes > {limit} bytes limit "
         "(A {tile_m}x{tile_k}x{elem}, B {tile_n}x{tile_k}x{elem})",
         f"arch_specs LDS_CAPACITY_LIMITS_BY_ARCH, get_lds_limit via {_FILTER} _validate_lds_capacity",
-        params=(budgets, facts.lds_capacity), details=_lds_arch_details,
+        params=(budgets, Budgets(facts.lds_budgets_double)), details=_lds_arch_details,
         doc="A and B tiles must fit the arch's LDS budget for the pipeline (a fraction of the arch's LDS), at "
             "most half the LDS when the config double-buffers.",
     )
@@ -187,11 +193,18 @@ def _warp_tile_ok(dtype, warp_tile_m, warp_tile_n, warp_tile_k, tiles_by_key):
 
 def gemm_constraints(arch: str) -> tuple[Constraint, ...]:
     """Every arch rule for implicit-GEMM kernels on ``arch``, in CK's order (the active CK version's)."""
-    return _gemm_constraints(arch_facts(arch))
+    version = active()
+    return _gemm_constraints(arch_facts(arch), _async_archs(version))
+
+
+@MEMOS.cached("arch.constraints._async_archs")
+def _async_archs(version) -> str:
+    """The archs running async-copy pipelines under ``version`` (the active one), as messages name them."""
+    return " and ".join(archs_with("async_copy"))
 
 
 @MEMOS.cached("arch.constraints.gemm_constraints")
-def _gemm_constraints(facts) -> tuple[Constraint, ...]:
+def _gemm_constraints(facts, async_archs: str) -> tuple[Constraint, ...]:
     ws = facts.warp_size
     splits = frozenset(facts.wave_splits)
     splits_text = str([list(s) for s in facts.wave_splits])
@@ -334,10 +347,10 @@ def _gemm_constraints(facts) -> tuple[Constraint, ...]:
         Table(
             "arch.async_copy", ("pipeline",),
             frozenset() if facts.async_copy else frozenset((p,) for p in _ASYNC_PIPELINES),
-            f"pipeline {{pipeline}} copies asynchronously: CK Tile runs it only on {_ASYNC_ARCHS}, not {{arch}}",
+            f"pipeline {{pipeline}} copies asynchronously: CK Tile runs it only on {async_archs}, not {{arch}}",
             _ASYNC_SOURCE, forbid=True,
             doc=f"Async-copy pipelines ({_listing(_ASYNC_PIPELINES)}; pipelines.toml async_copy, inferred) run only "
-                f"on archs with async_copy in facts.toml ({_ASYNC_ARCHS}): every grouped-conv kernel's "
+                f"on archs with async_copy in facts.toml ({async_archs}): every grouped-conv kernel's "
                 f"IsSupportedArgument refuses them elsewhere, whatever the problem.",
         ),
     )))
@@ -368,7 +381,12 @@ def wmma_k_constraint(arch: str) -> Constraint:
     dtype (``full`` and its subsets) add this constraint; the arch layer alone
     does not.
     """
-    return _wmma_k_constraint(arch_facts(arch).warp_size)
+    return wmma_k_for(arch_facts(arch))
+
+
+def wmma_k_for(facts) -> Constraint:
+    """:func:`wmma_k_constraint` of an arch's facts (what a memo keyed by the facts calls: no arch looked up)."""
+    return _wmma_k_constraint(facts.warp_size)
 
 
 @MEMOS.cached("arch.constraints.wmma_k_constraint")

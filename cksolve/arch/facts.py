@@ -47,6 +47,7 @@ class ArchFacts:
     lds_capacity: int | None = None  # bytes of LDS, where the CK version gives it (the per-arch LDS rule)
     lds_rule: str = "pipeline"  # the variant of the LDS check the CK version applies (versions.LDS_RULES)
     lds_budgets: tuple[tuple[str, int], ...] = ()  # (pipeline, bytes of A+B) of every pipeline, single-buffered
+    lds_budgets_double: tuple[tuple[str, int], ...] = ()  # the same when the config double-buffers its LDS
     trait_unsupported: frozenset | None = None  # (pipeline, epilogue, scheduler) rows the arch filter refuses; None:
     #                                             the pipelines.toml default (the constraints build it)
 
@@ -86,10 +87,11 @@ def _arch_facts(version: CkVersion, arch: str) -> ArchFacts:
     if a is None:
         where = f" in {version.label}" if arch in ARCHS else ""
         raise UnknownArch(f"unknown arch {arch!r}{where}; valid: {', '.join(archs())}")
-    budgets = []
+    budgets, doubled = [], []
     for p in PIPELINES:
         try:
             budgets.append((p, version.budget(arch, p)))
+            doubled.append((p, version.budget(arch, p, double_smem_buffer=True)))
         except KeyError:  # a pipeline the version has no budget for: the LDS check says so per config
             pass
     return ArchFacts(
@@ -104,6 +106,7 @@ def _arch_facts(version: CkVersion, arch: str) -> ArchFacts:
         lds_capacity=version.lds_capacity(arch) if version.lds_rule == "arch" else a["lds_capacity"],
         lds_rule=version.lds_rule,
         lds_budgets=tuple(budgets),
+        lds_budgets_double=tuple(doubled),
         trait_unsupported=version.trait_unsupported,
     )
 

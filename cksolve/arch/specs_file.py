@@ -18,11 +18,9 @@ from types import MappingProxyType
 
 from ..errors import CksolveError, shorten
 from ..space.textfile import read_text
-from .versions import CkVersion, arch_record, base_facts, check_lds, trait_rows
+from .versions import LDS_BASES, NEW_ARCH_KEYS, CkVersion, arch_record, base_extra, check_lds, trait_rows
 
 __all__ = ["read_arch_specs", "ArchSpecsError"]
-
-_BASES = ("fraction", "absolute_kb")
 
 
 class ArchSpecsError(CksolveError):
@@ -80,7 +78,7 @@ def _arch(f: _File, arch: str, a, needs_capacity: bool) -> dict:
     at = f"architectures.{arch}"
     if not isinstance(a, dict):
         f.fail(at, f"expected a table, got {type(a).__name__}")
-    for key in ("family", "warp_size", "warp_configs", "warp_tile_combos"):
+    for key in NEW_ARCH_KEYS:
         if key not in a:
             f.fail(f"{at}.{key}", "missing")
     tiles = f.table(a, "warp_tile_combos", at)
@@ -91,10 +89,8 @@ def _arch(f: _File, arch: str, a, needs_capacity: bool) -> dict:
         capacity = f.integer(a["lds_capacity_kb"], f"{at}.lds_capacity_kb", 1) * 1024
     elif needs_capacity:
         f.fail(f"{at}.lds_capacity_kb", "missing (the per-arch LDS budgets need it)")
-    base = base_facts().get(arch, {})
-    extra = {k: base[k] for k in ("hw_profile", "streamk_bwd_weight", "async_copy") if k in base}
     return arch_record(f.text(a["family"], f"{at}.family"), f.integer(a["warp_size"], f"{at}.warp_size", 1),
-                       f.triples(a["warp_configs"], f"{at}.warp_configs"), tiles, capacity, extra)
+                       f.triples(a["warp_configs"], f"{at}.warp_configs"), tiles, capacity, base_extra(arch))
 
 
 def _budgets(f: _File, raw: dict) -> tuple[str, dict, dict]:
@@ -106,8 +102,8 @@ def _budgets(f: _File, raw: dict) -> tuple[str, dict, dict]:
             at = f"pipeline_lds_budget.{pipeline}"
             if not isinstance(entry, dict) or "basis" not in entry or "value" not in entry:
                 f.fail(at, "expected a table with basis and value")
-            if entry["basis"] not in _BASES:
-                f.fail(f"{at}.basis", f"expected one of {', '.join(_BASES)}, got {json.dumps(entry['basis'])}")
+            if entry["basis"] not in LDS_BASES:
+                f.fail(f"{at}.basis", f"expected one of {', '.join(LDS_BASES)}, got {json.dumps(entry['basis'])}")
             budget[pipeline] = (entry["basis"], f.number(entry["value"], f"{at}.value"))
         if "default" not in budget:
             f.fail("pipeline_lds_budget.default", "missing (the budget of every pipeline not listed)")

@@ -28,8 +28,8 @@ from ..space.datafile import load
 from ..space.memos import MEMOS
 from ..space.pipelines import PIPELINES
 
-__all__ = ["CkVersion", "UnknownVersion", "LDS_RULES", "bundled", "newest", "resolve", "active", "activate", "using",
-           "base_facts", "arch_record", "DEVELOP"]
+__all__ = ["CkVersion", "UnknownVersion", "LDS_RULES", "LDS_BASES", "NEW_ARCH_KEYS", "bundled", "newest", "resolve",
+           "active", "activate", "using", "base_facts", "base_extra", "arch_record", "DEVELOP"]
 
 #: variants of the LDS check: one per-pipeline byte limit for every arch (June), or per-arch budgets (develop)
 LDS_RULES = ("pipeline", "arch")
@@ -107,13 +107,25 @@ _VERSION_SCHEMA = {
     "architectures?": {"*": _ARCH_DELTA},
     "unsupported_trait_combos?": {"combinations": [[str]]},
 }
-_BASES = ("fraction", "absolute_kb")
+#: the bases of a per-arch LDS budget (CK's ``pipeline_lds_budget``): a fraction of the arch's LDS, or KB
+LDS_BASES = ("fraction", "absolute_kb")
+#: the keys (CK's spelling) an arch must give where no earlier facts supply them (a new arch in a delta, any
+#: arch of an arch_specs.json)
+NEW_ARCH_KEYS = ("family", "warp_size", "warp_configs", "warp_tile_combos")
+#: facts no CK version states, kept from ``facts.toml`` for the archs it knows
+_EXTRA_FACTS = ("hw_profile", "streamk_bwd_weight", "async_copy")
 
 
 @MEMOS.cached("arch.versions.base_facts", maxsize=1)
 def base_facts() -> dict:
     """``facts.toml``: the first version's arch facts and the facts no CK version changes (profiles, flags)."""
     return load(__package__, "facts.toml", _FACTS_SCHEMA)
+
+
+def base_extra(arch: str) -> dict:
+    """The facts of ``arch`` no CK version states (CK hardware profile, run-time path flags): ``facts.toml``'s, or none."""
+    a = base_facts().get(arch, {})
+    return {k: a[k] for k in _EXTRA_FACTS if k in a}
 
 
 def arch_record(family: str, warp_size: int, wave_splits, warp_tiles, lds_capacity: int | None, extra=None) -> dict:
@@ -127,8 +139,7 @@ def arch_record(family: str, warp_size: int, wave_splits, warp_tiles, lds_capaci
 def _base_archs() -> dict[str, dict]:
     out = {}
     for arch, a in base_facts().items():
-        extra = {k: a[k] for k in ("hw_profile", "streamk_bwd_weight", "async_copy") if k in a}
-        out[arch] = arch_record(a["family"], a["warp_size"], a["wave_splits"], a["warp_tiles"], None, extra)
+        out[arch] = arch_record(a["family"], a["warp_size"], a["wave_splits"], a["warp_tiles"], None, base_extra(arch))
     return out
 
 
@@ -139,7 +150,7 @@ def apply_delta(archs: dict[str, dict], delta: Mapping, where: str) -> dict[str,
     for arch, d in delta.items():
         base = out.get(arch)
         if base is None:
-            missing = [k for k in ("family", "warp_size", "warp_configs", "warp_tile_combos") if k not in d]
+            missing = [k for k in NEW_ARCH_KEYS if k not in d]
             if missing:
                 raise CksolveError(f"{where}: [architectures.{arch}] is a new arch and must give {', '.join(missing)}")
             base = arch_record(d["family"], d["warp_size"], d["warp_configs"], {}, None)
@@ -167,7 +178,7 @@ def check_lds(version: CkVersion, where: str) -> CkVersion:
     """A version whose LDS rule it has the facts for (CksolveError naming ``where`` and the key)."""
     if version.lds_rule not in LDS_RULES:
         raise CksolveError(f"{where}: lds_rule {version.lds_rule!r} is not one of {', '.join(LDS_RULES)}")
-    bases = ("bytes",) if version.lds_rule == "pipeline" else _BASES
+    bases = ("bytes",) if version.lds_rule == "pipeline" else LDS_BASES
     for pipeline, (basis, value) in version.lds_budget.items():
         if basis not in bases or value < 0:
             raise CksolveError(f"{where}: pipeline_lds_budget.{pipeline}: with lds_rule {version.lds_rule!r} the basis "

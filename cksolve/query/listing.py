@@ -93,7 +93,9 @@ def _name_blocks(rule_set: RuleSet, selection: Selection) -> Iterator[str]:
     for combo in selection.combos():
         solutions = _listed(solve_combo, rule_set, combo)
         if _memo_listed(solutions):
-            small.append("".join(f"{n}\n" for n in names_combo(rule_set, combo)))
+            names = names_combo(rule_set, combo)
+            if names:  # one C call per combination, not a format per name
+                small.append("\n".join(names) + "\n")
             continue
         if small:
             yield "".join(small)

@@ -59,9 +59,9 @@ GEMM_DEFAULTS: Mapping[str, object] = {
 def table(name: str, scope: Sequence[str], rows: Iterable[tuple], message: str, source: str,
           applies_to: str = GEMM.name, doc: str = "") -> Table:
     # interned: equal tables of different combinations are one object, so the solve
-    # caches keyed on them compare by identity
-    return interned(Table(name, tuple(scope), frozenset(tuple(r) for r in rows), message, source,
-                          applies_to=applies_to, doc=doc))
+    # caches keyed on them compare by identity; a frozenset of rows is kept as it is (its hash too)
+    rows = rows if type(rows) is frozenset else frozenset(map(tuple, rows))
+    return interned(Table(name, tuple(scope), rows, message, source, applies_to=applies_to, doc=doc))
 
 
 def configs_table(name: str, kind: str, configs: Iterable, message: str, source: str, doc: str = "") -> Table:

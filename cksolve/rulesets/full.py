@@ -40,7 +40,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from ..arch.constraints import wmma_k_constraint
+from ..arch.constraints import wmma_k_for
 from ..arch.facts import arch_facts, common_facts
 from ..space.constraints import Check, Constraint, Table
 from ..space.kinds import DEPTHWISE
@@ -63,8 +63,9 @@ _DEPTHWISE = ("tile_h", "tile_w", "filt", "str_h", "str_w", "pad_h", "pad_w", "n
               "sub_h", "sub_w", "in_vec", "out_vec")
 
 
+@MEMOS.cached("rulesets.full._tile")
 def _tile(text: str) -> tuple[int, int, int]:
-    m, n, k = (int(x) for x in text.split("x"))
+    m, n, k = map(int, text.split("x"))
     return m, n, k
 
 
@@ -255,19 +256,28 @@ class FullRuleSet(RuleSet):
     def _spec_rows(self, variant: str, tiles: tuple) -> frozenset:
         return frozenset((*t, s) for t in tiles for s in self._specs(variant, t))
 
-    @MEMOS.cached("rulesets.full.FullRuleSet._warp_tile_k_rows")
-    def _warp_tile_k_rows(self, variant: str, ndim: int, dtype: str, warp_ms: tuple) -> frozenset:
-        dclass = self._dclass(dtype)
+    @MEMOS.cached("rulesets.full.FullRuleSet._warp_tile_k_keys")
+    def _warp_tile_k_keys(self, variant: str, ndim: int, dtype: str) -> tuple:
+        """(tile, pipeline, stream-K, legacy) of the family: the rule reads these only, so it is computed once
+        per distinct key, not per family row (nor per arch: the archs differ in their warp m only)."""
         legacy_tiles = {_tile(t) for t in self.data["warp_tile_k"]["legacy_wavelet_tiles"].get(variant, [])}
         n_f = len(_FEATURES)
         streamk_at = _FEATURES.index("streamk")
-        # the rule reads tile, pipeline and stream-K only: once per distinct triple, not per family row
         keys = {(r[n_f:n_f + 3], r[n_f + 3], r[streamk_at]) for r in self._family_rows(variant, ndim, dtype)}
-        rows = set()
-        for t, pipeline, streamk in keys:
-            legacy = streamk or (t in legacy_tiles and pipeline == "wavelet")
+        return tuple((t, p, sk, sk or (t in legacy_tiles and p == "wavelet")) for t, p, sk in keys)
+
+    @MEMOS.cached("rulesets.full.FullRuleSet._warp_tile_k_rows")
+    def _warp_tile_k_rows(self, variant: str, ndim: int, dtype: str, warp_ms: tuple) -> frozenset:
+        dclass = self._dclass(dtype)
+        k_of: dict = {}  # (warp m, tile K, legacy) -> warp_tile_k: a few distinct per family
+        rows = []
+        for t, pipeline, streamk, legacy in self._warp_tile_k_keys(variant, ndim, dtype):
             for wm in warp_ms:
-                rows.add((*t, wm, pipeline, streamk, self._warp_tile_k(dclass, wm, t[2], legacy)))
+                at = (wm, t[2], legacy)
+                k = k_of.get(at)
+                if k is None:
+                    k = k_of[at] = self._warp_tile_k(dclass, wm, t[2], legacy)
+                rows.append((*t, wm, pipeline, streamk, k))
         return frozenset(rows)
 
     @MEMOS.cached("rulesets.full.FullRuleSet._gemm_constraints")
@@ -307,7 +317,7 @@ class FullRuleSet(RuleSet):
                    f"{{tile_m}}x{{tile_n}}x{{tile_k}} ({{variant}}, {dclass})",
                    f"{_SRC} get_vec_strategies / compute_vector_size / get_extra_vec_triples"),
             _vector_gate(self._gate),
-            wmma_k_constraint(facts.name),
+            wmma_k_for(facts),
             *_pins(),
         )
 

@@ -7,14 +7,15 @@ refusing past ``CONFIG_LIMIT``.
 
 from __future__ import annotations
 
-from operator import itemgetter
+from functools import partial
 
 from ..arch.constraints import constraints_for
 from ..space.combo import kind_of
+from ..space.kinds import kernel_kind
 from ..space.memos import MEMOS
 from .counting import SpaceTooLarge
 from .direct import SolutionSet, solve
-from .model import build_model
+from .model import build_model, config_class
 from .solutions import gc_paused
 
 __all__ = ["solve_combo", "enumerate_combo", "names_combo", "bounded_configs", "CONFIG_LIMIT"]
@@ -64,7 +65,15 @@ def bounded_configs(rule_set, combo, limit: int = CONFIG_LIMIT) -> list:
 
 def enumerate_combo(rule_set, combo) -> list:
     """Every config of ``rule_set`` valid for the combo, sorted by kernel name."""
-    return list(_name_order(rule_set, combo)[1])
+    names, values = _name_order(rule_set, combo)
+    memo = solve_combo(rule_set, combo).memo
+    configs = memo.get("configs_in_order")
+    if configs is None:
+        make = partial(tuple.__new__, config_class(solve_combo(rule_set, combo).model.kind))
+        with gc_paused():
+            configs = memo["configs_in_order"] = tuple(map(make, values))
+        memo["name_order"] = (names, configs)  # the configs in place of their values: one copy is held
+    return list(configs)
 
 
 def names_combo(rule_set, combo) -> tuple[str, ...]:
@@ -73,25 +82,22 @@ def names_combo(rule_set, combo) -> tuple[str, ...]:
 
 
 def _name_order(rule_set, combo) -> tuple[tuple[str, ...], tuple]:
-    """(names, configs) of the combo's solutions in name order, each name computed once.
+    """(names, value rows) of the combo's solutions in name order, each name computed once: the rows are the
+    configs' values as plain tuples (the configs themselves once :func:`enumerate_combo` asked for them).
 
     Combinations whose solutions are equal (same solve, same unread values)
-    share the memo, so configs are formed, named and sorted once per distinct
+    share the memo, so values are formed, named and sorted once per distinct
     solution set.
     """
     solutions = solve_combo(rule_set, combo)
     memo = solutions.memo
     ordered = memo.get("name_order")
     if ordered is None:
-        with gc_paused():  # naming allocates as much as forming the configs
-            configs = solutions.configs()
-            named = sorted(zip(map(_name, configs), configs), key=_first)  # names are unique: configs never compared
-            ordered = memo["name_order"] = (tuple(map(_first, named)), tuple(map(_second, named)))
+        with gc_paused():  # naming allocates as much as forming the values
+            values = solutions.value_rows()
+            # the kind's memoised name function called from C on plain tuples (no config formed, no method frame
+            # per config); names are unique, so a name -> values table orders the rows after a plain string sort
+            by_name = dict(zip(map(kernel_kind(solutions.model.kind).spell, values), values))
+            names = tuple(sorted(by_name))
+            ordered = memo["name_order"] = (names, tuple(map(by_name.__getitem__, names)))
     return ordered
-
-
-_first, _second = itemgetter(0), itemgetter(1)
-
-
-def _name(config) -> str:
-    return config.name()

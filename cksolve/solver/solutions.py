@@ -144,15 +144,26 @@ class Component:
         n = len(self.axes) - sum(len(leaf.axes) for leaf in self.leaves)
         return self.axes[:n], frozenset(self.rows)
 
-    def expand(self) -> list[tuple]:
-        """Every full row (over ``axes``)."""
+    def expand(self, prefix: tuple = (), leaves: tuple | None = None) -> list[tuple]:
+        """Every full row (over ``axes``; over the core axes then ``leaves``' axes when given: the leaves in
+        another order), each after ``prefix`` (joined to the core rows, not to every row)."""
         if self.counted is not None:
-            return self.joined().expand()
-        rows = self.rows
-        for leaf in self.leaves:
+            return self.joined().expand(prefix, leaves)
+        rows = [prefix + r for r in self.rows] if prefix else self.rows
+        n = len(prefix)
+        for leaf in self.leaves if leaves is None else leaves:
             options = leaf.options
-            rows = [r + o for r, k in zip(rows, map(key_getter(leaf.key), rows)) for o in options[k]]
+            key = key_getter(tuple(i + n for i in leaf.key))
+            rows = [r + o for r, k in zip(rows, map(key, rows)) for o in options[k]]
         return rows if isinstance(rows, list) else list(rows)
+
+    def narrow_first(self) -> tuple:
+        """The leaves in the order that forms the fewest partial rows when expanding: fewest options first."""
+        if len(self.leaves) < 2 or self.counted is not None:
+            return self.leaves
+        fan = [sum(map(len, map(leaf.options.__getitem__, map(key_getter(leaf.key), self.rows))))
+               for leaf in self.leaves]
+        return tuple(leaf for _, _, leaf in sorted(zip(fan, range(len(fan)), self.leaves)))
 
 
 @dataclass(frozen=True)
@@ -174,7 +185,7 @@ class SolutionSet:
     def count(self) -> int:
         if self.empty:
             return 0
-        return prod(c.count() for c in self.components)
+        return prod(c.size for c in self.components)  # each component counted once (a listing counts first)
 
     def __len__(self) -> int:
         return self.count()
@@ -208,21 +219,41 @@ class SolutionSet:
         with gc_paused():
             return self._configs()
 
+    def value_rows(self) -> list:
+        """Every solution as a plain tuple of its config's values in field order: what naming and sorting
+        read, made for less than configs (a config is made from one when asked)."""
+        if self.empty:
+            return []
+        with gc_paused():
+            pick, full = self._picked(any_order=True)
+            return list(map(pick, full))
+
     def _configs(self) -> list:
+        pick, full = self._picked()
+        make = partial(tuple.__new__, config_class(self.model.kind))
+        return list(map(make, map(pick, full)))
+
+    def _picked(self, any_order: bool = False) -> tuple:
+        """(pick, rows): every solution as a row over the fixed then the components' axes, and ``pick`` taking
+        a row to its config's values in field order. ``any_order``: the rows in whatever order is cheapest to
+        form (one component's leaves expanded narrowest first), for callers that sort them."""
         cls = config_class(self.model.kind)
         fixed_axes = tuple(self.fixed)
         components = [c.joined() for c in self.components]
+        leaves = components[0].narrow_first() if any_order and len(components) == 1 else None
         offsets, flat_axes = {}, list(fixed_axes)
         for comp in components:
-            flat_axes.extend(comp.axes)
+            if leaves is None:
+                flat_axes.extend(comp.axes)
+            else:
+                flat_axes.extend(comp.axes[:len(comp.axes) - sum(len(leaf.axes) for leaf in leaves)])
+                for leaf in leaves:
+                    flat_axes.extend(leaf.axes)
         for i, a in enumerate(flat_axes):
             offsets[a] = i
         pick = itemgetter(*(offsets[f] for f in config_fields(cls)))
-        make = partial(tuple.__new__, cls)
         base = tuple(self.fixed[a] for a in fixed_axes)
+        if len(components) == 1:
+            return pick, components[0].expand(base, leaves)
         rows = [c.expand() for c in components]
-        if len(rows) == 1:
-            full = [base + r for r in rows[0]] if base else rows[0]
-        else:
-            full = [base + sum(parts, ()) for parts in product(*rows)]
-        return list(map(make, map(pick, full)))
+        return pick, [base + sum(parts, ()) for parts in product(*rows)]

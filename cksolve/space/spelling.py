@@ -59,8 +59,19 @@ def _spell_gemm(variant, dtype, ndim, tile_m, tile_n, tile_k, wave_m, wave_n, wa
                 warp_tile_k, pipeline, epilogue, scheduler, layout, vector_a, vector_b, vector_c, pad_m, pad_n, pad_k,
                 double_smem_buffer, groups_to_merge, wave_groups, split_image, explicit_gemm, two_stage, specialization,
                 streamk, streamk_strategy, streamk_persistent) -> str:
-    name = (f"grouped_conv_{VARIANT_TAG[variant]}_{dtype}_{layout}_{ndim}d_{pipeline}_{epilogue}_{scheduler}"
-            f"_{tile_m}x{tile_n}x{tile_k}_{wave_m}x{wave_n}x{wave_k}_{warp_tile_m}x{warp_tile_n}x{warp_tile_k}")
+    return _gemm_head(variant, dtype, layout, ndim, pipeline, epilogue, scheduler, tile_m, tile_n, tile_k, wave_m,
+                      wave_n, wave_k, warp_tile_m, warp_tile_n, warp_tile_k) + \
+        _gemm_tail(vector_a, vector_b, vector_c, wave_groups, groups_to_merge, double_smem_buffer, two_stage,
+                   specialization, explicit_gemm, streamk, streamk_strategy, streamk_persistent, split_image, pad_m,
+                   pad_n, pad_k)
+
+
+@MEMOS.cached("space.spelling.gemm_tail", maxsize=1 << 12)
+def _gemm_tail(vector_a, vector_b, vector_c, wave_groups, groups_to_merge, double_smem_buffer, two_stage,
+               specialization, explicit_gemm, streamk, streamk_strategy, streamk_persistent, split_image, pad_m, pad_n,
+               pad_k) -> str:
+    """What a name adds to its head: the optional parts, each empty at its default (few distinct: rendered once)."""
+    name = ""
     if (vector_a, vector_b, vector_c) != DEFAULT_VECTORS:
         name += f"_vec{vector_a}_{vector_b}_{vector_c}"
     if wave_groups != DEFAULT_WAVE_GROUPS:
@@ -85,17 +96,34 @@ def _spell_gemm(variant, dtype, ndim, tile_m, tile_n, tile_k, wave_m, wave_n, wa
     return name
 
 
+# A name's head is most of its text and shared by every config that differs only in the tail (vectors,
+# specialization, feature flags): rendered once per head (sixteen values formatted: two thirds of a name's cost),
+# bounded, as listings stream millions of names through it.
+@MEMOS.cached("space.spelling.gemm_head", maxsize=1 << 14)
+def _gemm_head(variant, dtype, layout, ndim, pipeline, epilogue, scheduler, tile_m, tile_n, tile_k, wave_m, wave_n,
+               wave_k, warp_tile_m, warp_tile_n, warp_tile_k) -> str:
+    return (f"grouped_conv_{VARIANT_TAG[variant]}_{dtype}_{layout}_{ndim}d_{pipeline}_{epilogue}_{scheduler}"
+            f"_{tile_m}x{tile_n}x{tile_k}_{wave_m}x{wave_n}x{wave_k}_{warp_tile_m}x{warp_tile_n}x{warp_tile_k}")
+
+
 @MEMOS.cached("space.spelling.depthwise_name", maxsize=1 << 12)
 def depthwise_name(c) -> str:
+    return _spell_depthwise(*c)  # positionally, as gemm_name (checked below)
+
+
+def _spell_depthwise(dtype, ndim, tile_h, tile_w, filt, str_h, str_w, pad_h, pad_w, nbatch, sub_h, sub_w, in_vec,
+                     out_vec, layout, variant) -> str:
     return (
-        f"{DEPTHWISE_PREFIX}{c.dtype}_{c.layout}_{c.ndim}d"
-        f"_{c.tile_h}x{c.tile_w}_f{c.filt}_s{c.str_h}x{c.str_w}_p{c.pad_h}x{c.pad_w}"
-        f"_nb{c.nbatch}_sub{c.sub_h}x{c.sub_w}_vec{c.in_vec}_{c.out_vec}"
+        f"{DEPTHWISE_PREFIX}{dtype}_{layout}_{ndim}d"
+        f"_{tile_h}x{tile_w}_f{filt}_s{str_h}x{str_w}_p{pad_h}x{pad_w}"
+        f"_nb{nbatch}_sub{sub_h}x{sub_w}_vec{in_vec}_{out_vec}"
     )
 
 
-#: A GEMM name from its field values, positionally in field order (no config, no memo: many names at once).
+#: A GEMM name from its field values, positionally in field order: no config and no per-name memo entry (many
+#: names at once); its head and tail go through their own bounded memos.
 spell_gemm_values = _spell_gemm
+
 
 def clear_name_memos() -> None:
     """Empty the name memos (GEMM and depthwise). A streamed listing or a long draw asks each name once: the
@@ -105,6 +133,11 @@ def clear_name_memos() -> None:
     depthwise_name.cache_clear()
 
 
-_code = _spell_gemm.__code__
-if _code.co_varnames[:_code.co_argcount] != GEMM_FIELDS:  # pragma: no cover - kinds.toml's order moved
-    raise ImportError("kinds.toml [gemm] fields and spelling._spell_gemm's parameters differ: keep them in step")
+# A name is spelled from a config's values in field order, so a plain tuple of them is named as the config is
+# (and hits the same memo entry: equal tuples): listing names forms no config (``solver.combos``).
+for _spell, _kind in ((_spell_gemm, "gemm"), (_spell_depthwise, "depthwise")):
+    _code = _spell.__code__
+    if _code.co_varnames[:_code.co_argcount] != kind_fields(_kind):  # pragma: no cover - kinds.toml's order moved
+        raise ImportError(f"kinds.toml [{_kind}] fields and spelling.{_spell.__name__}'s parameters differ: keep them "
+                          f"in step")
+del _spell, _kind, _code
