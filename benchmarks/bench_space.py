@@ -4,6 +4,7 @@ Targets:
   count, every combination of gfx942: <= 30 s whole process, <= 1 GiB peak
   count, every combination of all 8 archs: <= 180 s whole process
   sample -n 100000 from one combination (gfx942/forward/fp16/2d): <= 5 s whole process
+  sample -n 1000000 from the same combination (issue 31): <= 5 s, <= 150 MiB (memory does not grow with -n)
   search for one problem over the whole space of one combination: <= 5 s, --top 10: <= 10 s (each backend)
 
 Each case runs `cksolve` as a fresh process; peak memory is the child's max RSS.
@@ -50,7 +51,9 @@ def main() -> None:
         one = ["-a", "gfx942", "--variant", "forward", "--dtype", "fp16", "--ndim", "2"]
         cases = [("count whole space, gfx942 (all combinations)", ["count", "-r", str(whole), "-a", "gfx942"], 30.0),
                  ("sample -n 100000, gfx942/forward/fp16/2d",
-                  ["sample", "-r", str(whole), *one, "-n", "100000", "--seed", "1"], 5.0)]
+                  ["sample", "-r", str(whole), *one, "-n", "100000", "--seed", "1"], 5.0),
+                 ("sample -n 1000000, gfx942/forward/fp16/2d (<= 150 MiB)",
+                  ["sample", "-r", str(whole), *one, "-n", "1000000", "--seed", "1"], 5.0)]
         problem = ["--problem", "N=4,G=1,C=256,K=256,Hi=28,Wi=28,Y=3,X=3", "-a", "gfx942", "--dtype", "fp16"]
         for backend in ("direct", "cpsat"):
             for top, target in (("1", 5.0), ("10", 10.0)):

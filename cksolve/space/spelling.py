@@ -55,15 +55,18 @@ def gemm_name(c) -> str:
     return _spell_gemm(*c)  # positionally: the parameters are the fields in order (checked below)
 
 
-def _spell_gemm(variant, dtype, ndim, tile_m, tile_n, tile_k, wave_m, wave_n, wave_k, warp_tile_m, warp_tile_n,
-                warp_tile_k, pipeline, epilogue, scheduler, layout, vector_a, vector_b, vector_c, pad_m, pad_n, pad_k,
-                double_smem_buffer, groups_to_merge, wave_groups, split_image, explicit_gemm, two_stage, specialization,
-                streamk, streamk_strategy, streamk_persistent) -> str:
-    return _gemm_head(variant, dtype, layout, ndim, pipeline, epilogue, scheduler, tile_m, tile_n, tile_k, wave_m,
-                      wave_n, wave_k, warp_tile_m, warp_tile_n, warp_tile_k) + \
-        _gemm_tail(vector_a, vector_b, vector_c, wave_groups, groups_to_merge, double_smem_buffer, two_stage,
-                   specialization, explicit_gemm, streamk, streamk_strategy, streamk_persistent, split_image, pad_m,
-                   pad_n, pad_k)
+def _gemm_speller(head, tail):
+    """A GEMM name from its field values (positionally, in field order) as ``head(...) + tail(...)``."""
+    def spell(variant, dtype, ndim, tile_m, tile_n, tile_k, wave_m, wave_n, wave_k, warp_tile_m, warp_tile_n,
+              warp_tile_k, pipeline, epilogue, scheduler, layout, vector_a, vector_b, vector_c, pad_m, pad_n, pad_k,
+              double_smem_buffer, groups_to_merge, wave_groups, split_image, explicit_gemm, two_stage,
+              specialization, streamk, streamk_strategy, streamk_persistent) -> str:
+        return head(variant, dtype, layout, ndim, pipeline, epilogue, scheduler, tile_m, tile_n, tile_k, wave_m,
+                    wave_n, wave_k, warp_tile_m, warp_tile_n, warp_tile_k) + \
+            tail(vector_a, vector_b, vector_c, wave_groups, groups_to_merge, double_smem_buffer, two_stage,
+                 specialization, explicit_gemm, streamk, streamk_strategy, streamk_persistent, split_image, pad_m,
+                 pad_n, pad_k)
+    return spell
 
 
 @MEMOS.cached("space.spelling.gemm_tail", maxsize=1 << 12)
@@ -106,6 +109,15 @@ def _gemm_head(variant, dtype, layout, ndim, pipeline, epilogue, scheduler, tile
             f"_{tile_m}x{tile_n}x{tile_k}_{wave_m}x{wave_n}x{wave_k}_{warp_tile_m}x{warp_tile_n}x{warp_tile_k}")
 
 
+# Names of configs (``gemm_name``, listings) share heads and tails, rendered once each through the memos; a draw
+# from a whole space meets a head once (a million draws: two memo misses and evictions each, 2 s, measured),
+# so the values speller renders both parts directly.
+_spell_gemm = _gemm_speller(_gemm_head, _gemm_tail)
+#: A GEMM name from its field values, positionally in field order: no config and no memo entry (many names at
+#: once, each met once).
+spell_gemm_values = _gemm_speller(_gemm_head.__wrapped__, _gemm_tail.__wrapped__)
+
+
 @MEMOS.cached("space.spelling.depthwise_name", maxsize=1 << 12)
 def depthwise_name(c) -> str:
     return _spell_depthwise(*c)  # positionally, as gemm_name (checked below)
@@ -118,11 +130,6 @@ def _spell_depthwise(dtype, ndim, tile_h, tile_w, filt, str_h, str_w, pad_h, pad
         f"_{tile_h}x{tile_w}_f{filt}_s{str_h}x{str_w}_p{pad_h}x{pad_w}"
         f"_nb{nbatch}_sub{sub_h}x{sub_w}_vec{in_vec}_{out_vec}"
     )
-
-
-#: A GEMM name from its field values, positionally in field order: no config and no per-name memo entry (many
-#: names at once); its head and tail go through their own bounded memos.
-spell_gemm_values = _spell_gemm
 
 
 def clear_name_memos() -> None:
