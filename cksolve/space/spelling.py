@@ -142,9 +142,8 @@ def clear_name_memos() -> None:
 
 # A name is spelled from a config's values in field order, so a plain tuple of them is named as the config is
 # (and hits the same memo entry: equal tuples): listing names forms no config (``solver.combos``).
-for _spell, _kind in ((_spell_gemm, "gemm"), (_spell_depthwise, "depthwise")):
+for _spell, _kind, _what in ((_spell_gemm, "gemm", "_spell_gemm"), (_spell_depthwise, "depthwise", "_spell_depthwise")):
     _code = _spell.__code__
     if _code.co_varnames[:_code.co_argcount] != kind_fields(_kind):  # pragma: no cover - kinds.toml's order moved
-        raise ImportError(f"kinds.toml [{_kind}] fields and spelling.{_spell.__name__}'s parameters differ: keep them "
-                          f"in step")
-del _spell, _kind, _code
+        raise ImportError(f"kinds.toml [{_kind}] fields and spelling.{_what}'s parameters differ: keep them in step")
+del _spell, _kind, _what, _code
