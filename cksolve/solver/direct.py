@@ -45,7 +45,7 @@ from .model import Model
 from .plan import make_plan
 from .relations import (Relation, derived, domain_ids, filter_rows, filtered_rows, index_rows, key_getter, projection,
                         relation)
-from .solutions import Component, Leaf, SolutionSet
+from .solutions import SAME_COMPONENTS, Component, Leaf, SolutionSet, interned
 
 __all__ = ["Component", "Leaf", "SolutionSet", "solve", "transient"]
 
@@ -83,7 +83,7 @@ def transient():
     7.5 GB). What was memoised before the block stays; what the block added is dropped at its end (plans,
     relations and tables, which recur, stay).
     """
-    memos = (_SOLVED, _SAME, _COMPONENTS, _PIECES)
+    memos = (_SOLVED, _SAME, _COMPONENTS, SAME_COMPONENTS, _PIECES)
     sizes = [len(m) for m in memos]
     try:
         yield
@@ -233,7 +233,7 @@ def _solve(model: Model) -> SolutionSet:
         key = (axes, mine, leaves, tuple(map(ids.__getitem__, axes)))
         comp = _COMPONENTS.get(key)
         if comp is None:
-            comp = _COMPONENTS[key] = _factorise_or_count(axes, list(mine), leaves, domains)
+            comp = _COMPONENTS[key] = interned(_factorise_or_count(axes, list(mine), leaves, domains))
         if comp.counted == 0 or (comp.counted is None and not comp.rows):
             return SolutionSet(model, fixed, (), empty=True)
         components.append(comp)
