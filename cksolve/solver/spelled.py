@@ -18,6 +18,7 @@ from .relations import key_getter
 __all__ = ["spelled_rows"]
 
 _HEADS = MEMOS.memo("spelled.heads")  # per kind: head values -> head text (combinations share heads)
+HEADS_HELD = 1 << 14  # heads held per kind at most (a long process lists many combinations: started afresh)
 _TAILS = MEMOS.memo("spelled.tails")  # per kind: tail values -> tail text
 
 
@@ -67,7 +68,7 @@ def spelled_rows(solutions) -> tuple[list[str], list[tuple], itemgetter] | None:
         heads = _heads(kind, spell, head_fields, itemgetter(*(offsets[f] for f in head_fields)), rows)
     tails = _TAILS.get(kind)
     if tails is None:
-        known = _HEADS[kind]
+        known = _HEADS[kind]  # (never empty here: the heads were just rendered)
         ref_assign, ref_text = tuple(zip(head_fields, known_key := next(iter(known)))), known[known_key]
         tails = _TAILS[kind] = _Tails(lambda tail: spell.tail_text(ref_assign, ref_text, tail))
     tail_of = itemgetter(*(offsets[a] for a in spell.tail_axes))
@@ -78,7 +79,7 @@ def spelled_rows(solutions) -> tuple[list[str], list[tuple], itemgetter] | None:
 def _heads(kind: str, spell, head_fields: tuple, head_of, rows: list) -> list[str]:
     """The head text of every row, each distinct head rendered once per process."""
     known = _HEADS.get(kind)
-    if known is None:
+    if known is None or len(known) > HEADS_HELD:
         known = _HEADS[kind] = {}
     heads = []
     for values in map(head_of, rows):
