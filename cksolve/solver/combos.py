@@ -17,6 +17,7 @@ from .counting import SpaceTooLarge
 from .direct import SolutionSet, solve
 from .model import build_model, config_class
 from .solutions import gc_paused
+from .spelled import spelled_rows
 
 __all__ = ["solve_combo", "enumerate_combo", "names_combo", "bounded_configs", "CONFIG_LIMIT"]
 
@@ -65,14 +66,14 @@ def bounded_configs(rule_set, combo, limit: int = CONFIG_LIMIT) -> list:
 
 def enumerate_combo(rule_set, combo) -> list:
     """Every config of ``rule_set`` valid for the combo, sorted by kernel name."""
-    names, values = _name_order(rule_set, combo)
-    memo = solve_combo(rule_set, combo).memo
-    configs = memo.get("configs_in_order")
+    names, rows, pick = _name_order(rule_set, combo)
+    solutions = solve_combo(rule_set, combo)
+    configs = solutions.memo.get("configs_in_order")
     if configs is None:
-        make = partial(tuple.__new__, config_class(solve_combo(rule_set, combo).model.kind))
+        make = partial(tuple.__new__, config_class(solutions.model.kind))
         with gc_paused():
-            configs = memo["configs_in_order"] = tuple(map(make, values))
-        memo["name_order"] = (names, configs)  # the configs in place of their values: one copy is held
+            configs = solutions.memo["configs_in_order"] = tuple(map(make, rows if pick is None else map(pick, rows)))
+        solutions.memo["name_order"] = (names, configs, None)  # the configs in place of the rows: one copy is held
     return list(configs)
 
 
@@ -81,23 +82,29 @@ def names_combo(rule_set, combo) -> tuple[str, ...]:
     return _name_order(rule_set, combo)[0]
 
 
-def _name_order(rule_set, combo) -> tuple[tuple[str, ...], tuple]:
-    """(names, value rows) of the combo's solutions in name order, each name computed once: the rows are the
-    configs' values as plain tuples (the configs themselves once :func:`enumerate_combo` asked for them).
+def _name_order(rule_set, combo) -> tuple[tuple[str, ...], tuple, object]:
+    """(names, rows, pick) of the combo's solutions in name order, each name computed once: ``pick`` takes a row
+    to its config's values in field order (None: the rows are those values, or the configs once
+    :func:`enumerate_combo` asked for them).
 
     Combinations whose solutions are equal (same solve, same unread values)
-    share the memo, so values are formed, named and sorted once per distinct
-    solution set.
+    share the memo, so values are formed, named and sorted once per
+    distinct solution set.
     """
     solutions = solve_combo(rule_set, combo)
     memo = solutions.memo
     ordered = memo.get("name_order")
     if ordered is None:
         with gc_paused():  # naming allocates as much as forming the values
-            values = solutions.value_rows()
-            # the kind's memoised name function called from C on plain tuples (no config formed, no method frame
-            # per config); names are unique, so a name -> values table orders the rows after a plain string sort
-            by_name = dict(zip(map(kernel_kind(solutions.model.kind).spell, values), values))
+            named = spelled_rows(solutions)
+            if named is None:
+                values = solutions.value_rows()
+                # the kind's memoised name function called from C on plain tuples (no config formed, no method
+                # frame per config)
+                names, pick = map(kernel_kind(solutions.model.kind).spell, values), None
+            else:
+                names, values, pick = named
+            by_name = dict(zip(names, values))  # names are unique: a name -> row table orders the rows
             names = tuple(sorted(by_name))
-            ordered = memo["name_order"] = (names, tuple(map(by_name.__getitem__, names)))
+            ordered = memo["name_order"] = (names, tuple(map(by_name.__getitem__, names)), pick)
     return ordered

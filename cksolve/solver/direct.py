@@ -45,21 +45,19 @@ from .model import Model
 from .plan import make_plan
 from .relations import (Relation, derived, domain_ids, filter_rows, filtered_rows, index_rows, key_getter, projection,
                         relation)
-from .solutions import Component, Leaf, SolutionSet
+from .solutions import SAME_COMPONENTS, Component, Leaf, SolutionSet, interned
 
 __all__ = ["Component", "Leaf", "SolutionSet", "solve", "transient"]
 
 
 _SOLVED = MEMOS.memo("direct.solved")
 _USED = MEMOS.memo("direct.used_axes")
+_SAME = MEMOS.memo("direct.same_solutions")  # (kind, empty, fixed values, components' ids) -> (components, memo)
 
 
 def solve(model: Model) -> SolutionSet:
-    """Solve ``model``; models that differ only in the fixed value of an axis no constraint
-    reads share the work.
-
-    (``default`` never reads ndim, so its three ndims are one solve; the
-    rebuilt set carries each model's own fixed values.)
+    """Solve ``model``; models that differ only in the fixed value of an axis no constraint reads share the
+    work (``default`` never reads ndim: its three ndims are one solve, each set with its own fixed values).
     """
     key, own = _key(model)
     hit = _SOLVED.get(key)
@@ -69,9 +67,11 @@ def solve(model: Model) -> SolutionSet:
             hit = _solve(model)
         _SOLVED[key] = hit
     memo = hit.memo.get(own_key := tuple(own.items()))
-    if memo is None:
-        memo = hit.memo[own_key] = {}
-    return SolutionSet(model, {**hit.fixed, **own}, hit.components, hit.empty, memo)
+    fixed = {**hit.fixed, **own}
+    if memo is None:  # models (archs whose rules agree here) solved to the same fixed values and components share it
+        key = (model.kind, hit.empty, tuple(fixed.items()), tuple(map(id, hit.components)))
+        memo = hit.memo[own_key] = _SAME.setdefault(key, (hit.components, {}))[1]  # components held: ids stay theirs
+    return SolutionSet(model, fixed, hit.components, hit.empty, memo)
 
 
 @contextmanager
@@ -83,7 +83,7 @@ def transient():
     7.5 GB). What was memoised before the block stays; what the block added is dropped at its end (plans,
     relations and tables, which recur, stay).
     """
-    memos = (_SOLVED, _COMPONENTS, _PIECES)
+    memos = (_SOLVED, _SAME, _COMPONENTS, SAME_COMPONENTS, _PIECES)
     sizes = [len(m) for m in memos]
     try:
         yield
@@ -233,7 +233,7 @@ def _solve(model: Model) -> SolutionSet:
         key = (axes, mine, leaves, tuple(map(ids.__getitem__, axes)))
         comp = _COMPONENTS.get(key)
         if comp is None:
-            comp = _COMPONENTS[key] = _factorise_or_count(axes, list(mine), leaves, domains)
+            comp = _COMPONENTS[key] = interned(_factorise_or_count(axes, list(mine), leaves, domains))
         if comp.counted == 0 or (comp.counted is None and not comp.rows):
             return SolutionSet(model, fixed, (), empty=True)
         components.append(comp)

@@ -18,10 +18,11 @@ from operator import itemgetter
 from typing import Callable
 
 from ..space.config import config_fields
+from ..space.memos import MEMOS
 from .model import Model, config_class
 from .relations import key_getter
 
-__all__ = ["Component", "Leaf", "SolutionSet", "gc_paused"]
+__all__ = ["Component", "Leaf", "SolutionSet", "gc_paused", "interned", "SAME_COMPONENTS"]
 
 
 @contextmanager
@@ -164,6 +165,20 @@ class Component:
         fan = [sum(map(len, map(leaf.options.__getitem__, map(key_getter(leaf.key), self.rows))))
                for leaf in self.leaves]
         return tuple(leaf for _, _, leaf in sorted(zip(fan, range(len(fan)), self.leaves)))
+
+
+#: (axes, rows, leaves' axes, keys and options memos) -> the first component made of them
+SAME_COMPONENTS = MEMOS.memo("solutions.same_components")
+
+
+def interned(comp: Component) -> Component:
+    """``comp``, or the equal component made before it (same axes, rows and leaves, whose options are the same
+    memos): archs whose rules reach a component by different relations then hold the same one, and their equal
+    solution sets share their names (``direct.solve``). The memo holds the options, so their ids stay theirs."""
+    if comp.counted is not None:
+        return comp
+    key = (comp.axes, comp.rows, tuple((leaf.axes, leaf.key, id(leaf.options)) for leaf in comp.leaves))
+    return SAME_COMPONENTS.setdefault(key, comp)
 
 
 @dataclass(frozen=True)

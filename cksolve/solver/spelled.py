@@ -1,0 +1,90 @@
+"""Names of a solution set spelled from its structure: each head rendered once, each tail once per value.
+
+A component is core rows each extended by every option of its leaves. Once the
+leaves holding head fields (``name_texts``; the scheduler, say) are expanded,
+every row under a partial row shares its head text, so a name is that text
+joined to its tail's (memoised), and no row is put in field order to be named
+(measured on ``enumerate -r full``: 1925 -> 1844 M instructions).
+"""
+
+from __future__ import annotations
+
+from operator import itemgetter
+
+from ..space.memos import MEMOS
+from .name_texts import spelling
+from .relations import key_getter
+
+__all__ = ["spelled_rows"]
+
+_HEADS = MEMOS.memo("spelled.heads")  # per kind: head values -> head text (combinations share heads)
+HEADS_HELD = 1 << 14  # heads held per kind at most (a long process lists many combinations: started afresh)
+_TAILS = MEMOS.memo("spelled.tails")  # per kind: tail values -> tail text
+
+
+class _Tails(dict):
+    """Tail values -> tail text, rendered on a miss (one lookup per row, from C)."""
+
+    def __init__(self, render):
+        super().__init__()
+        self.render = render
+
+    def __missing__(self, key):
+        text = self[key] = self.render(key)
+        return text
+
+
+def spelled_rows(solutions) -> tuple[list[str], list[tuple], itemgetter] | None:
+    """(names, rows, pick): every solution of a one-component set as a row over the fixed, core and leaf axes,
+    its kernel name, and ``pick`` taking a row to its config's values in field order; None when the set is not
+    one component or its kind's names have no tail (depthwise: few, named by ``kernel_kind(kind).spell``)."""
+    if solutions.empty or len(solutions.components) != 1:
+        return None
+    kind = solutions.model.kind
+    spell = spelling(kind)
+    if len(spell.tail_axes) < 2:
+        return None
+    comp = solutions.components[0].joined()
+    # the leaves with head fields first (few rows: the core rows by those options), then every other leaf's
+    # rows under a row keep its head
+    leaves = sorted(comp.narrow_first(), key=lambda leaf: spell.head.isdisjoint(leaf.axes))
+    n_core = len(comp.axes) - sum(len(leaf.axes) for leaf in comp.leaves)
+    fixed_axes = tuple(solutions.fixed)
+    flat = [*fixed_axes, *comp.axes[:n_core], *(a for leaf in leaves for a in leaf.axes)]
+    offsets = {a: i for i, a in enumerate(flat)}
+    head_fields = tuple(f for f in spell.fields if f in spell.head)
+    base = tuple(solutions.fixed[a] for a in fixed_axes)
+    n = len(base)
+    rows = [base + r for r in comp.rows]
+    heads = None
+    for leaf in leaves:
+        if heads is None and spell.head.isdisjoint(leaf.axes):
+            heads = _heads(kind, spell, head_fields, itemgetter(*(offsets[f] for f in head_fields)), rows)
+        opts = list(map(leaf.options.__getitem__, map(key_getter(tuple(i + n for i in leaf.key)), rows)))
+        if heads is not None:
+            heads = [h for h, os in zip(heads, opts) for _ in os]
+        rows = [r + o for r, os in zip(rows, opts) for o in os]
+    if heads is None:
+        heads = _heads(kind, spell, head_fields, itemgetter(*(offsets[f] for f in head_fields)), rows)
+    tails = _TAILS.get(kind)
+    if tails is None:
+        known = _HEADS[kind]  # (never empty here: the heads were just rendered)
+        ref_assign, ref_text = tuple(zip(head_fields, known_key := next(iter(known)))), known[known_key]
+        tails = _TAILS[kind] = _Tails(lambda tail: spell.tail_text(ref_assign, ref_text, tail))
+    tail_of = itemgetter(*(offsets[a] for a in spell.tail_axes))
+    names = list(map(str.__add__, heads, map(tails.__getitem__, map(tail_of, rows))))
+    return names, rows, itemgetter(*(offsets[f] for f in spell.fields))
+
+
+def _heads(kind: str, spell, head_fields: tuple, head_of, rows: list) -> list[str]:
+    """The head text of every row, each distinct head rendered once per process."""
+    known = _HEADS.get(kind)
+    if known is None or len(known) > HEADS_HELD:
+        known = _HEADS[kind] = {}
+    heads = []
+    for values in map(head_of, rows):
+        text = known.get(values)
+        if text is None:
+            text = known[values] = spell.head_text(zip(head_fields, values))
+        heads.append(text)
+    return heads
