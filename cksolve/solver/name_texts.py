@@ -15,7 +15,7 @@ from ..space.kinds import kernel_kind
 from ..space.memos import MEMOS
 from .model import config_class
 
-__all__ = ["Spelling", "spelling", "PARTS_FROM"]
+__all__ = ["Spelling", "spelling", "PARTS_FROM", "Texts"]
 
 #: Tail sets of at least this many tails are rendered by parts (fewer: whole tails, memoised; ``stream``).
 PARTS_FROM = 4096
@@ -89,12 +89,12 @@ class Spelling:
                         tail[i] = v
                     return self.tail_text(ref_assign, ref_text, tuple(tail))
                 return render
-            self.part_texts = [(itemgetter(*at), _Texts(text_of(at))) for at in self.parts]
+            self.part_texts = [(itemgetter(*at), Texts(text_of(at))) for at in self.parts]
         return list(map("".join, zip(*(map(texts.__getitem__, map(get, tails)) for get, texts in self.part_texts))))
 
 
-class _Texts(dict):
-    """A part's value -> its text, rendered on a miss."""
+class Texts(dict):
+    """Values -> their text, rendered on a miss (a part's, or a whole tail's: one lookup per row, from C)."""
 
     def __init__(self, render):
         super().__init__()

@@ -12,7 +12,7 @@ from __future__ import annotations
 from operator import itemgetter
 
 from ..space.memos import MEMOS
-from .name_texts import spelling
+from .name_texts import Texts, spelling
 from .relations import key_getter
 
 __all__ = ["spelled_rows"]
@@ -20,18 +20,6 @@ __all__ = ["spelled_rows"]
 _HEADS = MEMOS.memo("spelled.heads")  # per kind: head values -> head text (combinations share heads)
 HEADS_HELD = 1 << 14  # heads held per kind at most (a long process lists many combinations: started afresh)
 _TAILS = MEMOS.memo("spelled.tails")  # per kind: tail values -> tail text
-
-
-class _Tails(dict):
-    """Tail values -> tail text, rendered on a miss (one lookup per row, from C)."""
-
-    def __init__(self, render):
-        super().__init__()
-        self.render = render
-
-    def __missing__(self, key):
-        text = self[key] = self.render(key)
-        return text
 
 
 def spelled_rows(solutions) -> tuple[list[str], list[tuple], itemgetter] | None:
@@ -70,7 +58,7 @@ def spelled_rows(solutions) -> tuple[list[str], list[tuple], itemgetter] | None:
     if tails is None:
         known = _HEADS[kind]  # (never empty here: the heads were just rendered)
         ref_assign, ref_text = tuple(zip(head_fields, known_key := next(iter(known)))), known[known_key]
-        tails = _TAILS[kind] = _Tails(lambda tail: spell.tail_text(ref_assign, ref_text, tail))
+        tails = _TAILS[kind] = Texts(lambda tail: spell.tail_text(ref_assign, ref_text, tail))
     tail_of = itemgetter(*(offsets[a] for a in spell.tail_axes))
     names = list(map(str.__add__, heads, map(tails.__getitem__, map(tail_of, rows))))
     return names, rows, itemgetter(*(offsets[f] for f in spell.fields))
