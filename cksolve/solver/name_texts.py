@@ -43,7 +43,10 @@ class Spelling:
         name = value.spell
         raw = getattr(name, "__wrapped__", name)  # not the name memo: these configs are made for one text
         self._render = lambda values: raw(tuple.__new__(cls, values))
-        self.tails: dict = {}
+        #: tail values -> text, cut from a name under the first reference head given (any head serves: a tail's
+        #: text does not depend on it); a plain dict lookup from C once :meth:`reference` is set
+        self.tails = Texts(self._cut_tail)
+        self._ref = None
         at = {a: i for i, a in enumerate(self.tail_axes)}
         parts = [tuple(at[a] for a in p) for p in value.tail_parts]
         rest = tuple(i for i in range(len(self.tail_axes)) if all(i not in p for p in parts))
@@ -66,19 +69,26 @@ class Spelling:
     def config(self, assign, tail: tuple):
         return tuple.__new__(self.cls, self._values(assign, tail))
 
+    def reference(self, ref_assign, ref_text: str) -> None:
+        """The head (its assignment and text) whose names tails are cut from; the first given serves."""
+        if self._ref is None:
+            self._ref = (tuple(ref_assign), ref_text)
+
+    def _cut_tail(self, tail: tuple) -> str:
+        assign, text = self._ref
+        return self._render(self._values(assign, tail))[len(text):]
+
     def tail_text(self, ref_assign, ref_text: str, tail: tuple) -> str:
-        hit = self.tails.get(tail)
-        if hit is None:
-            hit = self.tails[tail] = self._render(self._values(ref_assign, tail))[len(ref_text):]
-        return hit
+        self.reference(ref_assign, ref_text)
+        return self.tails[tail]
 
     def tail_texts(self, ref_assign, ref_text: str, tails: list, by_parts: bool = True) -> list[str]:
         """The texts of many tails (tuples over ``tail_axes``): ``by_parts`` (a large tail set), by the kind's
         tail parts, each part's text rendered once per value and joined (``spelling.GEMM_TAIL_PARTS``); else
         whole tails one by one, memoised across heads."""
+        self.reference(ref_assign, ref_text)
         if not self.parts or not by_parts:  # few: whole tails, memoised across heads
-            cache, miss = self.tails, self.tail_text
-            return [cache[t] if t in cache else miss(ref_assign, ref_text, t) for t in tails]
+            return list(map(self.tails.__getitem__, tails))
         if self.part_texts is None:
             default = tuple(self.defaults[self.index[a]] for a in self.tail_axes)
 
@@ -87,7 +97,7 @@ class Spelling:
                     tail = list(default)
                     for i, v in zip(at, values if len(at) > 1 else (values,)):
                         tail[i] = v
-                    return self.tail_text(ref_assign, ref_text, tuple(tail))
+                    return self.tails[tuple(tail)]
                 return render
             self.part_texts = [(itemgetter(*at), Texts(text_of(at))) for at in self.parts]
         return list(map("".join, zip(*(map(texts.__getitem__, map(get, tails)) for get, texts in self.part_texts))))

@@ -12,14 +12,13 @@ from __future__ import annotations
 from operator import itemgetter
 
 from ..space.memos import MEMOS
-from .name_texts import Texts, spelling
+from .name_texts import spelling
 from .relations import key_getter
 
 __all__ = ["spelled_rows"]
 
 _HEADS = MEMOS.memo("spelled.heads")  # per kind: head values -> head text (combinations share heads)
 HEADS_HELD = 1 << 14  # heads held per kind at most (a long process lists many combinations: started afresh)
-_TAILS = MEMOS.memo("spelled.tails")  # per kind: tail values -> tail text
 
 
 def spelled_rows(solutions) -> tuple[list[str], list[tuple], itemgetter] | None:
@@ -54,13 +53,11 @@ def spelled_rows(solutions) -> tuple[list[str], list[tuple], itemgetter] | None:
         rows = [r + o for r, os in zip(rows, opts) for o in os]
     if heads is None:
         heads = _heads(kind, spell, head_fields, itemgetter(*(offsets[f] for f in head_fields)), rows)
-    tails = _TAILS.get(kind)
-    if tails is None:
-        known = _HEADS[kind]  # (never empty here: the heads were just rendered)
-        ref_assign, ref_text = tuple(zip(head_fields, known_key := next(iter(known)))), known[known_key]
-        tails = _TAILS[kind] = Texts(lambda tail: spell.tail_text(ref_assign, ref_text, tail))
+    known = _HEADS[kind]  # (never empty here: the heads were just rendered)
+    ref_values = next(iter(known))
+    spell.reference(zip(head_fields, ref_values), known[ref_values])
     tail_of = itemgetter(*(offsets[a] for a in spell.tail_axes))
-    names = list(map(str.__add__, heads, map(tails.__getitem__, map(tail_of, rows))))
+    names = list(map(str.__add__, heads, map(spell.tails.__getitem__, map(tail_of, rows))))
     return names, rows, itemgetter(*(offsets[f] for f in spell.fields))
 
 
