@@ -35,6 +35,12 @@ __all__ = ["Backend", "BACKENDS", "CannotCount", "get_backend", "pinned", "DEFAU
 class CannotCount(CksolveError):
     """The backend cannot count without listing every config."""
 
+    @classmethod
+    def backend(cls, name: str) -> "CannotCount":
+        """The refusal of the listing-only backend ``name`` (one sentence for every such backend)."""
+        return cls(f"the {name} backend cannot count without listing every config; count with the direct backend "
+                   f"(the default)")
+
 
 @runtime_checkable
 class Backend(Protocol):

@@ -186,8 +186,7 @@ class CpSat:
         return enumerate_solutions(model)
 
     def count(self, model: Model) -> int:
-        raise CannotCount("the cpsat backend cannot count without listing every config; count with the direct "
-                          "backend (the default)")
+        raise CannotCount.backend(self.name)
 
     def is_feasible(self, model: Model, pins: Mapping[str, object]) -> bool:
         return is_feasible(model, dict(pins))

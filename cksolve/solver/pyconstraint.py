@@ -72,8 +72,7 @@ class PythonConstraint:
         return enumerate_solutions(model)
 
     def count(self, model: Model) -> int:
-        raise CannotCount("the python-constraint backend cannot count without listing every config; count with "
-                          "the direct backend (the default)")
+        raise CannotCount.backend(self.name)
 
     def is_feasible(self, model: Model, pins: Mapping[str, object]) -> bool:
         return find_one(model, dict(pins)) is not None
