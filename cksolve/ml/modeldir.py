@@ -23,6 +23,7 @@ writes; CK's Predictor ignores keys it does not read.
 from __future__ import annotations
 
 import gzip
+import io
 import json
 import os
 import shutil
@@ -32,11 +33,13 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import CksolveError
+from ..errors import CksolveError, shorten
 from ..features import FEATURE_NAMES
+from .dirfiles import MAX_JSON, MAX_MODEL, SHA256_KEY, gunzip_bounded, read_bounded, read_json, sha256, verify_hashes
 from .leafsum import LeafSum, leaf_sum
 from .lgbm import lightgbm, native_quiet
 from .rows import MODEL_SEMANTICS
+from .textmodel import MAX_FEATURES, check_model_text
 
 __all__ = ["ModelDir", "read_model_dir", "write_model_dir", "MODEL_FILE", "SPEC_FILE", "MANIFEST_FILE"]
 
@@ -70,18 +73,17 @@ class ModelDir:
         return np.expm1(raw) if self.log_target else raw
 
 
-def _json(path: Path, required: bool) -> dict:
-    if not path.exists():
-        if required:
-            raise CksolveError(f"{path}: no such file")
-        return {}
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise CksolveError(f"{path}: not readable JSON ({exc})") from None
-    if not isinstance(data, dict):
-        raise CksolveError(f"{path}: expected a JSON object")
-    return data
+def _spec_types(spec: dict, where: str) -> None:
+    """The spec's fields cksolve reads, each of its type (CK's Predictor would fail on others later)."""
+    for key in ("arch", "dtype", "variant", "cksolve_feature_semantics", "op_type"):
+        if key in spec and not isinstance(spec[key], str):
+            raise CksolveError(f"{where}: {key} must be a string, got {type(spec[key]).__name__}")
+    for key in ("feature_names", "log_targets", "targets", "categorical_features"):
+        value = spec.get(key)
+        if value is not None and (not isinstance(value, list) or not all(isinstance(v, str) for v in value)):
+            raise CksolveError(f"{where}: {key} must be a list of strings")
+    if len(spec.get("feature_names") or ()) > MAX_FEATURES:
+        raise CksolveError(f"{where}: feature_names lists more than {MAX_FEATURES} features")
 
 
 def column_map(names: list | None, where: str) -> np.ndarray | None:
@@ -96,31 +98,45 @@ def column_map(names: list | None, where: str) -> np.ndarray | None:
     return np.array([index[n] for n in names], dtype=np.intp)
 
 
+def _read(path: Path, limit: int, what: str) -> bytes | None:
+    return read_bounded(path, limit, what) if os.path.lexists(path) else None
+
+
 def read_model_dir(path: str | Path) -> ModelDir:
-    """The model directory at ``path`` (module docstring); one error line for anything unusable."""
+    """The model directory at ``path`` (module docstring); one error line for anything unusable.
+
+    Every file is untrusted input (``dirfiles``, ``textmodel``): bounded reads, the hashes ``train`` recorded
+    verified, the text model checked before LightGBM reads a byte of it."""
     d = Path(path)
     if not d.is_dir():
-        raise CksolveError(f"model directory {str(path)!r}: not a directory")
-    spec = _json(d / SPEC_FILE, False)
-    manifest = _json(d / MANIFEST_FILE, False)
+        raise CksolveError(f"model directory {shorten(str(path))}: not a directory")
+    raw_manifest = _read(d / MANIFEST_FILE, MAX_JSON, "JSON file")
+    manifest = read_json(d / MANIFEST_FILE, raw_manifest) if raw_manifest is not None else {}
+    raw_spec = _read(d / SPEC_FILE, MAX_JSON, "JSON file")
     plain, packed = d / MODEL_FILE, d / (MODEL_FILE + ".gz")
-    try:
-        if plain.exists():
-            text = plain.read_text(encoding="utf-8")
-        elif packed.exists():
-            with gzip.open(packed, "rt", encoding="utf-8") as f:
-                text = f.read()
-        else:
-            raise CksolveError(f"{d}: no {MODEL_FILE} or {MODEL_FILE}.gz")
-    except (OSError, UnicodeDecodeError, EOFError) as exc:
-        raise CksolveError(f"{d}: cannot read the model file ({exc})") from None
+    model_path = plain if os.path.lexists(plain) else packed
+    raw = _read(model_path, MAX_MODEL, "model file")
+    if raw is None:
+        raise CksolveError(f"{shorten(str(d), quote=False)}: no {MODEL_FILE} or {MODEL_FILE}.gz")
+    verify_hashes(d, manifest, {model_path.name: raw, **({SPEC_FILE: raw_spec} if raw_spec is not None else {})})
+    spec = read_json(d / SPEC_FILE, raw_spec) if raw_spec is not None else {}
+    _spec_types(spec, shorten(str(d / SPEC_FILE), quote=False))
+    where = shorten(str(model_path), quote=False)
+    data = gunzip_bounded(raw, MAX_MODEL, where) if model_path is packed else raw
+    del raw
+    info = check_model_text(data, where)
+    text = data.decode("utf-8")
+    del data
     lgb = lightgbm(passive=True)
     try:
         with native_quiet():
             booster = lgb.Booster(model_str=text)
-    except lgb.basic.LightGBMError as exc:
+    except Exception as exc:  # noqa: BLE001 -- LightGBM's error, or its Python side's; the check makes it rare
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise CksolveError(f"{d}: not a LightGBM text model ({first})") from None
+        raise CksolveError(f"{where}: not a LightGBM text model ({shorten(first, 120, quote=False)})") from None
+    if booster.num_trees() != info.trees or booster.num_feature() != info.features:
+        raise CksolveError(f"{where}: LightGBM read {booster.num_trees()} trees of {booster.num_feature()} features, "
+                           f"the check {info.trees} of {info.features}")
     names = spec.get("feature_names")
     columns = column_map(names, str(d / SPEC_FILE))
     width = len(names) if names else len(FEATURE_NAMES)
@@ -128,38 +144,78 @@ def read_model_dir(path: str | Path) -> ModelDir:
         raise CksolveError(f"{d}: the model reads {booster.num_feature()} features, its spec names {width}")
     semantics = spec.get("cksolve_feature_semantics", MODEL_SEMANTICS[0])
     if semantics not in MODEL_SEMANTICS:
-        raise CksolveError(f"{d / SPEC_FILE}: cksolve_feature_semantics {semantics!r} is not one of "
+        raise CksolveError(f"{d / SPEC_FILE}: cksolve_feature_semantics {shorten(semantics)} is not one of "
                            f"{', '.join(MODEL_SEMANTICS)}")
-    return ModelDir(d, booster, spec, manifest, columns, "tflops" in set(spec.get("log_targets", [])), semantics,
+    return ModelDir(d, booster, spec, manifest, columns, "tflops" in set(spec.get("log_targets") or ()), semantics,
                     booster.num_trees(), leaf_sum(booster, text))
+
+
+#: the files a model directory may hold (CK's and what ``train`` adds); a directory holding others is not replaced
+KNOWN_FILES = frozenset({MODEL_FILE, MODEL_FILE + ".gz", SPEC_FILE, MANIFEST_FILE, "cv_metrics_tflops.json",
+                         "feature_importances_tflops.json"})
 
 
 def write_model_dir(path: str | Path, model_text: str, spec: dict, manifest: dict, extra: dict | None = None,
                     gz: bool = False) -> None:
-    """Write a model directory CK's Predictor loads unchanged; ``extra``: more JSON files (name -> object)."""
+    """Write a model directory CK's Predictor loads unchanged; ``extra``: more JSON files (name -> object).
+
+    Atomic: the files are written into a temporary sibling directory, which is renamed into place (an old
+    directory is first renamed aside, then removed): a reader sees the old model or the new one, never a mix.
+    ``train_manifest.json`` records each file's sha256 (``dirfiles.SHA256_KEY``), which a reader verifies."""
     d = Path(path)
-    if d.exists() and not d.is_dir():
-        raise CksolveError(f"{d}: exists and is not a directory")
-    d.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(dir=d.parent, prefix=f".{d.name}."))  # every file whole, or none moved in
+    where = shorten(str(d), quote=False)
+    if os.path.lexists(d) and not d.is_dir():
+        raise CksolveError(f"{where}: exists and is not a directory")
+    files = {SPEC_FILE: _json_bytes(spec), **{name: _json_bytes(obj) for name, obj in (extra or {}).items()}}
+    text = model_text.encode("utf-8")
+    if gz:
+        buf = io.BytesIO()
+        with gzip.GzipFile(fileobj=buf, mode="wb", mtime=0, filename="") as f:
+            f.write(text)
+        files[MODEL_FILE + ".gz"] = buf.getvalue()
+    else:
+        files[MODEL_FILE] = text
+    hashes = {name: sha256(data) for name, data in sorted(files.items())}
+    files[MANIFEST_FILE] = _json_bytes({**manifest, SHA256_KEY: hashes})
+    tmp = old = None
     try:
-        files = {SPEC_FILE: spec, MANIFEST_FILE: manifest, **(extra or {})}
-        for name, obj in files.items():
-            (tmp / name).write_text(json.dumps(obj, indent=2) + "\n", encoding="utf-8")
-        model = MODEL_FILE + ".gz" if gz else MODEL_FILE
-        if gz:
-            with open(tmp / model, "wb") as raw:
-                with gzip.GzipFile(fileobj=raw, mode="wb", mtime=0, filename="") as f:
-                    f.write(model_text.encode("utf-8"))
+        if d.is_dir():
+            foreign = sorted(set(os.listdir(d)) - KNOWN_FILES - set(files))
+            if foreign:
+                raise CksolveError(f"{where}: holds {shorten(foreign[0])}, not a model directory's file; give a new "
+                                   "directory or a model directory to replace")
+        d.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(dir=d.parent, prefix=f".{d.name}."))
+        mask = os.umask(0)
+        os.umask(mask)
+        os.chmod(tmp, 0o777 & ~mask)  # as mkdir would make it (mkdtemp's is private)
+        for name, data in files.items():
+            with open(tmp / name, "xb") as f:
+                f.write(data)
+                f.flush()
+                os.fsync(f.fileno())
+        if os.path.lexists(d):
+            old = Path(tempfile.mkdtemp(dir=d.parent, prefix=f".{d.name}.old."))
+            os.rename(d, old)  # onto the empty directory mkdtemp made
+            try:
+                os.rename(tmp, d)
+            except OSError:
+                os.rename(old, d)  # the old model back in place
+                old = None
+                raise
         else:
-            (tmp / model).write_text(model_text, encoding="utf-8")
-        d.mkdir(exist_ok=True)
-        stale = MODEL_FILE if gz else MODEL_FILE + ".gz"  # a reader prefers .lgbm: an old one must not shadow
-        if (d / stale).exists():
-            (d / stale).unlink()
-        for f in sorted(tmp.iterdir()):
-            os.replace(f, d / f.name)
+            os.rename(tmp, d)
+        tmp = None
     except OSError as exc:
-        raise CksolveError(f"{d}: cannot write the model directory ({exc.strerror or exc})") from None
+        raise CksolveError(f"{where}: cannot write the model directory ({exc.strerror or exc})") from None
     finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+        for leftover in (tmp, old):
+            if leftover is not None:
+                if leftover.is_symlink():
+                    leftover.unlink()
+                else:
+                    shutil.rmtree(leftover, ignore_errors=True)
+
+
+def _json_bytes(obj) -> bytes:
+    return (json.dumps(obj, indent=2) + "\n").encode("utf-8")
