@@ -23,9 +23,9 @@ ROOT = Path(__file__).resolve().parents[1] / "cksolve"
 
 #: bottom to top; a module may import its own layer and the ones before it
 LAYERS = ("errors", "space", "formats", "outputs", "progress", "arch", "rulesets", "solver", "derived", "selection", "workload",
-          "features", "ml", "scoring", "audit", "query", "explore", "docs", "emit", "report", "cli", "entry", "__main__")
+          "features", "ml", "scoring", "audit", "query", "explore", "docs", "emit", "report", "plan", "cli", "entry", "__main__")
 #: layers at the same height (neither imports the other)
-PEERS = {"formats": 2, "outputs": 2, "progress": 2, "arch": 3, "explore": 15, "docs": 15, "emit": 15, "report": 15, "cli": 16,
+PEERS = {"formats": 2, "outputs": 2, "progress": 2, "arch": 3, "explore": 15, "docs": 15, "emit": 15, "report": 15, "plan": 15, "cli": 16,
          "entry": 17, "__main__": 18}
 
 

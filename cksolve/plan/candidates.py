@@ -1,0 +1,122 @@
+"""What a plan chooses from: per problem, the kernels that can run it, one per tile-engine label, with the
+analytic model's estimate.
+
+CK's tile engine names (and builds) a kernel by its dispatcher short name, the *label*
+(``features.ckname.dispatcher_name``): kernels of a rule set that differ only in what the label leaves
+out (wave split, warp tile, vectors, epilogue) are one measurement to it. A problem's candidates are
+therefore its applicable kernels (``workload.iter_coverage``, the ``applicable`` answer; implicit-GEMM
+kernels only, as ``select`` ranks them) grouped by label, each label represented by its first kernel in
+canonical order, scored by a scorer (the analytic one by default: ``scoring.get_scorer("analytic")``,
+so its calibration is what the plan sees). ``est_ms`` is the problem's useful FLOPs over that estimate.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+from ..features.ckname import dispatcher_name, read_short
+from ..ml.names import config_short
+from ..scoring import get_scorer
+from ..scoring.analytic import problem_terms
+from ..space.kinds import GEMM, kernel_kind
+from ..space.naming import parse_name
+from ..workload import iter_coverage
+from ..workload.labels import LabelResolver
+
+__all__ = ["Candidate", "rule_set_candidates", "named_candidates", "label_key", "est_ms", "CHUNK"]
+
+#: problems scored in one batch
+CHUNK = 64
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """One label a problem can be measured with: the kernel standing for it, the analytic estimate."""
+
+    kernel: str  # full kernel name (or the label itself when only labels are known)
+    label: str  # tile-engine short name
+    score: float  # estimated TFLOPS (higher is better)
+    est_ms: float  # estimated latency of one launch
+
+
+def label_key(name: str, config=None) -> tuple | None:
+    """What identifies a measurement's kernel to the tile engine: the short name's fields (a missing
+    scheduler token reads as intrawave), from a short name, a full name or its config; None for a name of
+    neither spelling."""
+    if config is not None:
+        return tuple(config_short(config))
+    fields = read_short(name)
+    if fields is not None:
+        return tuple(fields)
+    try:
+        c = parse_name(name)
+    except Exception:  # noqa: BLE001 -- any unreadable name is "not a kernel name" here
+        return None
+    return tuple(config_short(c)) if kernel_kind(getattr(c, "kind", GEMM)) is GEMM else None
+
+
+def est_ms(problem, tflops: float) -> float:
+    """The latency (ms) at which ``problem``'s useful FLOPs run at ``tflops``."""
+    useful = problem_terms(problem.facts())["useful"]
+    return useful / (tflops * 1e12) * 1e3 if tflops > 0 else float("inf")
+
+
+def rule_set_candidates(problems: Sequence, rule_set, arch: str, dtype: str, scorer=None) -> list[list[Candidate]]:
+    """Per problem (the list's order), its candidates, best estimate first (ties by label)."""
+    scorer = scorer or get_scorer("analytic")
+    configs: dict = {}  # name -> (config, label) or None (depthwise)
+    pools: dict = {}  # applicable names -> ((label, kernel, config), ...)
+    out: list[list[Candidate]] = []
+    chunk: list = []
+
+    def pool(kernels: tuple) -> tuple:
+        got = pools.get(kernels)
+        if got is None:
+            seen: dict = {}
+            for name in kernels:  # canonical order: the first kernel of a label stands for it
+                cl = configs.get(name, False)
+                if cl is False:
+                    c = parse_name(name)
+                    cl = configs[name] = (c, dispatcher_name(c)) if kernel_kind(c.kind) is GEMM else None
+                if cl is not None and cl[1] not in seen:
+                    seen[cl[1]] = (cl[1], name, cl[0])
+            got = pools[kernels] = tuple(seen.values())
+        return got
+
+    def flush() -> None:
+        pairs = [(p, c) for p, labels in chunk for _, _, c in labels]
+        scores = scorer.score(pairs, arch, dtype) if pairs else []
+        at = 0
+        for p, labels in chunk:
+            cands = [Candidate(kernel, label, s, est_ms(p, s))
+                     for (label, kernel, _), s in zip(labels, scores[at:at + len(labels)])]
+            at += len(labels)
+            cands.sort(key=lambda c: (-c.score, c.label))
+            out.append(cands)
+        chunk.clear()
+
+    for record in iter_coverage(problems, rule_set, arch, [dtype], with_kernels=True):
+        chunk.append((record.problem, pool(record.kernels)))
+        if len(chunk) >= CHUNK:
+            flush()
+    flush()
+    return out
+
+
+def named_candidates(problems: Sequence, labels: Sequence[Sequence[str]], arch: str, dtype: str, scorer=None,
+                     resolver=None) -> list[list[Candidate]]:
+    """Per problem, candidates for the given labels (short or full names: a measured file's), each estimated
+    through the kernel it stands for (``workload.labels.LabelResolver``: the tile engine's re-map of a
+    requested label to the nearest ``default`` kernel); a label that resolves to no kernel is estimated 0."""
+    scorer = scorer or get_scorer("analytic")
+    resolver = resolver or LabelResolver(arch)
+    out = []
+    for p, names in zip(problems, labels):
+        configs = [resolver.resolve(n).config for n in names]
+        known = [(n, c) for n, c in zip(names, configs) if c is not None and kernel_kind(c.kind) is GEMM]
+        scores = dict(zip((n for n, _ in known), scorer.score([(p, c) for _, c in known], arch, dtype)))
+        got = [Candidate(n, n, scores.get(n, 0.0), est_ms(p, scores.get(n, 0.0))) for n in names]
+        got.sort(key=lambda c: (-c.score, c.label))
+        out.append(got)
+    return out
