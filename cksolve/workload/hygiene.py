@@ -3,7 +3,9 @@
 Each row's label is resolved to the kernel it measured (``labels``), and the row is
 *invalid* when
 
-* the label resolves to no kernel (rule ``label``);
+* the label is a kernel label (a full or short name) that resolves to no kernel: the ``default``
+  rule set has no kernel for its arch, variant, dtype and ndim (rule ``label``); a label that is
+  neither spelling is a malformed file (``ProblemError``, as before);
 * the kernel cannot run the row's problem: one of CK Tile's run-time rules
   (``applicable``'s, ``rules.py``, at the active CK version) refuses it -- the rule's
   name, e.g. ``apply.forward.vector_c`` (CK's validation sweep timed such runs anyway);
@@ -40,13 +42,14 @@ from dataclasses import dataclass, field
 from math import prod
 from typing import Iterable
 
+from ..errors import shorten
 from ..space.config import AnyConfig
 from ..space.constraints import scope_values
 from ..space.memos import MEMOS
 from ..space.variants import VARIANTS
 from .labels import LabelResolver
 from .perf import Measurement
-from .problem import Problem
+from .problem import Problem, ProblemError
 from .rules import applicability_constraints
 
 __all__ = ["HygieneOptions", "Hygiene", "check_rows", "written_share", "probable_aliases", "MIN_WRITTEN",
@@ -136,6 +139,8 @@ def check_rows(rows: Iterable[Measurement], options: HygieneOptions,
         r = h.labels.get(m.kernel)
         if r is None:
             r = h.labels[m.kernel] = resolver.resolve(m.kernel)
+            if r.how == "unknown" and not r.spelled:  # not a kernel label at all: a malformed file
+                raise ProblemError(f"{m.where}: unknown kernel {shorten(m.kernel, 120)} ({r.why})")
         failed = _failed(m, r.config, options.arch, options.min_written)
         key = (m.values, m.direction)
         problems.add(key)
