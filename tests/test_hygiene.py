@@ -15,7 +15,7 @@ import pytest
 
 from cksolve.workload.hygiene import (HygieneOptions, check_rows, probable_aliases, written_share)
 from cksolve.workload.perf import read_measurement_file
-from cksolve.workload import parse_problem
+from cksolve.workload import ProblemError, parse_problem
 from cksolve.scoring.evaluation import KEYS, kendall_tau_b
 
 from conftest import CK
@@ -46,7 +46,8 @@ def sweep(tmp_path, extra: str = "") -> str:
 
 
 def test_each_rule_invalidates_its_rows(tmp_path):
-    rows = read_measurement_file(sweep(tmp_path, _row("my_kernel", 4, 64, 64, 1.0, 12544)))
+    depthwise = "grouped_conv_forward_depthwise_bf16_2d_64x64x64_compv3"  # a label default has no kernel for
+    rows = read_measurement_file(sweep(tmp_path, _row(depthwise, 4, 64, 64, 1.0, 12544)))
     kept, h = check_rows(rows, HygieneOptions("gfx950"))
     assert [m.line for m in kept] == [2, 3]  # problem 0 only
     assert h.by_rule == {"apply.forward.vector_b": 2, "apply.forward.vector_c": 2, "label": 1, "written": 4}
@@ -58,6 +59,12 @@ def test_each_rule_invalidates_its_rows(tmp_path):
     # a lower bar on the written share: the K = 24 problem (1/8 written) passes, K = 20 (vector_c) does not
     _, h = check_rows(rows, HygieneOptions("gfx950", min_written=0.1))
     assert h.by_rule == {"apply.forward.vector_b": 2, "apply.forward.vector_c": 2, "label": 1, "written": 2}
+
+
+def test_a_label_that_is_no_kernel_name_is_a_bad_file(tmp_path):
+    with pytest.raises(ProblemError, match=r"sweep.csv:10: unknown kernel 'my_kernel' \(neither a full"):
+        check_rows(read_measurement_file(sweep(tmp_path, _row("my_kernel", 4, 64, 64, 1.0, 12544))),
+                   HygieneOptions("gfx950"))
 
 
 def test_written_share_is_of_the_output():
@@ -195,3 +202,26 @@ def test_real_file_evaluate_scorers(capsys):
     a = got["analytic"]
     assert a["mean"] > a["baselines"]["random"]["mean"] and 0 < a["tau"] < 1
     assert a["baselines"] == got["measured"]["baselines"]  # the baselines depend on the measurements only
+
+
+@pytest.mark.ck_data
+def test_real_file_select_by_measurements_finds_the_kernels(capsys):
+    """``select --measurements`` on the real file: its labels have no scheduler token and the compv4 ones name
+    no built kernel, yet every kernel of ``default`` is found as the kernel its labels resolved to, scored by
+    their best measurement on the problem (first problem of the file: N=1, C=128, K=256, 32x32, 2x2 stride 2)."""
+    import csv
+
+    problem = "N=1,C=128,K=256,Hi=32,Wi=32,Y=2,X=2,stride_h=2,stride_w=2"
+    code, out, _ = run(capsys, "select", "--problem", problem, "-r", "default", "-a", "gfx950", "--dtype", "bf16",
+                       "--measurements", str(REAL), "--top", "13", "--format", "jsonl")
+    assert code == 0
+    got = {r["name"]: r["score"] for r in map(json.loads, out.splitlines())}
+    from cksolve.workload.labels import LabelResolver
+
+    resolver, want = LabelResolver("gfx950"), {}
+    with open(REAL, newline="") as fh:
+        for row in csv.DictReader(fh):
+            if row["problem_idx"] == "0":
+                k = resolver.resolve(row["kernel"]).kernel
+                want[k] = max(want.get(k, 0.0), float(row["tflops"]))
+    assert len(want) == 13 and got == pytest.approx(want)
