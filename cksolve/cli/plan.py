@@ -14,7 +14,7 @@ from ..outputs import write_stdout
 from ..progress import Progress
 from .app import app
 from .errors import say
-from .options import (BuilderOpt, OneArchOpt, choices, load_rule_set, one_arch, refuse_unwritable, rule_set_option,
+from .options import (BuilderOpt, choices, load_rule_set, one_arch, refuse_unwritable, rule_set_option,
                       stdout_dash, write)
 
 ACTIONS = ("merge",)
@@ -28,13 +28,14 @@ def plan_cmd(
     problems: Optional[Path] = typer.Option(None, "--problems", metavar="FILE",
                                             help="The workload: CSV with CK's header, or JSONL with the same keys."),
     rule_set: Optional[str] = rule_set_option(False),
-    names: Optional[Path] = typer.Option(None, "--names", metavar="FILE", help="A names file: its kernels instead of a rule set's."),
+    names: Optional[Path] = typer.Option(None, "--names", metavar="FILE",
+                                         help="A names file: its kernels instead of a rule set's."),
     arch: Optional[str] = typer.Option(None, "--arch", "-a", metavar="ARCH",
                                        help=f"Architecture: {choices(query.ARCHS)}."),
     dtype: Optional[str] = typer.Option(None, "--dtype", metavar="DTYPE", help=f"{choices(query.DTYPES)}."),
     budget: Optional[int] = typer.Option(None, "--budget", metavar="N", help="Pairs to measure."),
-    measurements: Optional[List[Path]] = typer.Option(None, "--measurements", metavar="FILE",
-                                                      help="Earlier rounds' results (repeatable): never planned again."),
+    measurements: Optional[List[Path]] = typer.Option(
+        None, "--measurements", metavar="FILE", help="Earlier rounds' results (repeatable): never planned again."),
     model: Optional[Path] = typer.Option(None, "--model", metavar="DIR",
                                          help="A model of earlier rounds (train's output): its picks and misses."),
     seed: int = typer.Option(0, "--seed", metavar="S", help="The plan's seed (same inputs and seed, same plan)."),
