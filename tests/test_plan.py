@@ -98,6 +98,9 @@ def test_plan_refuses_bad_input(capsys, tmp_path):
     assert code == 2 and "--shards 99" in err and not (tmp_path / "new").exists()
     code, _, err = run(capsys, "plan", "merge")
     assert code == 2 and "results files" in err
+    (tmp_path / "loose.csv").write_text("kernel,N,tflops\ngrouped_conv_forward_bf16_2d_16x64x64_compv3,1,2.0\n")
+    code, _, err = run(capsys, "plan", "merge", str(tmp_path / "loose.csv"))
+    assert code == 2 and "not in a shard folder of a plan" in err
     assert "Traceback" not in err
 
 
