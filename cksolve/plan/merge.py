@@ -128,7 +128,7 @@ def merge_results(paths: Sequence, keep_extra: bool = False) -> MergeResult:
         info, planned = read_shard_plan(path.parent)
         overlap = next((pk for pk in planned if pk in planned_all), None)
         if overlap is not None:
-            raise CksolveError(f"{path.parent}: plans pair {planned[overlap][1]} of --problems row "
+            raise CksolveError(f"{path.parent}: plans pair {planned[overlap][1]} of workload row "
                                f"{planned[overlap][0]} that another shard given also plans (the same shard twice?)")
         planned_all.update(planned)
         rows_of = {p: r for (p, _), (r, _) in planned.items()}
