@@ -29,15 +29,14 @@ def measurements_cmd(
 ) -> None:
     """Each row's label resolved to its kernel and checked (the kernel's run-time rules, the share of the output
     written); invalid rows counted by rule; probable aliases. Exit 1 when a row is invalid."""
-    from ..workload.hygiene import check_rows  # deferred: the workload layer loads for its commands only
-    from ..workload.perf import read_measurement_file  # deferred (see above)
+    from .. import workload  # deferred: the workload layer loads for its commands only
 
     if action not in ACTIONS:
         raise CksolveError(f"unknown action {action!r}; valid: {', '.join(ACTIONS)}")
     check_format(fmt, CHECK_FORMATS)
     options = hygiene_options(one_arch(arch), kernel_map, min_written, False)
-    rows = [m for f in files for m in read_measurement_file(f)]
-    _, hygiene = check_rows(rows, options)
+    rows = [m for f in files for m in workload.read_measurement_file(f)]
+    _, hygiene = workload.check_rows(rows, options)
     d = hygiene.as_dict()
     del d["kept_invalid"]
     write_stdout(json.dumps(d, indent=2) + "\n" if fmt == "json" else report_text(d))
@@ -47,9 +46,10 @@ def measurements_cmd(
 def report_text(d: dict) -> str:
     """The report as text: counts, invalid rows by rule, each label's kernel, probable aliases."""
     inv = d["invalid"]
-    out = [f"{d['rows']} rows, {d['problems']} problems, {len(d['labels'])} labels -> {d['kernels']} kernels\n"]
+    out = [f"{_n(d['rows'], 'row')}, {_n(d['problems'], 'problem')}, {_n(len(d['labels']), 'label')} -> "
+           f"{_n(d['kernels'], 'kernel')}\n"]
     if inv["rows"]:
-        out.append(f"invalid: {inv['rows']} rows of {inv['problems']} problems\n")
+        out.append(f"invalid: {_n(inv['rows'], 'row')} of {_n(inv['problems'], 'problem')}\n")
         out.append(table_text(["rule", "rows"], [[k, str(v)] for k, v in inv["by_rule"].items()]))
     else:
         out.append("invalid: none\n")
@@ -65,3 +65,7 @@ def report_text(d: dict) -> str:
         else:
             out.append("probable aliases: none\n")
     return "".join(out)
+
+
+def _n(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"

@@ -187,13 +187,12 @@ def name_target_options(rule_set_help: str, sections: bool = False):
 
 def hygiene_options(arch: str, kernel_map: Optional[Path], min_written: float, keep_invalid: bool):
     """The measurement hygiene the options ask for (``workload.hygiene.HygieneOptions``)."""
-    from ..workload.hygiene import HygieneOptions  # deferred: the workload layer loads for its commands only
-    from ..workload.labels import read_kernel_map  # deferred (see above)
+    from .. import workload  # deferred: the workload layer loads for its commands only
 
     if not 0.0 <= min_written <= 1.0:
         raise CksolveError(f"--min-written {min_written}: a share between 0 and 1")
-    return HygieneOptions(arch, read_kernel_map(kernel_map) if kernel_map is not None else None, min_written,
-                          keep_invalid)
+    return workload.HygieneOptions(arch, workload.read_kernel_map(kernel_map) if kernel_map is not None else None,
+                                   min_written, keep_invalid)
 
 
 def say_hygiene(hygiene) -> None:

@@ -99,8 +99,7 @@ def evaluate_cmd(
 ) -> None:
     """A scorer's pick among each problem's measured kernels, its efficiency against the measured best, beside
     the best single kernel's and a random pick's."""
-    from .. import scoring  # deferred: the scorers load only for their commands
-    from ..scoring.evaluation import evaluate_scorer, evaluation_text  # deferred (see above)
+    from .. import scoring, workload  # deferred: the scorers load only for their commands
 
     check_format(fmt, EVALUATE_FORMATS)
     kind = scorer_kind or ("model" if model is not None else "analytic")
@@ -112,27 +111,24 @@ def evaluate_cmd(
     if device is not None and kind != "analytic":
         raise CksolveError(f"--device is for --scorer analytic, not {kind}")
     paths = [str(p) for p in measurements]
-    read = None
-    if kind == "model":
-        scorer = scoring.get_scorer("model", path=model)
+    scorer = scoring.get_scorer("model", path=model) if kind == "model" else None
+    if scorer is not None:
         arch = arch or scorer.model.spec.get("arch")
         dtype = dtype or scorer.model.spec.get("dtype")
-    elif kind == "measured":
-        from ..workload.perf import read_measurement_file  # deferred (see above)
-
-        read = [read_measurement_file(p) for p in paths]  # read once: the truth and the scorer are the same rows
-        scorer = scoring.get_scorer("measured", path=", ".join(paths), rows=[m for rows in read for m in rows])
-    else:
-        scorer = scoring.get_scorer("analytic", device=device)
     if not arch:
         raise CksolveError(f"--scorer {kind} needs --arch" + (" (the model's spec names none)" if model else ""))
     arch = one_arch(arch)
     hygiene = hygiene_options(arch, kernel_map, min_written, keep_invalid)
-    if kind == "measured":
-        scorer.options = hygiene
-    result, verdict = evaluate_scorer(scorer, paths, arch, _dtype(dtype) if dtype else None, hygiene, read)
+    read = None
+    if kind == "measured":  # the truth and the scorer are the same rows, read once
+        read = [workload.read_measurement_file(p) for p in paths]
+        scorer = scoring.get_scorer("measured", path=", ".join(paths), rows=[m for rows in read for m in rows],
+                                    hygiene=hygiene)
+    elif kind == "analytic":
+        scorer = scoring.get_scorer("analytic", device=device)
+    result, verdict = scoring.evaluate_scorer(scorer, paths, arch, _dtype(dtype) if dtype else None, hygiene, read)
     say_hygiene(verdict)
-    write_stdout(json.dumps(result, indent=2) + "\n" if fmt == "json" else evaluation_text(result, kind))
+    write_stdout(json.dumps(result, indent=2) + "\n" if fmt == "json" else scoring.evaluation_text(result, kind))
 
 
 @app.command("select")

@@ -2,9 +2,9 @@
 
 The file's rows are checked first (``workload.hygiene``, for the arch the scorer is
 prepared for: invalid rows are left out unless ``keep_invalid``); the verdict is
-``hygiene``. A config is found under its full name, its dispatcher short name (CK's
-benchmark names many configs alike: they share the measurement) or, failing both, as
-the kernel a label resolved to (``workload.labels``: its labels' best measurement).
+``hygiene``. A config is found as the kernel its labels resolved to (``workload.labels``:
+a full name is itself; the best measurement of a kernel's labels counts) or, failing that,
+under its dispatcher short name (a label kept with ``keep_invalid`` that resolves to nothing).
 A problem with some measurement scores its unmeasured kernels 0, so an
 unmeasured kernel never outranks a measured one; a problem with none scores
 every kernel 0 (ties: the caller's name order).
@@ -63,11 +63,8 @@ class MeasuredScorer:
             if not measured:
                 out.append(0.0)
                 continue
-            name = config.name()
-            v = measured.get(name)
+            v = self._kernels[problem].get(config.name())
             if v is None and kernel_kind(config.kind) is GEMM:  # CK's dispatcher names GEMM kernels only
                 v = measured.get(dispatcher_name(config))
-            if v is None:
-                v = self._kernels[problem].get(name, 0.0)
-            out.append(v)
+            out.append(0.0 if v is None else v)
         return out

@@ -3,7 +3,9 @@
 Each row's label is resolved to the kernel it measured (``labels``), and the row is
 *invalid* when
 
-* the label resolves to no kernel (rule ``label``);
+* the label is a kernel label (a full or short name) that resolves to no kernel: the ``default``
+  rule set has no kernel for its arch, variant, dtype and ndim (rule ``label``); a label that is
+  neither spelling is a malformed file (``ProblemError``, as before);
 * the kernel cannot run the row's problem: one of CK Tile's run-time rules
   (``applicable``'s, ``rules.py``, at the active CK version) refuses it -- the rule's
   name, e.g. ``apply.forward.vector_c`` (CK's validation sweep timed such runs anyway);
@@ -15,8 +17,8 @@ Each row's label is resolved to the kernel it measured (``labels``), and the row
 Invalid rows are dropped unless ``keep_invalid``; either way they are counted by
 rule (a row failing two rules counts under both, once in ``rows``).
 
-Probable aliases (without a label map): two labels whose timings agree, on every
-problem both measured (at least ``ALIAS_MIN_SHARED``), as closely as two runs of one
+Probable aliases (without a label map): two labels whose timings agree, over the
+problems both measured (at least ``ALIAS_MIN_SHARED``), as closely as two runs of one
 kernel do. CK's gfx950 sweep measured that noise at 0.8% (median) and 6% (90th
 percentile) of relative difference; a pair is an alias when the median of
 max/min - 1 over the shared problems is at most twice the noise median and its 90th
@@ -40,13 +42,13 @@ from dataclasses import dataclass, field
 from math import prod
 from typing import Iterable
 
+from ..errors import shorten
 from ..space.config import AnyConfig
 from ..space.constraints import scope_values
-from ..space.memos import MEMOS
 from ..space.variants import VARIANTS
 from .labels import LabelResolver
 from .perf import Measurement
-from .problem import Problem
+from .problem import Problem, ProblemError
 from .rules import applicability_constraints
 
 __all__ = ["HygieneOptions", "Hygiene", "check_rows", "written_share", "probable_aliases", "MIN_WRITTEN",
@@ -136,6 +138,8 @@ def check_rows(rows: Iterable[Measurement], options: HygieneOptions,
         r = h.labels.get(m.kernel)
         if r is None:
             r = h.labels[m.kernel] = resolver.resolve(m.kernel)
+            if r.how == "unknown" and not r.spelled:  # not a kernel label at all: a malformed file
+                raise ProblemError(f"{m.where}: unknown kernel {shorten(m.kernel, 120)} ({r.why})")
         failed = _failed(m, r.config, options.arch, options.min_written)
         key = (m.values, m.direction)
         problems.add(key)
@@ -165,7 +169,6 @@ def _failed(m: Measurement, config: AnyConfig | None, arch: str, min_written: fl
     return tuple(failed)
 
 
-@MEMOS.cached("workload.hygiene._refused", maxsize=1 << 14)
 def _refused(problem: Problem, config: AnyConfig, arch: str) -> tuple[str, ...]:
     """The names of the run-time rules that refuse ``config`` for ``problem`` (none: it runs)."""
     checks = applicability_constraints(problem.facts(), arch, config.dtype, config.kind)
@@ -185,7 +188,8 @@ def written_share(problem: Problem, non_zero: float) -> float:
 
 
 def probable_aliases(rows: Iterable[Measurement]) -> list[tuple[str, ...]]:
-    """Groups of labels whose timings agree within noise on every problem they share (see the module's text)."""
+    """Groups of labels whose timings agree within measurement noise on the problems they share (the module's
+    text says how)."""
     best: dict = {}  # label -> {problem key: tflops}
     for m in rows:
         if m.tflops > 0:
@@ -193,22 +197,13 @@ def probable_aliases(rows: Iterable[Measurement]) -> list[tuple[str, ...]]:
             key = (m.values, m.direction)
             d[key] = max(d.get(key, 0.0), m.tflops)
     labels = sorted(best)
-    parent = {x: x for x in labels}
-
-    def root(x):
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
+    groups: list[set] = []  # the agreeing pairs joined
     for i, a in enumerate(labels):
         for b in labels[i + 1:]:
             if _agree(best[a], best[b]):
-                parent[root(b)] = root(a)
-    groups: dict = {}
-    for x in labels:
-        groups.setdefault(root(x), []).append(x)
-    return sorted(tuple(g) for g in groups.values() if len(g) > 1)
+                joined = [g for g in groups if a in g or b in g]
+                groups = [g for g in groups if g not in joined] + [set().union({a, b}, *joined)]
+    return sorted(tuple(sorted(g)) for g in groups)
 
 
 def _agree(a: dict, b: dict) -> bool:
