@@ -108,7 +108,8 @@ def main(argv=None) -> int:
                     rows += [(train_p[i], lb) for lb in sorted(m.by_problem[train_p[i]])][:n - len(rows)]
                 effs.setdefault(("problems", pct), []).extend(score(lgb, m, rows, test_p, a.trees))
         print(f"fold {fold + 1}/{len(splits)} done ({time.perf_counter() - t0:.0f} s)", file=sys.stderr)
-    print(f"| budget | plan ({a.seeds} seeds) | random ({a.seeds} seeds) | all labels of random problems ({a.seeds} seeds) |")
+    seeds = f"({a.seeds} seeds)"
+    print(f"| budget | plan {seeds} | random rows {seeds} | all labels of random problems {seeds} |")
     print("|---|---|---|---|")
     table = {}
     for pct in budgets:

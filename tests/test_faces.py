@@ -21,7 +21,7 @@ import pytest
 from doc_examples import all_docs
 
 ROOT = Path(__file__).resolve().parents[1]
-FACES = ("query", "workload", "features", "audit", "explore", "solver", "space", "ml", "scoring")
+FACES = ("query", "workload", "features", "audit", "explore", "solver", "space", "ml", "scoring", "plan")
 
 
 def _cli_uses(face: str) -> set[str]:

@@ -98,6 +98,9 @@ def test_plan_refuses_bad_input(capsys, tmp_path):
     assert code == 2 and "--shards 99" in err and not (tmp_path / "new").exists()
     code, _, err = run(capsys, "plan", "merge")
     assert code == 2 and "results files" in err
+    (tmp_path / "loose.csv").write_text("kernel,N,tflops\ngrouped_conv_forward_bf16_2d_16x64x64_compv3,1,2.0\n")
+    code, _, err = run(capsys, "plan", "merge", str(tmp_path / "loose.csv"))
+    assert code == 2 and "not in a shard folder of a plan" in err
     assert "Traceback" not in err
 
 
@@ -203,3 +206,21 @@ def test_round_on_the_shared_file(capsys, tmp_path):
     assert code == 0 and "376 measured pairs left out" in out, (out, err)
     second = {(r["problem"], r["label"]) for r in _pairs(tmp_path / "r2" / "pairs.csv")}
     assert len(second) == 376 and not first & second
+
+
+def test_plan_bytes_do_not_depend_on_the_hash_seed(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    (tmp_path / "w.csv").write_text(WORKLOAD)
+    for seed in ("1", "2"):
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        proc = subprocess.run([sys.executable, "-m", "cksolve", "plan", "--problems", str(tmp_path / "w.csv"), *PLAN,
+                               "--budget", "10", "--shards", "2", "--out", str(tmp_path / f"h{seed}")],
+                              env=env, capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stderr
+    files = sorted(p.relative_to(tmp_path / "h1") for p in (tmp_path / "h1").rglob("*") if p.is_file())
+    assert files == sorted(p.relative_to(tmp_path / "h2") for p in (tmp_path / "h2").rglob("*") if p.is_file())
+    for f in files:
+        assert (tmp_path / "h1" / f).read_bytes() == (tmp_path / "h2" / f).read_bytes(), f

@@ -14,7 +14,7 @@ from ..outputs import write_stdout
 from ..progress import Progress
 from .app import app
 from .errors import say
-from .options import (BuilderOpt, OneArchOpt, choices, load_rule_set, one_arch, refuse_unwritable, rule_set_option,
+from .options import (BuilderOpt, choices, load_rule_set, one_arch, refuse_unwritable, rule_set_option,
                       stdout_dash, write)
 
 ACTIONS = ("merge",)
@@ -27,14 +27,15 @@ def plan_cmd(
                                                       "plans and merge them (-o)."),
     problems: Optional[Path] = typer.Option(None, "--problems", metavar="FILE",
                                             help="The workload: CSV with CK's header, or JSONL with the same keys."),
-    rule_set: Optional[str] = rule_set_option(False, f"The kernels: {choices(query.RULE_SETS)}, or a rule-set file."),
-    names: Optional[Path] = typer.Option(None, "--names", metavar="FILE", help="The kernels: a names file."),
+    rule_set: Optional[str] = rule_set_option(False),
+    names: Optional[Path] = typer.Option(None, "--names", metavar="FILE",
+                                         help="A names file: its kernels instead of a rule set's."),
     arch: Optional[str] = typer.Option(None, "--arch", "-a", metavar="ARCH",
                                        help=f"Architecture: {choices(query.ARCHS)}."),
     dtype: Optional[str] = typer.Option(None, "--dtype", metavar="DTYPE", help=f"{choices(query.DTYPES)}."),
     budget: Optional[int] = typer.Option(None, "--budget", metavar="N", help="Pairs to measure."),
-    measurements: Optional[List[Path]] = typer.Option(None, "--measurements", metavar="FILE",
-                                                      help="Earlier rounds' results (repeatable): never planned again."),
+    measurements: Optional[List[Path]] = typer.Option(
+        None, "--measurements", metavar="FILE", help="Earlier rounds' results (repeatable): never planned again."),
     model: Optional[Path] = typer.Option(None, "--model", metavar="DIR",
                                          help="A model of earlier rounds (train's output): its picks and misses."),
     seed: int = typer.Option(0, "--seed", metavar="S", help="The plan's seed (same inputs and seed, same plan)."),
@@ -50,7 +51,7 @@ def plan_cmd(
 ) -> None:
     """Choose the (problem, kernel) pairs to benchmark under a budget, as CK's tile-engine inputs in shards;
     or merge the shards' results (plan merge FILE... -o OUT)."""
-    from .. import plan as planning  # deferred: the plan package loads for its command only
+    from .. import plan  # deferred: the plan package loads for its command only
 
     if action:
         if action[0] not in ACTIONS:
@@ -58,7 +59,7 @@ def plan_cmd(
         if len(action) < 2:
             raise CksolveError("plan merge needs the shards' results files (DIR/shard_*/results.csv)")
         refuse_unwritable(output)
-        result = planning.merge_results([Path(a) for a in action[1:]], keep_extra)
+        result = plan.merge_results([Path(a) for a in action[1:]], keep_extra)
         write(result.text, output)
         say(result.line(keep_extra))
         return
@@ -71,7 +72,7 @@ def plan_cmd(
     if dtype not in query.DTYPES:
         raise CksolveError(f"unknown --dtype {dtype!r}; valid: {choices(query.DTYPES)}")
     arch = one_arch(arch)
-    planning.check_out_dir(out)
+    plan.check_out_dir(out)
     if names is not None:
         from ..scoring import names_rule_set  # deferred: the scoring layer loads for --names only
 
@@ -79,8 +80,8 @@ def plan_cmd(
     else:
         rs = load_rule_set(rule_set, builder_configs)
     with Progress(f"planning {budget} pairs for {problems.name} on {arch}", ticking=True):
-        plan, w, counts = planning.plan_workload(problems, rs, arch, dtype, budget, seed, measurements or (), model)
-        info = planning.write_plan(plan, w.problems, w.rows, out, arch, dtype, shards, repeats,
+        chosen, w, counts = plan.plan_workload(problems, rs, arch, dtype, budget, seed, measurements or (), model)
+        info = plan.write_plan(chosen, w.problems, w.rows, out, arch, dtype, shards, repeats,
                                    {"problems_file": problems.name, "kernels": rs.name, **counts})
     s = info["summary"]
     loads = [sh["est_gpu_ms"] for sh in info["shards"]]

@@ -24,7 +24,7 @@ from ..space.naming import parse_name
 from ..workload import iter_coverage
 from ..workload.labels import LabelResolver
 
-__all__ = ["Candidate", "rule_set_candidates", "named_candidates", "label_key", "est_ms", "CHUNK"]
+__all__ = ["Candidate", "rule_set_candidates", "named_candidates", "label_key", "est_ms", "useful_flops", "CHUNK"]
 
 #: problems scored in one batch
 CHUNK = 64
@@ -56,10 +56,14 @@ def label_key(name: str, config=None) -> tuple | None:
     return tuple(config_short(c)) if kernel_kind(getattr(c, "kind", GEMM)) is GEMM else None
 
 
-def est_ms(problem, tflops: float) -> float:
-    """The latency (ms) at which ``problem``'s useful FLOPs run at ``tflops``."""
-    useful = problem_terms(problem.facts())["useful"]
-    return useful / (tflops * 1e12) * 1e3 if tflops > 0 else float("inf")
+def useful_flops(problem) -> float:
+    """The problem's useful FLOPs (the analytic model's count)."""
+    return problem_terms(problem.facts())["useful"]
+
+
+def est_ms(useful: float, tflops: float) -> float:
+    """The latency (ms) at which ``useful`` FLOPs run at ``tflops``; 0 without an estimate (tflops 0)."""
+    return useful / (tflops * 1e12) * 1e3 if tflops > 0 else 0.0
 
 
 def rule_set_candidates(problems: Sequence, rule_set, arch: str, dtype: str, scorer=None) -> list[list[Candidate]]:
@@ -89,7 +93,8 @@ def rule_set_candidates(problems: Sequence, rule_set, arch: str, dtype: str, sco
         scores = scorer.score(pairs, arch, dtype) if pairs else []
         at = 0
         for p, labels in chunk:
-            cands = [Candidate(kernel, label, s, est_ms(p, s))
+            useful = useful_flops(p)
+            cands = [Candidate(kernel, label, s, est_ms(useful, s))
                      for (label, kernel, _), s in zip(labels, scores[at:at + len(labels)])]
             at += len(labels)
             cands.sort(key=lambda c: (-c.score, c.label))
@@ -116,7 +121,8 @@ def named_candidates(problems: Sequence, labels: Sequence[Sequence[str]], arch: 
         configs = [resolver.resolve(n).config for n in names]
         known = [(n, c) for n, c in zip(names, configs) if c is not None and kernel_kind(c.kind) is GEMM]
         scores = dict(zip((n for n, _ in known), scorer.score([(p, c) for _, c in known], arch, dtype)))
-        got = [Candidate(n, n, scores.get(n, 0.0), est_ms(p, scores.get(n, 0.0))) for n in names]
+        useful = useful_flops(p)
+        got = [Candidate(n, n, scores.get(n, 0.0), est_ms(useful, scores.get(n, 0.0))) for n in names]
         got.sort(key=lambda c: (-c.score, c.label))
         out.append(got)
     return out

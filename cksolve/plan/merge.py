@@ -122,14 +122,16 @@ def merge_results(paths: Sequence, keep_extra: bool = False) -> MergeResult:
     out_rows = []
     planned_all: dict = {}
     for path in map(Path, paths):
+        rows = read_measurement_file(path)
+        if not (path.parent / "shard.json").is_file():
+            raise CksolveError(f"{path}: not in a shard folder of a plan (no shard.json beside it)")
         info, planned = read_shard_plan(path.parent)
         overlap = next((pk for pk in planned if pk in planned_all), None)
         if overlap is not None:
-            raise CksolveError(f"{path.parent}: plans pair {planned[overlap][1]} of --problems row "
+            raise CksolveError(f"{path.parent}: plans pair {planned[overlap][1]} of workload row "
                                f"{planned[overlap][0]} that another shard given also plans (the same shard twice?)")
         planned_all.update(planned)
         rows_of = {p: r for (p, _), (r, _) in planned.items()}
-        rows = read_measurement_file(path)
         raw = _raw(path, read_text(path, "measurement file"))
         kept, hyg = check_rows(rows, HygieneOptions(info.get("arch", "")))
         res.files += 1

@@ -43,7 +43,7 @@ def read_workload(path, rule_set, arch: str, dtype: str, scorer=None) -> Workloa
 def earlier_rounds(w: Workload, arch: str, dtype: str, measurements: Sequence = (), model=None) -> tuple[Hints, dict]:
     """(Hints, counts) from measurement files and a model directory."""
     index = {p: i for i, p in enumerate(w.problems)}
-    keyed = [{label_key(c.label): c.label for c in cands} for cands in w.candidates]
+    keyed = [{label_key(c.label): c.label for c in cands} for cands in w.candidates] if measurements else []
     measured: set = set()
     scores: dict = {}  # problem index -> {label: measured tflops}
     outside = invalid = 0
