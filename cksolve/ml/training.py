@@ -5,9 +5,9 @@ read in ``../shared/ck/ml/pipeline.md`` section 2) does, and where this differs:
 
 * target log1p(tflops) (``log_targets: ["tflops"]``), rows with tflops > 0;
 * CK's hyper-parameters (``CK_PARAMS``), ``pipeline`` categorical by column index;
-* cross-validation: GroupKFold(min(folds, groups)) over problem groups keyed
-  ``N_C_K_G_Hi_Wi_Y_X_Di_Z_dilation_h_dilation_w`` (CK's key: stride and pad
-  are not in it), skipped under 2 groups; each fold early-stops when its
+* cross-validation: CK's folds exactly (``folds``: GroupKFold(min(folds, groups))
+  over CK's key strings ``N_C_K_G_Hi_Wi_Y_X_Di_Z_dilation_h_dilation_w``, with
+  CK's rows per group), skipped under 2 groups; each fold early-stops when its
   held-out rmse or mae (CK's metrics) has not improved for 50 rounds
   (``fits.EARLY_STOPPING``); ``cv_metrics_tflops.json`` holds per fold: fold,
   rmse, r2 (log space), mean_efficiency, p10_efficiency, train_size,
@@ -27,55 +27,74 @@ from __future__ import annotations
 import datetime as _dt
 import functools
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from ..errors import CksolveError
 from ..features import FEATURE_NAMES
+from ..workload.labels import LabelResolver
 from .efficiency import picks, summary
 from .fits import THREADS, default_jobs, fit, run_fits
-from .lgbm import group_kfold, lightgbm
+from .folds import GROUP_KEY, ck_folds, ck_group_key
+from .lgbm import lightgbm
 from .measurements import Measurements, read_measurements
 from .modeldir import write_model_dir
+from .names import KernelName
 from .rows import MODEL_SEMANTICS, RowMaker
 
-__all__ = ["CK_PARAMS", "THREADS", "TrainData", "train_data", "train", "GROUP_KEY", "fit_all"]
+__all__ = ["CK_PARAMS", "THREADS", "TrainData", "train_data", "train", "GROUP_KEY", "fit_all", "resolved_kernels"]
 
 #: CK's LGBMRegressor arguments (train.py), by its names
 CK_PARAMS = {"objective": "regression", "metric": ["rmse", "mae"], "num_leaves": 255, "max_depth": 15,
              "n_estimators": 2000, "learning_rate": 0.02, "min_child_samples": 10, "subsample": 0.85,
              "colsample_bytree": 0.85, "reg_alpha": 0.05, "reg_lambda": 0.5, "seed": 42, "n_jobs": 8}
-#: CK's problem-group key for the folds
-GROUP_KEY = ("N", "C", "K", "G", "Hi", "Wi", "Y", "X", "Di", "Z", "dilation_h", "dilation_w")
 
 
 @dataclass
 class TrainData:
     x: np.ndarray  # rows x 97
     y: np.ndarray  # measured TFLOPS
-    groups: np.ndarray  # CK's group key, as an index
+    groups: np.ndarray  # CK's group key string of each row's problem
     problems: np.ndarray  # the problem (every dimension), as an index
     name_rank: np.ndarray  # the kernel's position in name order (ties)
     measurements: Measurements
+    keys: list = field(default_factory=list)  # CK's key of each problem, in problem order
+    counts: list = field(default_factory=list)  # rows CK reads of each problem (its fold sizes)
+
+
+def resolved_kernels(m: Measurements, arch: str, kernel_map: dict | None = None) -> dict:
+    """{label: KernelName with its config}: full names as they parse, short labels resolved to the kernel CK's
+    runner built for them (``workload.labels``; a label map first); one error naming a label that resolves to
+    no kernel."""
+    resolver = LabelResolver(arch, kernel_map)
+    out = {}
+    for name, k in m.kernels.items():
+        config = k.config if k.config is not None and not kernel_map else resolver.config(name)
+        out[name] = KernelName(name, k.short, config)
+    return out
 
 
 def train_data(m: Measurements, arch: str, dtype: str, semantics: str) -> TrainData:
+    """One row per measured (problem, label); exact features of a short label are its resolved kernel's."""
     rows = RowMaker(arch, dtype, semantics)
+    kernels = resolved_kernels(m, arch) if semantics == "exact" else m.kernels
     ranks = {n: i for i, n in enumerate(sorted(m.kernels))}
-    group_of: dict = {}
     x, y, g, p, r = [], [], [], [], []
+    keys = []
     for pid, (problem, measured) in enumerate(m.by_problem.items()):
-        key = tuple(getattr(problem, f) for f in GROUP_KEY)
-        gid = group_of.setdefault(key, len(group_of))
+        key = ck_group_key(problem)
+        keys.append(key)
         for name in sorted(measured):
-            x.append(rows.row(problem, m.kernels[name]))
+            x.append(rows.row(problem, kernels[name]))
             y.append(measured[name])
-            g.append(gid)
+            g.append(key)
             p.append(pid)
             r.append(ranks[name])
-    return TrainData(np.array(x, dtype=np.float64), np.array(y), np.array(g), np.array(p), np.array(r), m)
+    counts = [m.counts.get(problem, len(measured)) for problem, measured in m.by_problem.items()]
+    return TrainData(np.array(x, dtype=np.float64), np.array(y), np.array(g, dtype=object), np.array(p),
+                     np.array(r), m, keys, counts)
 
 
 def lgb_params(seed: int, trees: int, threads: int = THREADS) -> dict:
@@ -90,12 +109,8 @@ def lgb_params(seed: int, trees: int, threads: int = THREADS) -> dict:
 
 
 def fold_splits(d: TrainData, folds: int) -> list:
-    """CK's GroupKFold(min(folds, groups)) (train, validation) row indices; none under 2 groups or folds."""
-    n_groups = int(d.groups.max()) + 1 if len(d.groups) else 0
-    if n_groups < 2 or folds < 2:
-        return []
-    splitter = group_kfold()(n_splits=min(folds, n_groups))
-    return list(splitter.split(d.x, d.y, d.groups))
+    """CK's folds (``folds.ck_folds``) as (train, validation) row indices; none under 2 groups or folds."""
+    return ck_folds(d.keys, d.counts, d.groups, folds)
 
 
 def fold_metrics(lgb, d: TrainData, target: np.ndarray, fold: int, tr, va, seed: int, trees: int,
@@ -110,7 +125,7 @@ def fold_metrics(lgb, d: TrainData, target: np.ndarray, fold: int, tr, va, seed:
     _ids, effs, _ranks, _rows = picks(d.problems[va], d.y[va], pred, d.name_rank[va])
     return {"fold": fold, "rmse": rmse, "r2": r2, "mean_efficiency": float(np.mean(effs)),
             "p10_efficiency": float(np.percentile(effs, 10)), "train_size": int(len(tr)),
-            "val_size": int(len(va)), "val_groups": int(len(np.unique(d.groups[va]))),
+            "val_size": int(len(va)), "val_groups": int(len(set(d.groups[va].tolist()))),
             "val_problems": int(len(effs)), "best_iteration": int(booster.best_iteration or trees)}
 
 
