@@ -43,6 +43,8 @@ from .measurements import Measurements, read_measurements
 from .modeldir import write_model_dir
 from .names import KernelName
 from .rows import MODEL_SEMANTICS, RowMaker
+from .selector import (OBJECTIVES, PARAMS, SCORES, TREES, choose, ck_predictor_note, cross_validate, fit_objective,
+                       kernel_data)
 
 __all__ = ["CK_PARAMS", "THREADS", "TrainData", "train_data", "train", "GROUP_KEY", "fit_all", "resolved_kernels"]
 
@@ -147,11 +149,18 @@ def _timestamp(paths) -> str:
 
 
 def train(paths: list, arch: str, dtype: str, variant: str, out: str | Path, seed: int = 42, folds: int = 5,
-          trees: int = 2000, semantics: str = "ck-names", gz: bool = False, jobs: int | None = None) -> dict:
+          trees: int | None = None, semantics: str | None = None, gz: bool = False, jobs: int | None = None,
+          like_ck: bool = False, objective: str = "auto", kernel_map: dict | None = None) -> dict:
     """Train on the measurement files and write the model directory ``out``; returns the CV summary.
 
-    ``jobs``: fits run side by side (default: the cores this process may use); the bytes written do not
-    depend on it."""
+    ``like_ck``: CK's trainer (module docstring; ``trees`` default 2000, ``semantics`` ck-names), a directory
+    CK's Predictor loads. Otherwise cksolve's (``selector``: kernels, ``semantics`` default exact, ``objective``
+    auto: the candidate that wins on CK's folds; ``trees`` default ``selector.TREES``). ``kernel_map``: {label:
+    full kernel name}, which kernel a label measured (``workload.labels``). ``jobs``: fits run side by side
+    (default: the cores this process may use); the bytes written do not depend on it."""
+    if trees is None:
+        trees = 2000 if like_ck else TREES
+    semantics = semantics or ("ck-names" if like_ck else "exact")
     if trees < 1:
         raise CksolveError(f"{{opt:trees}} {trees} must be at least 1")
     if folds < 0 or folds == 1:  # one fold would have nothing to validate on: trained silently without CV
@@ -160,32 +169,87 @@ def train(paths: list, arch: str, dtype: str, variant: str, out: str | Path, see
         raise CksolveError(f"{{opt:semantics}} {semantics!r}: valid: {', '.join(MODEL_SEMANTICS)}")
     if jobs is not None and jobs < 1:
         raise CksolveError(f"{{opt:jobs}} {jobs} must be at least 1")
+    if objective != "auto" and (like_ck or objective not in OBJECTIVES):
+        raise CksolveError(f"{{opt:objective}} {objective!r}: valid: auto, {', '.join(OBJECTIVES)}"
+                           + (" (CK's trainer has one: log1p TFLOPS)" if like_ck else ""))
     lightgbm()  # the missing extra is one line before the files are read
     m = read_measurements(paths, variant, dtype)
-    d = train_data(m, arch, dtype, semantics)
-    booster, cv = fit_all(d, folds, seed, trees, default_jobs() if jobs is None else jobs)
-    params = {**CK_PARAMS, "n_estimators": trees, "seed": seed, "n_jobs": THREADS, "deterministic": True}
-    spec = {"op_type": "grouped_conv", "dtype": dtype, "arch": arch, "feature_names": list(FEATURE_NAMES),
-            "categorical_features": ["pipeline"], "targets": ["tflops"], "log_targets": ["tflops"],
-            "params": params, "variant": variant, "cksolve_feature_semantics": semantics}
+    jobs = default_jobs() if jobs is None else jobs
     manifest = {"warm_start_from": None, "prev_n_estimators": 0, "new_n_estimators": trees,
-                "total_n_estimators": trees, "data_rows": m.rows, "valid_rows": int(len(d.y)),
+                "total_n_estimators": trees, "data_rows": m.rows,
                 "unique_shapes": len({tuple(getattr(p, f) for f in GROUP_KEY[:8]) for p in m.by_problem}),
                 "timestamp": _timestamp(paths)}
-    text = booster.model_to_string()
+    spec = {"op_type": "grouped_conv", "dtype": dtype, "arch": arch, "feature_names": list(FEATURE_NAMES),
+            "categorical_features": ["pipeline"], "targets": ["tflops"]}
+    if like_ck:
+        return _train_like_ck(m, arch, dtype, variant, out, seed, folds, trees, semantics, gz, jobs, spec, manifest)
+    return _train_kernels(m, arch, dtype, variant, out, seed, folds, trees, semantics, gz, jobs, spec, manifest,
+                          objective, kernel_map)
+
+
+def _importances(text: str) -> dict:
     # the gains as the written model holds them (its text rounds them; the training booster's are unrounded):
     # what a Booster loaded from the directory reports
     gains = lightgbm().Booster(model_str=text).feature_importance("gain")
-    importances = {n: float(v) for n, v in sorted(zip(FEATURE_NAMES, gains), key=lambda t: (-t[1], t[0]))}
+    return {n: float(v) for n, v in sorted(zip(FEATURE_NAMES, gains), key=lambda t: (-t[1], t[0]))}
+
+
+def _train_like_ck(m, arch, dtype, variant, out, seed, folds, trees, semantics, gz, jobs, spec, manifest) -> dict:
+    d = train_data(m, arch, dtype, semantics)
+    booster, cv = fit_all(d, folds, seed, trees, jobs)
+    params = {**CK_PARAMS, "n_estimators": trees, "seed": seed, "n_jobs": THREADS, "deterministic": True}
+    spec = {**spec, "log_targets": ["tflops"], "params": params, "variant": variant,
+            "cksolve_feature_semantics": semantics}
+    manifest = {**manifest, "valid_rows": int(len(d.y))}
+    manifest = {k: manifest[k] for k in ("warm_start_from", "prev_n_estimators", "new_n_estimators",
+                                         "total_n_estimators", "data_rows", "valid_rows", "unique_shapes",
+                                         "timestamp")}
+    text = booster.model_to_string()
     cv_summary = {}
     if cv:
         cv_summary = {k: float(np.mean([f[k] for f in cv])) for k in ("rmse", "r2", "mean_efficiency",
                                                                         "p10_efficiency")}
     extra = {"cv_metrics_tflops.json": {"folds": cv, "mean": cv_summary},
-             "feature_importances_tflops.json": importances}
+             "feature_importances_tflops.json": _importances(text)}
     write_model_dir(out, text, spec, manifest, extra, gz)
     return {"rows": int(len(d.y)), "problems": len(m.by_problem), "kernels": len(m.kernels),
-            "skipped": m.skipped, "folds": cv, "cv": cv_summary}
+            "skipped": m.skipped, "folds": cv, "cv": cv_summary, "like_ck": True}
+
+
+def _train_kernels(m, arch, dtype, variant, out, seed, folds, trees, semantics, gz, jobs, spec, manifest,
+                   objective, kernel_map) -> dict:
+    d = kernel_data(m, resolved_kernels(m, arch, kernel_map), arch, dtype, semantics)
+    candidates = OBJECTIVES if objective == "auto" else (objective,)
+    chosen = objective if objective != "auto" else None
+    booster, records = cross_validate(d, candidates, folds, seed, trees, jobs, final=chosen)
+    if records and chosen is None:
+        chosen, why = choose(records)
+    elif chosen is None:
+        chosen, why = OBJECTIVES[0], "no cross-validation (--folds 0): the first candidate"
+    else:
+        why = "given (--objective)"
+    if booster is None:
+        booster = fit_objective(lightgbm(), d, chosen, None, seed, trees)
+    note = ck_predictor_note(chosen, semantics)
+    params = {"objective": "lambdarank" if chosen == "lambdarank" else "regression", **PARAMS, "n_estimators": trees, "seed": seed, "n_jobs": THREADS,
+              "deterministic": True}
+    spec = {**spec, "log_targets": ["tflops"] if chosen == "log-tflops" else [], "params": params,
+            "variant": variant, "cksolve_feature_semantics": semantics, "cksolve_objective": chosen, "cksolve_score": SCORES[chosen],
+            "ck_predictor": {"usable": note is None, **({"why_not": note} if note else {})}}
+    manifest = {**manifest, "valid_rows": int(m.rows - m.skipped), "trainer": "cksolve",
+                "kernel_rows": int(len(d.tflops)), "kernels": len(d.kernels), "labels": d.labels}
+    text = booster.model_to_string()
+    cv = {"trainer": "cksolve", "chosen": chosen, "why": why,
+          "measure": "efficiency of each held-out problem's pick among its measured kernels (labels of one kernel "
+                     "merged, mean TFLOPS); CK's folds by problem group",
+          "folds": len(next(iter(records.values()))["fold_means"]) if records else 0,
+          "candidates": [records[o] for o in candidates if o in records]}
+    write_model_dir(out, text, spec, manifest, {"cv_metrics.json": cv, "feature_importances_tflops.json":
+                                                _importances(text)}, gz)
+    return {"rows": int(len(d.tflops)), "problems": len(m.by_problem), "kernels": len(d.kernels),
+            "labels": d.labels, "skipped": m.skipped, "folds": cv["folds"], "cv": records.get(chosen, {}),
+            "candidates": cv["candidates"], "objective": chosen, "why": why, "ck_predictor_note": note,
+            "like_ck": False}
 
 
 def evaluate_rows(model, m: Measurements, arch: str, dtype: str) -> dict:
