@@ -69,7 +69,8 @@ class ModelDir:
     score: str = SCORES[0]  # what ``predict`` returns (``SCORES``)
 
     def predict(self, rows: np.ndarray) -> np.ndarray:
-        """Predicted TFLOPS of 97-column rows (CK's Predictor.rank_kernels: select, predict, expm1)."""
+        """Predicted scores of 97-column rows, TFLOPS unless ``score`` says otherwise (CK's Predictor.rank_kernels:
+        select, predict, expm1)."""
         x = rows if self.columns is None else rows[:, self.columns]
         raw = (self.fast.predict(x, PREDICT_THREADS) if self.fast is not None
                else self.booster.predict(x, num_threads=PREDICT_THREADS))

@@ -34,6 +34,7 @@ import numpy as np
 
 from ..errors import CksolveError
 from ..features import FEATURE_NAMES
+from ..workload.hygiene import HygieneOptions
 from ..workload.labels import LabelResolver
 from .efficiency import picks, summary
 from .fits import THREADS, default_jobs, fit, run_fits
@@ -150,14 +151,15 @@ def _timestamp(paths) -> str:
 
 def train(paths: list, arch: str, dtype: str, variant: str, out: str | Path, seed: int = 42, folds: int = 5,
           trees: int | None = None, semantics: str | None = None, gz: bool = False, jobs: int | None = None,
-          like_ck: bool = False, objective: str = "auto", kernel_map: dict | None = None) -> dict:
+          hygiene: HygieneOptions | None = None, like_ck: bool = False, objective: str = "auto") -> dict:
     """Train on the measurement files and write the model directory ``out``; returns the CV summary.
 
     ``like_ck``: CK's trainer (module docstring; ``trees`` default 2000, ``semantics`` ck-names), a directory
     CK's Predictor loads. Otherwise cksolve's (``selector``: kernels, ``semantics`` default exact, ``objective``
-    auto: the candidate that wins on CK's folds; ``trees`` default ``selector.TREES``). ``kernel_map``: {label:
-    full kernel name}, which kernel a label measured (``workload.labels``). ``jobs``: fits run side by side
-    (default: the cores this process may use); the bytes written do not depend on it."""
+    auto: the candidate that wins on CK's folds; ``trees`` default ``selector.TREES``). ``hygiene``: how rows are
+    checked (default: ``HygieneOptions(arch)``, invalid rows dropped; its label map says which kernel a label
+    measured); the verdict is the result's ``hygiene``. ``jobs``: fits run side by side (default: the cores
+    this process may use); the bytes written do not depend on it."""
     if trees is None:
         trees = 2000 if like_ck else TREES
     semantics = semantics or ("ck-names" if like_ck else "exact")
@@ -173,7 +175,8 @@ def train(paths: list, arch: str, dtype: str, variant: str, out: str | Path, see
         raise CksolveError(f"{{opt:objective}} {objective!r}: valid: auto, {', '.join(OBJECTIVES)}"
                            + (" (CK's trainer has one: log1p TFLOPS)" if like_ck else ""))
     lightgbm()  # the missing extra is one line before the files are read
-    m = read_measurements(paths, variant, dtype)
+    hygiene = hygiene or HygieneOptions(arch)
+    m = read_measurements(paths, variant, dtype, hygiene=hygiene)
     jobs = default_jobs() if jobs is None else jobs
     manifest = {"warm_start_from": None, "prev_n_estimators": 0, "new_n_estimators": trees,
                 "total_n_estimators": trees, "data_rows": m.rows,
@@ -184,7 +187,7 @@ def train(paths: list, arch: str, dtype: str, variant: str, out: str | Path, see
     if like_ck:
         return _train_like_ck(m, arch, dtype, variant, out, seed, folds, trees, semantics, gz, jobs, spec, manifest)
     return _train_kernels(m, arch, dtype, variant, out, seed, folds, trees, semantics, gz, jobs, spec, manifest,
-                          objective, kernel_map)
+                          objective, hygiene.kernel_map)
 
 
 def _importances(text: str) -> dict:
@@ -213,7 +216,7 @@ def _train_like_ck(m, arch, dtype, variant, out, seed, folds, trees, semantics, 
              "feature_importances_tflops.json": _importances(text)}
     write_model_dir(out, text, spec, manifest, extra, gz)
     return {"rows": int(len(d.y)), "problems": len(m.by_problem), "kernels": len(m.kernels),
-            "skipped": m.skipped, "folds": cv, "cv": cv_summary, "like_ck": True}
+            "skipped": m.skipped, "folds": cv, "cv": cv_summary, "like_ck": True, "hygiene": m.hygiene}
 
 
 def _train_kernels(m, arch, dtype, variant, out, seed, folds, trees, semantics, gz, jobs, spec, manifest,
@@ -249,7 +252,7 @@ def _train_kernels(m, arch, dtype, variant, out, seed, folds, trees, semantics, 
     return {"rows": int(len(d.tflops)), "problems": len(m.by_problem), "kernels": len(d.kernels),
             "labels": d.labels, "skipped": m.skipped, "folds": cv["folds"], "cv": records.get(chosen, {}),
             "candidates": cv["candidates"], "objective": chosen, "why": why, "ck_predictor_note": note,
-            "like_ck": False}
+            "like_ck": False, "hygiene": m.hygiene}
 
 
 def evaluate_rows(model, m: Measurements, arch: str, dtype: str) -> dict:

@@ -9,12 +9,15 @@ higher is better -- and sees every axis of each config::
     s = get_scorer("measured", path="bench.csv")          # a measurement file
     s.score([(problem, config), ...], "gfx942", "fp16")   # -> list of floats, one per pair
 
-``select`` (``select.py``) ranks, per problem, the kernels that can run it by a scorer.
+``select`` (``select.py``) ranks, per problem, the kernels that can run it by a scorer;
+``evaluate_scorer`` (``evaluation.py``) measures a scorer's picks against measurement files.
 """
 
 from __future__ import annotations
 
+from .evaluation import evaluate_scorer, evaluation_text
 from .protocol import SCORERS, Scorer, get_scorer
 from .select import SelectRecord, names_rule_set, select, write_select
 
-__all__ = ["Scorer", "SCORERS", "get_scorer", "select", "write_select", "names_rule_set", "SelectRecord"]
+__all__ = ["Scorer", "SCORERS", "get_scorer", "select", "write_select", "names_rule_set", "SelectRecord",
+           "evaluate_scorer", "evaluation_text"]
