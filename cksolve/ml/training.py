@@ -1,4 +1,5 @@
-"""``cksolve train``: a LightGBM model of TFLOPS from measurements, with CK's defaults, as a CK model directory.
+"""``cksolve train``: the entry (``train``), and CK's trainer (``train --like-ck``): a LightGBM model of TFLOPS
+with CK's defaults, as a CK model directory. The default trainer is ``selector``'s.
 
 What CK's ``dispatcher/heuristics/train.py`` (@abe93a40fde26aa2d1a5ea851789e59ba01422c6,
 read in ``../shared/ck/ml/pipeline.md`` section 2) does, and where this differs:
