@@ -121,7 +121,7 @@ def main() -> None:
             made_up(d / "bench.csv", args.rows)
             argv = ["train", "--measurements", str(d / "bench.csv"), "--arch", "gfx950", "--dtype", "bf16",
                     "--variant", "forward", "--out", str(model), "--trees", str(args.trees),
-                    "--folds", str(args.folds if "train" in only else 0)]
+                    "--folds", str(args.folds if "train" in only else 0), "--like-ck"]  # CK's trainer: the targets' case
             runs = args.runs if "train" in only else 1
             s, rss, cpu = run(argv, runs)
             if "train" in only:

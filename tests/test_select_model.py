@@ -35,7 +35,7 @@ def model(tmp_path_factory):
         f.write(",".join(CK_COLUMNS) + "\n")
         for row in made_up_rows(40, 3, 30):
             f.write(",".join(map(str, row)) + "\n")
-    train([d / "m.csv"], "gfx950", "bf16", "forward", d / "model", seed=7, folds=0, trees=60)
+    train([d / "m.csv"], "gfx950", "bf16", "forward", d / "model", seed=7, folds=0, trees=60, like_ck=True)
     return d / "model"
 
 

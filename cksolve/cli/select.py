@@ -26,6 +26,8 @@ EVALUATE_SCORERS = ("analytic", "model", "measured")
 SELECT_FORMATS = ("table", "jsonl", "csv")
 #: ``ml.MODEL_SEMANTICS`` repeated so that help needs no import of the ML package (a test holds them equal)
 MODEL_SEMANTICS = ("ck", "ck-names", "exact")
+#: ``ml.selector.OBJECTIVES`` repeated for the same reason (the same test holds them equal)
+OBJECTIVES = ("efficiency", "lambdarank", "log-tflops")
 _GEMM_VARIANTS = ("forward", "bwd_data", "bwd_weight")
 
 DtypeOpt = typer.Option(..., "--dtype", metavar="DTYPE", help=f"{choices(query.DTYPES)}.")
@@ -46,11 +48,18 @@ def train_cmd(
     dtype: str = DtypeOpt,
     variant: str = typer.Option(..., "--variant", metavar="VARIANT", help=f"{choices(_GEMM_VARIANTS)}."),
     out: Path = typer.Option(..., "--out", metavar="DIR", help="The model directory to write (CK's layout)."),
+    like_ck: bool = typer.Option(False, "--like-ck",
+                                 help="CK's trainer: its target, parameters and format (a directory CK's Predictor "
+                                      "loads)."),
+    objective: str = typer.Option("auto", "--objective", metavar="OBJECTIVE",
+                                  help=f"auto (the one that wins on CK's folds), {choices(OBJECTIVES)}."),
     seed: int = typer.Option(42, "--seed", metavar="S", help="LightGBM's seed (CK's: 42)."),
     folds: int = typer.Option(5, "--folds", metavar="N", help="Cross-validation folds by problem group: 0 (none) or at least 2."),
-    trees: int = typer.Option(2000, "--trees", metavar="N", help="Trees of the final model (CK's: 2000)."),
-    semantics: str = typer.Option("ck-names", "--semantics", metavar="SEMANTICS",
-                                  help=f"Feature semantics: {choices(MODEL_SEMANTICS)}."),
+    trees: Optional[int] = typer.Option(None, "--trees", metavar="N",
+                                        help="Trees of the final model (default 500; --like-ck: CK's 2000)."),
+    semantics: Optional[str] = typer.Option(None, "--semantics", metavar="SEMANTICS",
+                                            help=f"Feature semantics: {choices(MODEL_SEMANTICS)} (default exact; "
+                                                 f"--like-ck: ck-names)."),
     gz: bool = typer.Option(False, "--gzip", help="Write model_tflops.lgbm.gz (as CK ships its models)."),
     jobs: Optional[int] = typer.Option(None, "--jobs", "-j", metavar="N",
                                        help="Fits (folds, final model) run side by side (default: all cores); "
@@ -59,7 +68,7 @@ def train_cmd(
     min_written: float = MinWrittenOpt,
     keep_invalid: bool = KeepInvalidOpt,
 ) -> None:
-    """Train a LightGBM model of TFLOPS on measurements, with CK's defaults, into a CK model directory."""
+    """Train a kernel selector on measurements into a model directory (--like-ck: CK's trainer and defaults)."""
     from .. import ml  # deferred: the ML package loads only for its commands
 
     arch = one_arch(arch)
@@ -67,16 +76,33 @@ def train_cmd(
         raise CksolveError(f"unknown --variant {variant!r}; valid: {choices(_GEMM_VARIANTS)}")
     hygiene = hygiene_options(arch, kernel_map, min_written, keep_invalid)
     result = ml.train([str(p) for p in measurements], arch, _dtype(dtype), variant, out, seed, folds, trees,
-                      semantics, gz, jobs, hygiene)
+                      semantics, gz, jobs, hygiene, like_ck=like_ck, objective=objective)
     say_hygiene(result["hygiene"])
+    write_stdout(train_text(result, out))
+
+
+def train_text(result: dict, out) -> str:
+    """``train``'s report: what it trained on, its cross-validation, and whether CK's Predictor can use it."""
     cv = result["cv"]
-    line = (f"trained on {result['rows']} rows ({result['problems']} problems, {result['kernels']} kernels"
-            + (f", {result['skipped']} rows with tflops <= 0 skipped" if result["skipped"] else "") + f") -> {out}")
+    skipped = f", {result['skipped']} rows with tflops <= 0 skipped" if result["skipped"] else ""
+    pct = lambda v: f"{100 * v:.1f}%"  # noqa: E731
+    if result["like_ck"]:
+        line = f"trained on {result['rows']} rows ({result['problems']} problems, {result['kernels']} kernels{skipped}) -> {out}"
+        if cv:
+            line += (f"\ncross-validation ({len(result['folds'])} folds by problem group): mean efficiency "
+                     f"{pct(cv['mean_efficiency'])}, p10 {pct(cv['p10_efficiency'])}, rmse {cv['rmse']:.3f} (log)")
+        return line + "\n"
+    line = (f"trained on {result['rows']} rows ({result['problems']} problems, {result['kernels']} kernels from "
+            f"{result['labels']} labels{skipped}) -> {out}")
     if cv:
-        line += (f"\ncross-validation ({len(result['folds'])} folds by problem group): mean efficiency "
-                 f"{100 * cv['mean_efficiency']:.1f}%, p10 {100 * cv['p10_efficiency']:.1f}%, "
-                 f"rmse {cv['rmse']:.3f} (log)")
-    write_stdout(line + "\n")
+        others = [c for c in result["candidates"] if c["objective"] != result["objective"]]
+        line += (f"\ncross-validation ({result['folds']} folds by problem group, CK's): {result['objective']}: "
+                 f"mean efficiency {pct(cv['mean'])}, p10 {pct(cv['p10'])}, top-1 {pct(cv['top1'])}"
+                 + "".join(f"; {c['objective']}: {pct(c['mean'])}, {pct(c['p10'])}, {pct(c['top1'])}" for c in others))
+    note = result["ck_predictor_note"]
+    if note:
+        line += f"\nnote: CK's Predictor cannot use this model: {note} (--like-ck trains one it can)"
+    return line + "\n"
 
 
 @app.command("evaluate")

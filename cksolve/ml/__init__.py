@@ -3,7 +3,8 @@
     from cksolve.ml import read_model_dir, read_measurements, train, evaluate
 
     model = read_model_dir("ck/dispatcher/heuristics/models/grouped_conv_forward_bf16_gfx950")
-    train(["bench.csv"], "gfx950", "bf16", "forward", "my_model")     # CK's defaults
+    train(["bench.csv"], "gfx950", "bf16", "forward", "my_model")     # the kernel selector (ml.selector)
+    train(["bench.csv"], "gfx950", "bf16", "forward", "ck_model", like_ck=True)   # CK's trainer and defaults
     evaluate("my_model", ["held_out.csv"])                            # efficiency vs the measured best
 
 lightgbm (and scikit-learn, for training) are the optional extra ``cksolve[ml]``;

@@ -34,6 +34,7 @@ class Measurements:
     kernels: dict = field(default_factory=dict)  # name -> KernelName
     skipped: int = 0  # rows with tflops 0
     rows: int = 0
+    counts: dict = field(default_factory=dict)  # Problem -> rows read for it with tflops > 0 (CK's fold sizes)
     hygiene: Hygiene | None = None  # the rows' verdict (``workload.hygiene``), when read with options
 
     def pairs(self) -> Iterator[tuple[Problem, KernelName, float]]:
@@ -81,6 +82,7 @@ def measurements_of(rows: Iterable[Measurement], variant: str | None = None, dty
             out.skipped += 1
             continue
         problem = m.problem(VARIANTS[kernel.short.variant].direction)
+        out.counts[problem] = out.counts.get(problem, 0) + 1
         measured = out.by_problem.setdefault(problem, {})
         if m.tflops > measured.get(name, 0.0):
             measured[name] = m.tflops

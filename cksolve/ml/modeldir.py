@@ -17,7 +17,9 @@ its engine column (so 83- and 91-feature models run on the 97-column rows) and
 a name the engine lacks is an error naming it; a spec without ``feature_names``
 takes the rows as they are; ``tflops`` in ``log_targets`` means expm1. cksolve
 adds ``cksolve_feature_semantics`` (``rows.MODEL_SEMANTICS``) to the specs it
-writes; CK's Predictor ignores keys it does not read.
+writes; CK's Predictor ignores keys it does not read. A model of cksolve's own
+trainer also says what its scores are (``cksolve_score``: ``SCORES``; without
+the key, TFLOPS) and whether CK's Predictor can use it (``ck_predictor``).
 """
 
 from __future__ import annotations
@@ -41,7 +43,7 @@ from .lgbm import lightgbm, native_quiet
 from .rows import MODEL_SEMANTICS
 from .textmodel import MAX_FEATURES, check_model_text
 
-__all__ = ["ModelDir", "read_model_dir", "write_model_dir", "MODEL_FILE", "SPEC_FILE", "MANIFEST_FILE"]
+__all__ = ["ModelDir", "read_model_dir", "write_model_dir", "MODEL_FILE", "SPEC_FILE", "MANIFEST_FILE", "SCORES"]
 
 MODEL_FILE = "model_tflops.lgbm"
 #: threads a prediction uses: rows are predicted independently, so the answer is the same with any number
@@ -49,6 +51,9 @@ MODEL_FILE = "model_tflops.lgbm"
 PREDICT_THREADS = max(1, min(2, os.cpu_count() or 1))
 SPEC_FILE = "feature_spec.json"
 MANIFEST_FILE = "train_manifest.json"
+#: What a model's scores can be (``cksolve_score``; the first is what a spec without the key means): predicted
+#: TFLOPS, the predicted share of the problem's best kernel, a ranking score (higher is better in each)
+SCORES = ("tflops", "efficiency", "rank")
 
 
 @dataclass
@@ -64,9 +69,11 @@ class ModelDir:
     semantics: str
     trees: int = field(default=0)
     fast: LeafSum | None = None  # Booster.predict's answers with less CPU (``leafsum``); None: Booster.predict
+    score: str = SCORES[0]  # what ``predict`` returns (``SCORES``)
 
     def predict(self, rows: np.ndarray) -> np.ndarray:
-        """Predicted TFLOPS of 97-column rows (CK's Predictor.rank_kernels: select, predict, expm1)."""
+        """Predicted scores of 97-column rows, TFLOPS unless ``score`` says otherwise (CK's Predictor.rank_kernels:
+        select, predict, expm1)."""
         x = rows if self.columns is None else rows[:, self.columns]
         raw = (self.fast.predict(x, PREDICT_THREADS) if self.fast is not None
                else self.booster.predict(x, num_threads=PREDICT_THREADS))
@@ -146,12 +153,15 @@ def read_model_dir(path: str | Path) -> ModelDir:
     if semantics not in MODEL_SEMANTICS:
         raise CksolveError(f"{d / SPEC_FILE}: cksolve_feature_semantics {shorten(semantics)} is not one of "
                            f"{', '.join(MODEL_SEMANTICS)}")
+    score = spec.get("cksolve_score", SCORES[0])
+    if score not in SCORES:
+        raise CksolveError(f"{d / SPEC_FILE}: cksolve_score {shorten(str(score))} is not one of {', '.join(SCORES)}")
     return ModelDir(d, booster, spec, manifest, columns, "tflops" in set(spec.get("log_targets") or ()), semantics,
-                    booster.num_trees(), leaf_sum(booster, text))
+                    booster.num_trees(), leaf_sum(booster, text), score)
 
 
 #: the files a model directory may hold (CK's and what ``train`` adds); a directory holding others is not replaced
-KNOWN_FILES = frozenset({MODEL_FILE, MODEL_FILE + ".gz", SPEC_FILE, MANIFEST_FILE, "cv_metrics_tflops.json",
+KNOWN_FILES = frozenset({MODEL_FILE, MODEL_FILE + ".gz", SPEC_FILE, MANIFEST_FILE, "cv_metrics.json", "cv_metrics_tflops.json",
                          "feature_importances_tflops.json"})
 
 

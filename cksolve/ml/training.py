@@ -1,13 +1,14 @@
-"""``cksolve train``: a LightGBM model of TFLOPS from measurements, with CK's defaults, as a CK model directory.
+"""``cksolve train``: the entry (``train``), and CK's trainer (``train --like-ck``): a LightGBM model of TFLOPS
+with CK's defaults, as a CK model directory. The default trainer is ``selector``'s.
 
 What CK's ``dispatcher/heuristics/train.py`` (@abe93a40fde26aa2d1a5ea851789e59ba01422c6,
 read in ``../shared/ck/ml/pipeline.md`` section 2) does, and where this differs:
 
 * target log1p(tflops) (``log_targets: ["tflops"]``), rows with tflops > 0;
 * CK's hyper-parameters (``CK_PARAMS``), ``pipeline`` categorical by column index;
-* cross-validation: GroupKFold(min(folds, groups)) over problem groups keyed
-  ``N_C_K_G_Hi_Wi_Y_X_Di_Z_dilation_h_dilation_w`` (CK's key: stride and pad
-  are not in it), skipped under 2 groups; each fold early-stops when its
+* cross-validation: CK's folds exactly (``folds``: GroupKFold(min(folds, groups))
+  over CK's key strings ``N_C_K_G_Hi_Wi_Y_X_Di_Z_dilation_h_dilation_w``, with
+  CK's rows per group), skipped under 2 groups; each fold early-stops when its
   held-out rmse or mae (CK's metrics) has not improved for 50 rounds
   (``fits.EARLY_STOPPING``); ``cv_metrics_tflops.json`` holds per fold: fold,
   rmse, r2 (log space), mean_efficiency, p10_efficiency, train_size,
@@ -27,7 +28,7 @@ from __future__ import annotations
 import datetime as _dt
 import functools
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -35,48 +36,69 @@ import numpy as np
 from ..errors import CksolveError
 from ..features import FEATURE_NAMES
 from ..workload.hygiene import HygieneOptions
+from ..workload.labels import LabelResolver
 from .efficiency import picks, summary
 from .fits import THREADS, default_jobs, fit, run_fits
-from .lgbm import group_kfold, lightgbm
+from .folds import GROUP_KEY, ck_folds, ck_group_key
+from .lgbm import lightgbm
 from .measurements import Measurements, read_measurements
 from .modeldir import write_model_dir
+from .names import KernelName
 from .rows import MODEL_SEMANTICS, RowMaker
+from .selector import (OBJECTIVES, PARAMS, SCORES, TREES, choose, ck_predictor_note, cross_validate, fit_objective,
+                       kernel_data)
 
-__all__ = ["CK_PARAMS", "THREADS", "TrainData", "train_data", "train", "GROUP_KEY", "fit_all"]
+__all__ = ["CK_PARAMS", "THREADS", "TrainData", "train_data", "train", "GROUP_KEY", "fit_all", "resolved_kernels"]
 
 #: CK's LGBMRegressor arguments (train.py), by its names
 CK_PARAMS = {"objective": "regression", "metric": ["rmse", "mae"], "num_leaves": 255, "max_depth": 15,
              "n_estimators": 2000, "learning_rate": 0.02, "min_child_samples": 10, "subsample": 0.85,
              "colsample_bytree": 0.85, "reg_alpha": 0.05, "reg_lambda": 0.5, "seed": 42, "n_jobs": 8}
-#: CK's problem-group key for the folds
-GROUP_KEY = ("N", "C", "K", "G", "Hi", "Wi", "Y", "X", "Di", "Z", "dilation_h", "dilation_w")
 
 
 @dataclass
 class TrainData:
     x: np.ndarray  # rows x 97
     y: np.ndarray  # measured TFLOPS
-    groups: np.ndarray  # CK's group key, as an index
+    groups: np.ndarray  # CK's group key string of each row's problem
     problems: np.ndarray  # the problem (every dimension), as an index
     name_rank: np.ndarray  # the kernel's position in name order (ties)
     measurements: Measurements
+    keys: list = field(default_factory=list)  # CK's key of each problem, in problem order
+    counts: list = field(default_factory=list)  # rows CK reads of each problem (its fold sizes)
+
+
+def resolved_kernels(m: Measurements, arch: str, kernel_map: dict | None = None) -> dict:
+    """{label: KernelName with its config}: full names as they parse, short labels resolved to the kernel CK's
+    runner built for them (``workload.labels``; a label map first); one error naming a label that resolves to
+    no kernel."""
+    resolver = LabelResolver(arch, kernel_map)
+    out = {}
+    for name, k in m.kernels.items():
+        config = k.config if k.config is not None and not kernel_map else resolver.config(name)
+        out[name] = KernelName(name, k.short, config)
+    return out
 
 
 def train_data(m: Measurements, arch: str, dtype: str, semantics: str) -> TrainData:
+    """One row per measured (problem, label); exact features of a short label are its resolved kernel's."""
     rows = RowMaker(arch, dtype, semantics)
+    kernels = resolved_kernels(m, arch) if semantics == "exact" else m.kernels
     ranks = {n: i for i, n in enumerate(sorted(m.kernels))}
-    group_of: dict = {}
     x, y, g, p, r = [], [], [], [], []
+    keys = []
     for pid, (problem, measured) in enumerate(m.by_problem.items()):
-        key = tuple(getattr(problem, f) for f in GROUP_KEY)
-        gid = group_of.setdefault(key, len(group_of))
+        key = ck_group_key(problem)
+        keys.append(key)
         for name in sorted(measured):
-            x.append(rows.row(problem, m.kernels[name]))
+            x.append(rows.row(problem, kernels[name]))
             y.append(measured[name])
-            g.append(gid)
+            g.append(key)
             p.append(pid)
             r.append(ranks[name])
-    return TrainData(np.array(x, dtype=np.float64), np.array(y), np.array(g), np.array(p), np.array(r), m)
+    counts = [m.counts.get(problem, len(measured)) for problem, measured in m.by_problem.items()]
+    return TrainData(np.array(x, dtype=np.float64), np.array(y), np.array(g, dtype=object), np.array(p),
+                     np.array(r), m, keys, counts)
 
 
 def lgb_params(seed: int, trees: int, threads: int = THREADS) -> dict:
@@ -91,12 +113,8 @@ def lgb_params(seed: int, trees: int, threads: int = THREADS) -> dict:
 
 
 def fold_splits(d: TrainData, folds: int) -> list:
-    """CK's GroupKFold(min(folds, groups)) (train, validation) row indices; none under 2 groups or folds."""
-    n_groups = int(d.groups.max()) + 1 if len(d.groups) else 0
-    if n_groups < 2 or folds < 2:
-        return []
-    splitter = group_kfold()(n_splits=min(folds, n_groups))
-    return list(splitter.split(d.x, d.y, d.groups))
+    """CK's folds (``folds.ck_folds``) as (train, validation) row indices; none under 2 groups or folds."""
+    return ck_folds(d.keys, d.counts, d.groups, folds)
 
 
 def fold_metrics(lgb, d: TrainData, target: np.ndarray, fold: int, tr, va, seed: int, trees: int,
@@ -111,7 +129,7 @@ def fold_metrics(lgb, d: TrainData, target: np.ndarray, fold: int, tr, va, seed:
     _ids, effs, _ranks, _rows = picks(d.problems[va], d.y[va], pred, d.name_rank[va])
     return {"fold": fold, "rmse": rmse, "r2": r2, "mean_efficiency": float(np.mean(effs)),
             "p10_efficiency": float(np.percentile(effs, 10)), "train_size": int(len(tr)),
-            "val_size": int(len(va)), "val_groups": int(len(np.unique(d.groups[va]))),
+            "val_size": int(len(va)), "val_groups": int(len(set(d.groups[va].tolist()))),
             "val_problems": int(len(effs)), "best_iteration": int(booster.best_iteration or trees)}
 
 
@@ -133,13 +151,19 @@ def _timestamp(paths) -> str:
 
 
 def train(paths: list, arch: str, dtype: str, variant: str, out: str | Path, seed: int = 42, folds: int = 5,
-          trees: int = 2000, semantics: str = "ck-names", gz: bool = False, jobs: int | None = None,
-          hygiene: HygieneOptions | None = None) -> dict:
+          trees: int | None = None, semantics: str | None = None, gz: bool = False, jobs: int | None = None,
+          hygiene: HygieneOptions | None = None, like_ck: bool = False, objective: str = "auto") -> dict:
     """Train on the measurement files and write the model directory ``out``; returns the CV summary.
 
-    ``jobs``: fits run side by side (default: the cores this process may use); the bytes written do not
-    depend on it. ``hygiene``: how rows are checked (default: ``HygieneOptions(arch)``, invalid rows dropped);
-    the verdict is the result's ``hygiene``."""
+    ``like_ck``: CK's trainer (module docstring; ``trees`` default 2000, ``semantics`` ck-names), a directory
+    CK's Predictor loads. Otherwise cksolve's (``selector``: kernels, ``semantics`` default exact, ``objective``
+    auto: the candidate that wins on CK's folds; ``trees`` default ``selector.TREES``). ``hygiene``: how rows are
+    checked (default: ``HygieneOptions(arch)``, invalid rows dropped; its label map says which kernel a label
+    measured); the verdict is the result's ``hygiene``. ``jobs``: fits run side by side (default: the cores
+    this process may use); the bytes written do not depend on it."""
+    if trees is None:
+        trees = 2000 if like_ck else TREES
+    semantics = semantics or ("ck-names" if like_ck else "exact")
     if trees < 1:
         raise CksolveError(f"{{opt:trees}} {trees} must be at least 1")
     if folds < 0 or folds == 1:  # one fold would have nothing to validate on: trained silently without CV
@@ -148,32 +172,88 @@ def train(paths: list, arch: str, dtype: str, variant: str, out: str | Path, see
         raise CksolveError(f"{{opt:semantics}} {semantics!r}: valid: {', '.join(MODEL_SEMANTICS)}")
     if jobs is not None and jobs < 1:
         raise CksolveError(f"{{opt:jobs}} {jobs} must be at least 1")
+    if objective != "auto" and (like_ck or objective not in OBJECTIVES):
+        raise CksolveError(f"{{opt:objective}} {objective!r}: valid: auto, {', '.join(OBJECTIVES)}"
+                           + (" (CK's trainer has one: log1p TFLOPS)" if like_ck else ""))
     lightgbm()  # the missing extra is one line before the files are read
-    m = read_measurements(paths, variant, dtype, hygiene=hygiene or HygieneOptions(arch))
-    d = train_data(m, arch, dtype, semantics)
-    booster, cv = fit_all(d, folds, seed, trees, default_jobs() if jobs is None else jobs)
-    params = {**CK_PARAMS, "n_estimators": trees, "seed": seed, "n_jobs": THREADS, "deterministic": True}
-    spec = {"op_type": "grouped_conv", "dtype": dtype, "arch": arch, "feature_names": list(FEATURE_NAMES),
-            "categorical_features": ["pipeline"], "targets": ["tflops"], "log_targets": ["tflops"],
-            "params": params, "variant": variant, "cksolve_feature_semantics": semantics}
+    hygiene = hygiene or HygieneOptions(arch)
+    m = read_measurements(paths, variant, dtype, hygiene=hygiene)
+    jobs = default_jobs() if jobs is None else jobs
     manifest = {"warm_start_from": None, "prev_n_estimators": 0, "new_n_estimators": trees,
-                "total_n_estimators": trees, "data_rows": m.rows, "valid_rows": int(len(d.y)),
+                "total_n_estimators": trees, "data_rows": m.rows,
                 "unique_shapes": len({tuple(getattr(p, f) for f in GROUP_KEY[:8]) for p in m.by_problem}),
                 "timestamp": _timestamp(paths)}
-    text = booster.model_to_string()
+    spec = {"op_type": "grouped_conv", "dtype": dtype, "arch": arch, "feature_names": list(FEATURE_NAMES),
+            "categorical_features": ["pipeline"], "targets": ["tflops"]}
+    if like_ck:
+        return _train_like_ck(m, arch, dtype, variant, out, seed, folds, trees, semantics, gz, jobs, spec, manifest)
+    return _train_kernels(m, arch, dtype, variant, out, seed, folds, trees, semantics, gz, jobs, spec, manifest,
+                          objective, hygiene.kernel_map)
+
+
+def _importances(text: str) -> dict:
     # the gains as the written model holds them (its text rounds them; the training booster's are unrounded):
     # what a Booster loaded from the directory reports
     gains = lightgbm().Booster(model_str=text).feature_importance("gain")
-    importances = {n: float(v) for n, v in sorted(zip(FEATURE_NAMES, gains), key=lambda t: (-t[1], t[0]))}
+    return {n: float(v) for n, v in sorted(zip(FEATURE_NAMES, gains), key=lambda t: (-t[1], t[0]))}
+
+
+def _train_like_ck(m, arch, dtype, variant, out, seed, folds, trees, semantics, gz, jobs, spec, manifest) -> dict:
+    d = train_data(m, arch, dtype, semantics)
+    booster, cv = fit_all(d, folds, seed, trees, jobs)
+    params = {**CK_PARAMS, "n_estimators": trees, "seed": seed, "n_jobs": THREADS, "deterministic": True}
+    spec = {**spec, "log_targets": ["tflops"], "params": params, "variant": variant,
+            "cksolve_feature_semantics": semantics}
+    manifest = {**manifest, "valid_rows": int(len(d.y))}
+    manifest = {k: manifest[k] for k in ("warm_start_from", "prev_n_estimators", "new_n_estimators",
+                                         "total_n_estimators", "data_rows", "valid_rows", "unique_shapes",
+                                         "timestamp")}
+    text = booster.model_to_string()
     cv_summary = {}
     if cv:
         cv_summary = {k: float(np.mean([f[k] for f in cv])) for k in ("rmse", "r2", "mean_efficiency",
                                                                         "p10_efficiency")}
     extra = {"cv_metrics_tflops.json": {"folds": cv, "mean": cv_summary},
-             "feature_importances_tflops.json": importances}
+             "feature_importances_tflops.json": _importances(text)}
     write_model_dir(out, text, spec, manifest, extra, gz)
     return {"rows": int(len(d.y)), "problems": len(m.by_problem), "kernels": len(m.kernels),
-            "skipped": m.skipped, "folds": cv, "cv": cv_summary, "hygiene": m.hygiene}
+            "skipped": m.skipped, "folds": cv, "cv": cv_summary, "like_ck": True, "hygiene": m.hygiene}
+
+
+def _train_kernels(m, arch, dtype, variant, out, seed, folds, trees, semantics, gz, jobs, spec, manifest,
+                   objective, kernel_map) -> dict:
+    d = kernel_data(m, resolved_kernels(m, arch, kernel_map), arch, dtype, semantics)
+    candidates = OBJECTIVES if objective == "auto" else (objective,)
+    chosen = objective if objective != "auto" else None
+    booster, records = cross_validate(d, candidates, folds, seed, trees, jobs, final=chosen)
+    if records and chosen is None:
+        chosen, why = choose(records)
+    elif chosen is None:
+        chosen, why = OBJECTIVES[0], "no cross-validation (--folds 0): the first candidate"
+    else:
+        why = "given (--objective)"
+    if booster is None:
+        booster = fit_objective(lightgbm(), d, chosen, None, seed, trees)
+    note = ck_predictor_note(chosen, semantics)
+    params = {"objective": "lambdarank" if chosen == "lambdarank" else "regression", **PARAMS, "n_estimators": trees, "seed": seed, "n_jobs": THREADS,
+              "deterministic": True}
+    spec = {**spec, "log_targets": ["tflops"] if chosen == "log-tflops" else [], "params": params,
+            "variant": variant, "cksolve_feature_semantics": semantics, "cksolve_objective": chosen, "cksolve_score": SCORES[chosen],
+            "ck_predictor": {"usable": note is None, **({"why_not": note} if note else {})}}
+    manifest = {**manifest, "valid_rows": int(m.rows - m.skipped), "trainer": "cksolve",
+                "kernel_rows": int(len(d.tflops)), "kernels": len(d.kernels), "labels": d.labels}
+    text = booster.model_to_string()
+    cv = {"trainer": "cksolve", "chosen": chosen, "why": why,
+          "measure": "efficiency of each held-out problem's pick among its measured kernels (labels of one kernel "
+                     "merged, mean TFLOPS); CK's folds by problem group",
+          "folds": len(next(iter(records.values()))["fold_means"]) if records else 0,
+          "candidates": [records[o] for o in candidates if o in records]}
+    write_model_dir(out, text, spec, manifest, {"cv_metrics.json": cv, "feature_importances_tflops.json":
+                                                _importances(text)}, gz)
+    return {"rows": int(len(d.tflops)), "problems": len(m.by_problem), "kernels": len(d.kernels),
+            "labels": d.labels, "skipped": m.skipped, "folds": cv["folds"], "cv": records.get(chosen, {}),
+            "candidates": cv["candidates"], "objective": chosen, "why": why, "ck_predictor_note": note,
+            "like_ck": False, "hygiene": m.hygiene}
 
 
 def evaluate_rows(model, m: Measurements, arch: str, dtype: str) -> dict:

@@ -30,7 +30,8 @@ class ModelScorer:
     def describe(self) -> str:
         s = self.model.spec
         return (f"model {self.path} ({self.model.trees} trees, {s.get('arch', '?')} {s.get('dtype', '?')}, "
-                f"{self.model.semantics} features)")
+                f"{self.model.semantics} features"
+                + ("" if self.model.score == "tflops" else f", scores: {self.model.score}") + ")")
 
     def _maker(self, arch: str, dtype: str) -> RowMaker:
         m = self._rows.get((arch, dtype))
