@@ -16,7 +16,7 @@ from ..errors import CksolveError
 from ..outputs import StdoutStream, atomic_text_stream, write_stdout
 from .app import app
 from .errors import say
-from .options import (BuilderOpt, OneArchOpt, OutputOpt, check_format, choices, format_option, load_rule_set,
+from .options import (BuilderOpt, OneArchOpt, OutputOpt, arch_spellings, check_format, choices, format_option, load_rule_set,
                       one_arch, refuse_unwritable)
 
 EVALUATE_FORMATS = ("table", "json")
@@ -75,8 +75,8 @@ def train_cmd(
 def evaluate_cmd(
     model: Path = typer.Option(..., "--model", metavar="DIR", help="A model directory (CK's or cksolve's)."),
     measurements: List[Path] = MeasurementsOpt,
-    arch: Optional[str] = typer.Option(None, "--arch", "-a", metavar="ARCH",
-                                       help=f"{choices(query.ARCHS)} (default: the model's)."),
+    arch: Optional[str] = typer.Option(None, "--arch", "-a", metavar="ARCH", callback=arch_spellings,
+                                       help=f"{choices(query.BUNDLED_ARCHS)} (default: the model's)."),
     dtype: Optional[str] = typer.Option(None, "--dtype", metavar="DTYPE",
                                         help=f"{choices(query.DTYPES)} (default: the model's)."),
     fmt: str = format_option("table", EVALUATE_FORMATS),

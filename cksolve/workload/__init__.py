@@ -18,7 +18,7 @@ rules see them per group (``Problem.facts()``). The rules themselves are data
 from .coverage import CoverageRecord, Workspace, applicable, coverage
 from .problem import DIRECTIONS, FIELDS, Problem, ProblemError, ProblemFacts, parse_problem
 from .problem_table import read_problems
-from .rules import RULES, applicability_constraints
+from .rules import applicability_constraints, rules
 from .coverage import iter_coverage
 from .tasks import (applicable_records, coverage_records, coverage_stream, minimize_kernels, minimize_request,
                     minimize_summary, write_coverage)
@@ -43,6 +43,6 @@ __all__ = [
     "minimize_request",
     "minimize_kernels",
     "minimize_summary",
-    "RULES",
+    "rules",
     "applicability_constraints",
 ]
