@@ -11,7 +11,7 @@ import sys
 
 from .arch.constraints import gemm_constraints, wmma_k_constraint
 from .arch.devices import DEFAULT_DEVICE, device
-from .arch.facts import ARCHS, arch_facts
+from .arch.facts import arch_facts, archs
 from .arch.versions import active
 from .space.axes import AXES
 from .space.canonical import SPACE_CONSTRAINTS
@@ -90,7 +90,7 @@ def _archs_section() -> list[str]:
              "each arch's default one, which `minimize`'s score and the performance model read.", "",
              "| arch | family | warp size | wave splits | LDS | default device | hardware profile | stream-K bwd_weight | async copy |",
              "|---|---|---|---|---|---|---|---|---|"]
-    for arch in ARCHS:
+    for arch in archs():
         a = arch_facts(arch)
         splits = " ".join("x".join(map(str, w)) for w in a.wave_splits)
         lds = f"{a.lds_capacity // 1024} KB" if a.lds_capacity is not None else ""
@@ -103,7 +103,7 @@ def _device(arch: str) -> str:
     if arch not in DEFAULT_DEVICE:
         return "none"
     d = device(arch)
-    return f"{d.name} ({d.cus} CUs)"
+    return f"{d.name} ({d.cus} CUs{', a stand-in, not a product' if d.stand_in else ''})"
 
 
 def _values_section() -> list[str]:
@@ -154,7 +154,7 @@ def constraints_page() -> str:
         "", "## Architecture constraints", "",
         "Built per architecture from `cksolve/arch/facts.toml` and the pipeline and variant tables;",
         "shown here for gfx942 (table sizes vary by arch). Applied to every rule set, in CK's order.",
-        f"Architectures: {', '.join(ARCHS)}.",
+        f"Architectures: {', '.join(archs())}.",
         "Depthwise kernels have no arch constraints: CK applies none to them.",
         *header,
     ]

@@ -9,19 +9,20 @@ the command line adds the flag (``CksolveError.option``).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Iterable, NamedTuple, Sequence
 
-from .arch.facts import ARCHS, archs as known_archs
-from .arch.target_id import base_arch
+from .arch.facts import BUNDLED_ARCHS, archs as known_archs
+from .arch.target_id import base_arch, is_target_id
 from .errors import CksolveError, did_you_mean, shorten
 from .space.axes import AXES
 from .space.combo import Combo, kind_of
 from .space.kinds import GEMM
 from .space.variants import VARIANTS as VARIANT_TABLES
 
-__all__ = ["Selection", "select", "split_values", "canonical_order", "gemm_variants", "Record",
-           "ARCHS", "VARIANTS", "DTYPES", "NDIMS", "VARIANT_ALIASES"]
+__all__ = ["Selection", "select", "split_values", "split_archs", "arch_spellings", "canonical_order", "gemm_variants", "Record",
+           "BUNDLED_ARCHS", "VARIANTS", "DTYPES", "NDIMS", "VARIANT_ALIASES"]
 
 VARIANTS: tuple[str, ...] = AXES["variant"].domain
 DTYPES: tuple[str, ...] = AXES["dtype"].domain
@@ -42,6 +43,52 @@ def split_values(values: Iterable[str] | None, option: str = "value") -> list[st
     return out
 
 
+#: what separates archs in one value: a comma, CK's GPU_TARGETS semicolon (``gfx942;gfx950``), or blanks
+_ARCH_SEPARATOR = re.compile(r"\s*[,;]\s*|\s+")
+
+
+def split_archs(values: Iterable[str] | None) -> list[str]:
+    """Arch values as CK and ROCm write lists: comma-, semicolon- (``GPU_TARGETS``) or blank-separated,
+    repeatable; an empty one (``''``, ``gfx942;``) is an error."""
+    out: list[str] = []
+    for v in values or ():
+        text = str(v).strip()
+        parts = _ARCH_SEPARATOR.split(text) if text else [""]
+        if not all(parts):
+            raise CksolveError(f"empty {{option}} in {shorten(str(v))}", option="arch")
+        out.extend(parts)
+    return out
+
+
+def _product(text: str) -> tuple[str, tuple[str, ...]] | None:
+    """(arch, products) when ``text`` is a product name (``devices.toml``), else None; an arch or target ID
+    (``gfx...``) is never one, and reads no device data."""
+    if is_target_id(text):
+        return None
+    from .arch.devices import product_arch  # deferred: devices.toml is read only for a value that is no gfx arch
+
+    return product_arch(text)
+
+
+def _arch_of(text: str) -> str:
+    """The arch one value selects: a product name's (``MI300X``: gfx942), else a target ID's base arch."""
+    product = _product(text)
+    return product[0] if product else base_arch(text)
+
+
+def arch_spellings(values: Iterable[str] | None) -> tuple[list[str], list[tuple[str, str]]]:
+    """(the archs or target IDs ``values`` name, each product name replaced by its arch; [(product, arch)] for
+    the product names used). Lists are split as :func:`split_archs` does; an ambiguous product name is an
+    error naming its candidates. Unknown archs are the selection's to refuse (it knows the CK version)."""
+    names, products = [], []
+    for v in split_archs(values):
+        product = _product(v)
+        names.append(product[0] if product else v)
+        if product:
+            products.append((v, product[0]))
+    return names, products
+
+
 def _variant_aliases() -> dict[str, str]:
     """The spellings CK uses for a variant besides its name: its name tag (``fwd``, ``bwd_data``), and
     both with ``-`` for ``_`` (``bwd-data``, ``bwd-weight``, ``forward-depthwise``) -- from the variants table."""
@@ -57,8 +104,8 @@ def _variant_aliases() -> dict[str, str]:
 VARIANT_ALIASES: dict[str, str] = _variant_aliases()
 
 
-def _choose(option: str, given: Iterable[str] | None, valid: Sequence, convert=str) -> tuple:
-    raw = split_values(given, option)
+def _choose(option: str, given: Iterable[str] | None, valid: Sequence, convert=str, split=split_values) -> tuple:
+    raw = split(given, option)
     if not raw:
         return tuple(valid)
     chosen = []
@@ -101,7 +148,8 @@ class Selection:
 
 def select(archs=None, variants=None, dtypes=None, ndims=None) -> Selection:
     return Selection(
-        _choose("arch", archs, known_archs(), base_arch),  # a ROCm target ID (gfx942:xnack-) selects by its base arch
+        # a ROCm target ID (gfx942:xnack-) selects by its base arch, a product name (MI300X) by its arch
+        _choose("arch", archs, known_archs(), _arch_of, lambda given, _: split_archs(given)),
         _choose("variant", variants, VARIANTS, lambda v: VARIANT_ALIASES.get(v, v)),
         _choose("dtype", dtypes, DTYPES),
         _choose("ndim", ndims, NDIMS, _ndim),

@@ -15,7 +15,7 @@ from functools import lru_cache
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from cksolve.arch.facts import ARCHS, arch_facts
+from cksolve.arch.facts import BUNDLED_ARCHS, arch_facts
 from cksolve.audit import audit
 from cksolve.audit.containment import containment
 from cksolve.audit.findings import LOSS
@@ -65,7 +65,7 @@ def test_full_backward_data_is_proposed_and_blocked_by_the_backward_pipeline_rul
 @pytest.mark.slow
 def test_full_forward_gemm_on_wave32_is_blocked_by_the_warp_tile_rule():
     # the RDNA parts CK's data covers: wave32 with 16x16x16 warp tiles only (gfx1250 has K=32 tiles and builds)
-    wave32 = [a for a in ARCHS if arch_facts(a).warp_size == 32
+    wave32 = [a for a in BUNDLED_ARCHS if arch_facts(a).warp_size == 32
               and all(t[2] < 32 for tiles in arch_facts(a).warp_tiles.values() for t in tiles)]
     assert wave32 == ["gfx1100", "gfx1200", "gfx1201"]
     forward = [c for c in full_report().combos if c.combo.arch in wave32 and c.combo.variant == "forward"]

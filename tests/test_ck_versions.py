@@ -253,6 +253,7 @@ def test_the_backends_agree_at_develop(capsys, rule_set, dtype):
     assert outs["direct"] and outs["cpsat"] == outs["direct"] == outs["python-constraint"]
 
 
+@pytest.mark.ck_data  # CK's arch_specs.json
 def test_trait_combinations_are_version_data(tmp_path):
     """A CK file's unsupported_trait_combos decide arch.trait_unsupported (here: mem/interwave refused too)."""
     import json
@@ -284,17 +285,24 @@ def test_neighbors_answers_at_the_chosen_version(capsys):
     assert out[JUNE] != out[DEVELOP] and all("_compv6_" in n for n in out[DEVELOP] - out[JUNE]), out
 
 
-def test_the_facts_file_is_read_bounded_and_once(monkeypatch, capsys):
+def test_the_facts_file_is_read_bounded(capsys):
     """--arch-specs read the whole file unbounded (/dev/zero: a MemoryError); it is read like every other input
-    file: at most 64 MiB, one error line past it, and '-' is stdin (a pipe works)."""
-    import io
-
+    file: at most 64 MiB, one error line past it."""
     from cksolve.cli import main
 
     with pytest.raises(SystemExit) as exc:
         main(["count", "-r", "default", "--arch", "gfx950", "--arch-specs", "/dev/zero"])
     err = capsys.readouterr().err
     assert exc.value.code == 2 and err.count("\n") == 1 and "larger than 64 MiB" in err, err
+
+
+@pytest.mark.ck_data  # CK's arch_specs.json
+def test_the_facts_file_is_read_once_from_stdin(monkeypatch, capsys):
+    """'-' is stdin (a pipe works): the file is read once."""
+    import io
+
+    from cksolve.cli import main
+
     data = (CK / "arch-specs" / "arch_specs.05fcb0f1.json").read_bytes()
     monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(data)))
     with pytest.raises(SystemExit) as exc:

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cksolve.arch.facts import ARCHS
+from cksolve.arch.facts import BUNDLED_ARCHS
 from cksolve.solver import cpsat, direct, pyconstraint
 from cksolve.solver.evaluate import evaluate
 from cksolve.solver.model import build_model
@@ -25,7 +25,7 @@ from cksolve.space.combo import Combo
 
 COMBOS = st.builds(
     Combo,
-    st.sampled_from(ARCHS),
+    st.sampled_from(BUNDLED_ARCHS),
     st.sampled_from(AXES["variant"].domain),
     st.sampled_from(AXES["dtype"].domain),
     st.sampled_from(AXES["ndim"].domain),
@@ -56,7 +56,7 @@ def _raw_points():
 
 @pytest.mark.slow
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.sampled_from(ARCHS), _raw_points())
+@given(st.sampled_from(BUNDLED_ARCHS), _raw_points())
 def test_cpsat_membership_equals_direct_evaluation(arch, config):
     combo = Combo(arch, config.variant, config.dtype, config.ndim)
     model = build_model(combo)
@@ -114,7 +114,7 @@ def test_narrowing_samples_inside_large_combinations():
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.sampled_from(ARCHS), st.sampled_from(BUILT_IN))
+@given(st.sampled_from(BUNDLED_ARCHS), st.sampled_from(BUILT_IN))
 def test_names_are_unique_per_arch(arch, rule_set_name):
     rule_set = get_rule_set(rule_set_name)
     names = []

@@ -130,7 +130,8 @@ def test_select_from_a_names_file(tmp_path, capsys):
 def test_device_errors_and_search_rerank_says_so(tmp_path, capsys):
     code, _, err = run(capsys, "select", "-p", PROBLEMS[0], "-r", "tiny", "-a", "gfx942", "--dtype", "fp16",
                        "--device", "MI355X")
-    assert code == 2 and err.strip() == "cksolve: error: --device MI355X is a gfx950 part, not gfx942"
+    assert code == 2 and err.strip() == ("cksolve: error: --device MI355X is a gfx950 part, not gfx942; gfx942's "
+                                         "devices: MI300X, MI300A, MI325X")
     measured = tmp_path / "m.csv"  # MADE UP: one measurement
     measured.write_text("kernel,N,C,K,Hi,Wi,Y,X,pad_h,pad_w,tflops\n"
                         "grouped_conv_forward_fp16_2d_128x128x64_compv3_intrawave,8,256,256,28,28,3,3,1,1,9.0\n")

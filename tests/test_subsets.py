@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cksolve.arch.facts import ARCHS
+from cksolve.arch.facts import BUNDLED_ARCHS
 from cksolve.query import select
 from cksolve.solver import solve_combo
 from cksolve.solver.cover import CoverError, minimum_cover, minimum_cover_cpsat
@@ -43,7 +43,7 @@ def _shape(c) -> tuple:
 
 
 def test_all_archs_are_checked():
-    assert set(ORACLE_ARCHS) | {"gfx908", "gfx1200", "gfx1250"} <= set(ARCHS)
+    assert set(ORACLE_ARCHS) | {"gfx908", "gfx1200", "gfx1250"} <= set(BUNDLED_ARCHS)
     assert {"full-tests", "tiny"} <= set(rule_set_names())
 
 
@@ -94,7 +94,7 @@ def _check_full_tests(combo: Combo) -> None:
     assert coverage_of(ft) == coverage_of(full)
 
 
-@pytest.mark.parametrize("arch", ARCHS)
+@pytest.mark.parametrize("arch", BUNDLED_ARCHS)
 def test_full_tests_contract(arch):
     for combo in _combos(arch):
         _check_full_tests(combo)
@@ -158,7 +158,7 @@ def _check_tiny(combo: Combo) -> None:
         chosen.add(c.name())
 
 
-@pytest.mark.parametrize("arch", ARCHS)
+@pytest.mark.parametrize("arch", BUNDLED_ARCHS)
 def test_tiny_contract(arch):
     for combo in _combos(arch):
         _check_tiny(combo)
@@ -167,7 +167,7 @@ def test_tiny_contract(arch):
 # --- the rule sets through the solver (the table encoding) ------------------------------
 
 
-@pytest.mark.parametrize("arch", ARCHS)
+@pytest.mark.parametrize("arch", BUNDLED_ARCHS)
 def test_rule_sets_solve_to_the_selection(arch):
     ft_rs, tiny_rs = get_rule_set("full-tests"), get_rule_set("tiny")
     for combo in _combos(arch):

@@ -14,9 +14,9 @@ from typing import Mapping
 from ..space.memos import MEMOS
 from ..space.pipelines import PIPELINES
 from ..space.values import value_facts
-from .versions import CkVersion, active, base_facts
+from .versions import CkVersion, active, bundled
 
-__all__ = ["ArchFacts", "CommonFacts", "ARCHS", "arch_facts", "archs", "archs_with", "common_facts", "lds_budget",
+__all__ = ["ArchFacts", "CommonFacts", "BUNDLED_ARCHS", "arch_facts", "archs", "archs_with", "common_facts", "lds_budget",
            "UnknownArch"]
 
 
@@ -65,15 +65,20 @@ def common_facts() -> CommonFacts:
     )
 
 
-#: Architectures of the bundled facts, in the order of the facts file (help texts; :func:`archs` is what the
-#: active CK version knows).
-ARCHS: tuple[str, ...] = tuple(base_facts())
+#: Architectures the bundled versions know, oldest version first, each in its facts' order. For help texts and
+#: completion only: what a command works on is :func:`archs`, what the active CK version knows.
+BUNDLED_ARCHS: tuple[str, ...] = tuple(dict.fromkeys(a for v in bundled() for a in v.archs))
 
 
 def archs() -> tuple[str, ...]:
-    """The architectures the active CK version knows: the bundled ones first, in facts-file order."""
-    known = active().archs
-    return (*(a for a in ARCHS if a in known), *(a for a in known if a not in ARCHS))
+    """The architectures the active CK version knows: the bundled ones first, in their order."""
+    return _archs(active())
+
+
+@MEMOS.cached("arch.facts.archs")
+def _archs(version: CkVersion) -> tuple[str, ...]:
+    known = version.archs
+    return (*(a for a in BUNDLED_ARCHS if a in known), *(a for a in known if a not in BUNDLED_ARCHS))
 
 
 def arch_facts(arch: str) -> ArchFacts:
@@ -85,7 +90,7 @@ def arch_facts(arch: str) -> ArchFacts:
 def _arch_facts(version: CkVersion, arch: str) -> ArchFacts:
     a = version.archs.get(arch)
     if a is None:
-        where = f" in {version.label}" if arch in ARCHS else ""
+        where = f" in {version.label}" if arch in BUNDLED_ARCHS else ""
         raise UnknownArch(f"unknown arch {arch!r}{where}; valid: {', '.join(archs())}")
     budgets, doubled = [], []
     for p in PIPELINES:
@@ -117,5 +122,10 @@ def lds_budget(arch: str, pipeline: str, double_smem_buffer: bool = False) -> in
 
 
 def archs_with(flag: str) -> tuple[str, ...]:
-    """The archs whose boolean fact ``flag`` is true, in facts-file order."""
-    return tuple(a for a in archs() if getattr(arch_facts(a), flag))
+    """The archs of the active CK version whose boolean fact ``flag`` is true, in :func:`archs` order."""
+    return _archs_with(active(), flag)
+
+
+@MEMOS.cached("arch.facts.archs_with")
+def _archs_with(version: CkVersion, flag: str) -> tuple[str, ...]:
+    return tuple(a for a in _archs(version) if getattr(_arch_facts(version, a), flag))

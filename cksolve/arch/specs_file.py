@@ -18,7 +18,8 @@ from types import MappingProxyType
 
 from ..errors import CksolveError, shorten
 from ..space.textfile import read_text
-from .versions import LDS_BASES, NEW_ARCH_KEYS, CkVersion, arch_record, base_extra, check_lds, trait_rows
+from .target_id import ARCH_NAME_HELP, is_arch_name
+from .versions import LDS_BASES, NEW_ARCH_KEYS, CkVersion, arch_record, bundled_extra, check_lds, trait_rows
 
 __all__ = ["read_arch_specs", "ArchSpecsError"]
 
@@ -75,6 +76,8 @@ class _File:
 
 
 def _arch(f: _File, arch: str, a, needs_capacity: bool) -> dict:
+    if not is_arch_name(arch):
+        f.fail("architectures", f"{shorten(arch, 60)} is not an arch name: expected {ARCH_NAME_HELP}")
     at = f"architectures.{arch}"
     if not isinstance(a, dict):
         f.fail(at, f"expected a table, got {type(a).__name__}")
@@ -90,7 +93,7 @@ def _arch(f: _File, arch: str, a, needs_capacity: bool) -> dict:
     elif needs_capacity:
         f.fail(f"{at}.lds_capacity_kb", "missing (the per-arch LDS budgets need it)")
     return arch_record(f.text(a["family"], f"{at}.family"), f.integer(a["warp_size"], f"{at}.warp_size", 1),
-                       f.triples(a["warp_configs"], f"{at}.warp_configs"), tiles, capacity, base_extra(arch))
+                       f.triples(a["warp_configs"], f"{at}.warp_configs"), tiles, capacity, bundled_extra(arch))
 
 
 def _budgets(f: _File, raw: dict) -> tuple[str, dict, dict]:

@@ -16,12 +16,16 @@ from dataclasses import dataclass
 
 from ..errors import CksolveError
 
-__all__ = ["FEATURES", "TargetId", "parse_target_id", "base_arch", "is_target_id"]
+__all__ = ["FEATURES", "TargetId", "parse_target_id", "base_arch", "is_target_id", "is_arch_name", "ARCH_NAME_HELP"]
 
 #: the target features ROCm's target IDs know (LLVM AMDGPU "target ID" syntax)
 FEATURES = ("sramecc", "xnack")
 _BASE = re.compile(r"gfx[0-9a-z]+")
 _FEATURE = re.compile(r"([a-z]+)([+-])")
+#: an arch name a facts file may introduce: CK's (and LLVM's) processor names, ``gfx`` and hex digits
+_ARCH_NAME = re.compile(r"gfx[0-9a-f]{1,8}")
+#: how messages describe a valid arch name
+ARCH_NAME_HELP = "gfx and up to 8 hex digits (gfx942, gfx90a), optionally with target features (gfx942:xnack-)"
 
 
 @dataclass(frozen=True)
@@ -75,3 +79,12 @@ def is_target_id(text: object) -> bool:
     except CksolveError:
         return False
     return True
+
+
+def is_arch_name(text: object) -> bool:
+    """Whether ``text`` may name an arch a facts file introduces: ``gfx`` and hex digits, optionally with target
+    features (``gfx942:xnack-``). Anything else -- a path (``../../x``), a newline, a blank -- is not: arch names
+    become directory names and ``# arch:`` lines."""
+    if not isinstance(text, str) or not is_target_id(text):
+        return False
+    return _ARCH_NAME.fullmatch(text.split(":")[0]) is not None

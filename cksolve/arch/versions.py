@@ -27,9 +27,10 @@ from ..errors import CksolveError, shorten
 from ..space.datafile import load
 from ..space.memos import MEMOS
 from ..space.pipelines import PIPELINES
+from .target_id import ARCH_NAME_HELP, is_arch_name
 
 __all__ = ["CkVersion", "UnknownVersion", "LDS_RULES", "LDS_BASES", "NEW_ARCH_KEYS", "bundled", "newest", "resolve",
-           "active", "activate", "using", "base_facts", "base_extra", "arch_record", "DEVELOP"]
+           "active", "activate", "using", "base_facts", "base_extra", "bundled_extra", "arch_record", "DEVELOP", "listing"]
 
 #: variants of the LDS check: one per-pipeline byte limit for every arch (June), or per-arch budgets (develop)
 LDS_RULES = ("pipeline", "arch")
@@ -99,7 +100,9 @@ _FACTS_SCHEMA = {"*": {"family": str, "warp_size": int, "wave_splits": _TRIPLES,
                        "hw_profile?": {"*": (int, float)}, "streamk_bwd_weight?": bool,
                        "async_copy?": bool}}
 _ARCH_DELTA = {"family?": str, "warp_size?": int, "warp_configs?": _TRIPLES, "warp_tile_combos?": {"*": _TRIPLES},
-               "lds_capacity_kb?": int}
+               "lds_capacity_kb?": int,
+               # the facts no CK version states (_EXTRA_FACTS), for an arch the delta introduces
+               "hw_profile?": {"*": (int, float)}, "streamk_bwd_weight?": bool, "async_copy?": bool}
 _VERSION_SCHEMA = {
     "version": {"commit": str, "date": str, "aliases": [str], "lds_rule": str, "description": str, "based_on?": str},
     "pipeline_lds_budget?": {"*": {"basis": str, "value": (int, float)}},
@@ -128,6 +131,15 @@ def base_extra(arch: str) -> dict:
     return {k: a[k] for k in _EXTRA_FACTS if k in a}
 
 
+def bundled_extra(arch: str) -> dict:
+    """The facts of ``arch`` no CK version states, from the newest bundled version that knows the arch
+    (``facts.toml``'s, or what the delta introducing it gives); none for an arch no bundled version knows."""
+    for version in reversed(bundled()):
+        if arch in version.archs:
+            return {k: v for k, v in version.archs[arch].items() if k in _EXTRA_FACTS}
+    return {}
+
+
 def arch_record(family: str, warp_size: int, wave_splits, warp_tiles, lds_capacity: int | None, extra=None) -> dict:
     """One arch's facts as a version holds them (cksolve's spelling; tuples, so they can be shared)."""
     return {**(extra or {}), "family": family, "warp_size": warp_size,
@@ -145,15 +157,24 @@ def _base_archs() -> dict[str, dict]:
 
 def apply_delta(archs: dict[str, dict], delta: Mapping, where: str) -> dict[str, dict]:
     """``archs`` with a delta's per-arch facts (CK's spelling) applied: a key replaces the base's value, a
-    ``warp_tile_combos`` table replaces the dtype keys it names; a new arch must give every fact."""
+    ``warp_tile_combos`` table replaces the dtype keys it names; a new arch must give every fact, and may give
+    the facts no CK version states (``hw_profile``, ``streamk_bwd_weight``, ``async_copy``), which only a new
+    arch may give (an arch already known keeps ``facts.toml``'s)."""
     out = dict(archs)
     for arch, d in delta.items():
         base = out.get(arch)
+        extras = {k: d[k] for k in _EXTRA_FACTS if k in d}
         if base is None:
+            if not is_arch_name(arch):
+                raise CksolveError(f"{where}: [architectures] {shorten(arch, 60)} is not an arch name: expected "
+                                   f"{ARCH_NAME_HELP}")
             missing = [k for k in NEW_ARCH_KEYS if k not in d]
             if missing:
                 raise CksolveError(f"{where}: [architectures.{arch}] is a new arch and must give {', '.join(missing)}")
-            base = arch_record(d["family"], d["warp_size"], d["warp_configs"], {}, None)
+            base = arch_record(d["family"], d["warp_size"], d["warp_configs"], {}, None, extras)
+        elif extras:
+            raise CksolveError(f"{where}: [architectures.{arch}] gives {', '.join(extras)}, which only an arch the "
+                               f"version introduces may give ({arch} has them from facts.toml)")
         tiles = {**base["warp_tiles"], **d.get("warp_tile_combos", {})}
         capacity = d["lds_capacity_kb"] * 1024 if "lds_capacity_kb" in d else base["lds_capacity"]
         extra = {k: v for k, v in base.items() if k not in ("family", "warp_size", "wave_splits", "warp_tiles",
@@ -240,7 +261,8 @@ def newest() -> CkVersion:
     return bundled()[-1]
 
 
-def _listing() -> str:
+def listing() -> str:
+    """The bundled versions as help and messages name them: ``60b27664 (2026-06), 05fcb0f1 (2026-10, develop)``."""
     newest_key = newest().key
     return ", ".join(f"{v.key} ({', '.join((*v.aliases, *((DEVELOP,) if v.key == newest_key else ())))})"
                      for v in bundled())
@@ -258,7 +280,7 @@ def resolve(ref: str | None) -> CkVersion:
         hits = [v for v in versions if v.commit.startswith(text)]
     if len(hits) != 1:
         what = "ambiguous" if hits else "unknown"
-        raise UnknownVersion(f"{what} CK version {shorten(ref)}; bundled: {_listing()}")
+        raise UnknownVersion(f"{what} CK version {shorten(ref)}; bundled: {listing()}")
     return hits[0]
 
 

@@ -12,7 +12,7 @@ import json
 from collections import defaultdict
 from typing import Sequence
 
-from ..arch.facts import ARCHS
+from ..arch.facts import archs as known_archs
 from ..space.axes import value_text
 from .findings import CATEGORIES, Containment, DeadRow, Report
 
@@ -126,7 +126,7 @@ def _invalid_section(r: Report) -> list[str]:
     for e in r.invalid:
         groups[e.violates].append(e)
     for violates, entries in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0])):
-        archs = [a for a in ARCHS if any(e.combo.arch == a for e in entries)]
+        archs = [a for a in known_archs() if any(e.combo.arch == a for e in entries)]
         lines.append(f"  violate {' + '.join(violates)}: {len(entries)} entries on {', '.join(archs)}")
         lines += _first([f"    {e.combo.key}: {e.name}" for e in entries])
     return lines

@@ -88,7 +88,7 @@ def select_for_emit(rule_set: Optional[str], names: Optional[Path], arch, varian
         if loose is not None or not sections:
             raise CksolveError("emit --names needs --arch" + (f" ({loose.name()} is in no '# arch: ARCH' section)"
                                                               if loose is not None and sections else ""))
-        targets = [a for a in query.ARCHS if a in sections]
+        targets = [a for a in selection.archs if a in sections]
     else:
         for a in sections:
             if a not in {query.base_arch(t) for t in targets}:
@@ -105,7 +105,7 @@ def select_for_emit(rule_set: Optional[str], names: Optional[Path], arch, varian
 
 def _targets(arch) -> list[str]:
     """The --arch values (archs or ROCm target IDs, already checked by query.select), each once."""
-    return list(dict.fromkeys(query.split_values(arch, "arch")))
+    return list(dict.fromkeys(query.split_archs(arch)))
 
 
 

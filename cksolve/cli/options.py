@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import inspect
 import os
+import sys
 from pathlib import Path
 from typing import List, NamedTuple, Optional
 
@@ -26,7 +27,7 @@ from .errors import say
 __all__ = ["choices", "backend_option", "rule_set_option", "RuleSetOpt", "OneArchOpt", "BuilderOpt", "OutputOpt", "format_option",
            "selection_options", "stdout_dash", "SelectionArgs", "NameTarget", "name_target_options", "SectionArchOpt", "option_group", "workload_options", "WorkloadArgs", "one_arch", "write", "refuse_unwritable", "load_rule_set",
            "ProblemsOpt", "ProblemDtypeOpt", "STRICT_ENV", "KernelMapOpt", "MinWrittenOpt", "KeepInvalidOpt",
-           "hygiene_options", "say_hygiene"]
+           "hygiene_options", "say_hygiene", "arch_spellings"]
 
 
 def choices(values) -> str:
@@ -45,8 +46,26 @@ complete_rule_set = rule_set_names_and_files(query.RULE_SETS)
 
 
 RuleSetOpt = rule_set_option()
-OneArchOpt = typer.Option(..., "--arch", "-a", metavar="ARCH", help=f"Architecture: {choices(query.ARCHS)}.",
-                          autocompletion=values(query.ARCHS))
+
+
+def arch_spellings(value):
+    """``--arch``'s callback: lists as CK writes them (``gfx942;gfx950``, ``"gfx942 gfx950"``) split, product
+    names (``MI300X``) replaced by their arch -- with a note on stderr when a person reads stdout (a terminal),
+    quiet when stdout goes to a program. A one-arch option given a list keeps it as given (``one_arch`` refuses
+    it in the user's words). Which archs exist is the selection's to say, once the CK version is known."""
+    if value is None:
+        return None
+    many = isinstance(value, (list, tuple))
+    names, products = query.arch_spellings(value if many else [value])
+    if products and sys.stdout is not None and sys.stdout.isatty():
+        for product, arch in products:
+            say(f"note: --arch {product} is {arch}")
+    return names if many else (names[0] if len(names) == 1 else value)
+
+
+OneArchOpt = typer.Option(..., "--arch", "-a", metavar="ARCH", callback=arch_spellings,
+                          help=f"Architecture: {choices(query.BUNDLED_ARCHS)}, or a product (MI300X).",
+                          autocompletion=values(query.BUNDLED_ARCHS))
 KernelMapOpt = typer.Option(None, "--kernel-map", metavar="FILE",
                             help="Which kernel each measurement label measured: CSV 'label,kernel' or TOML "
                                  "'\"label\" = \"kernel\"' of full kernel names (overrides label resolution).")
@@ -131,9 +150,10 @@ def selection_options(arch: bool = True, variant_help: Optional[str] = None, var
                                            autocompletion=values(query.NDIMS, comma=True)))]
     if arch:
         options.insert(1 if variant_first else 0, ("arch", many, typer.Option(
-            None, "--arch", "-a", metavar="ARCH", help=f"Architecture(s), repeatable or comma-separated: "
-                                                       f"{choices(query.ARCHS)} (or a ROCm target ID: gfx942:xnack-).",
-            autocompletion=values(query.ARCHS, comma=True))))
+            None, "--arch", "-a", metavar="ARCH", callback=arch_spellings,
+            help=f"Architecture(s), repeatable or comma-, semicolon- or space-separated: "
+                 f"{choices(query.BUNDLED_ARCHS)} (or a ROCm target ID: gfx942:xnack-, or a product: MI300X).",
+            autocompletion=values(query.BUNDLED_ARCHS, comma=True))))
     return option_group("sel", options, lambda arch=None, **rest: SelectionArgs(arch, **rest))
 
 
@@ -172,9 +192,9 @@ class NameTarget(NamedTuple):
 
 
 #: ``check``'s --arch: optional, a names file's sections can say it
-SectionArchOpt = typer.Option(None, "--arch", "-a", metavar="ARCH",
-                              help=f"Architecture: {choices(query.ARCHS)} (default: each name's '# arch: ARCH' "
-                                   "section of the names file).", autocompletion=values(query.ARCHS))
+SectionArchOpt = typer.Option(None, "--arch", "-a", metavar="ARCH", callback=arch_spellings,
+                              help=f"Architecture: {choices(query.BUNDLED_ARCHS)} (default: each name's '# arch: ARCH' "
+                                   "section of the names file).", autocompletion=values(query.BUNDLED_ARCHS))
 
 
 def name_target_options(rule_set_help: str, sections: bool = False):
@@ -204,7 +224,7 @@ def say_hygiene(hygiene) -> None:
 
 def one_arch(arch: str) -> str:
     """The one architecture an option names (``--arch`` of the commands that take one)."""
-    if "," in arch:
+    if len(query.split_archs([arch])) > 1:
         raise CksolveError(f"--arch takes one architecture here, got {shorten(arch)}")
     return query.select(archs=[arch]).archs[0]
 
@@ -268,8 +288,8 @@ def _ck_params() -> list[inspect.Parameter]:
     return [
         inspect.Parameter("ck", kw, annotation=Optional[str], default=typer.Option(
             None, "--ck", envvar=CK_ENV, metavar="REF",
-            help="CK version whose arch facts and rules answer: a commit prefix (60b27664, 05fcb0f1) or an alias "
-                 f"(2026-06, 2026-10, develop = the newest bundled; the default). Same as {CK_ENV}=REF.")),
+            help="CK version whose arch facts and rules answer: a bundled version's commit prefix or alias: "
+                 f"{query.bundled_listing()}; develop = the newest bundled (the default). Same as {CK_ENV}=REF.")),
         inspect.Parameter("arch_specs", kw, annotation=Optional[str], default=typer.Option(
             None, "--arch-specs", metavar="FILE",
             help="A CK checkout's dispatcher/codegen/arch_specs.json, in place of the bundled facts (wins over "

@@ -17,8 +17,9 @@ from ..errors import CksolveError
 from ..outputs import StdoutStream, atomic_text_stream, write_stdout
 from .app import app
 from .errors import say
-from .options import (BuilderOpt, KeepInvalidOpt, KernelMapOpt, MinWrittenOpt, OneArchOpt, OutputOpt, check_format,
-                      choices, format_option, hygiene_options, load_rule_set, one_arch, refuse_unwritable, say_hygiene)
+from .options import (BuilderOpt, KeepInvalidOpt, KernelMapOpt, MinWrittenOpt, OneArchOpt, OutputOpt, arch_spellings,
+                      check_format, choices, format_option, hygiene_options, load_rule_set, one_arch,
+                      refuse_unwritable, say_hygiene)
 
 EVALUATE_FORMATS = ("table", "json")
 #: ``scoring.SCORERS`` repeated so that help needs no import of the scoring package
@@ -114,8 +115,8 @@ def evaluate_cmd(
     model: Optional[Path] = typer.Option(None, "--model", metavar="DIR", help="A model directory (CK's or cksolve's)."),
     device: Optional[str] = typer.Option(None, "--device", metavar="DEVICE",
                                          help="The analytic model's device (default: the arch's, see `archs`)."),
-    arch: Optional[str] = typer.Option(None, "--arch", "-a", metavar="ARCH",
-                                       help=f"{choices(query.ARCHS)} (default: the model's)."),
+    arch: Optional[str] = typer.Option(None, "--arch", "-a", metavar="ARCH", callback=arch_spellings,
+                                       help=f"{choices(query.BUNDLED_ARCHS)} (default: the model's)."),
     dtype: Optional[str] = typer.Option(None, "--dtype", metavar="DTYPE",
                                         help=f"{choices(query.DTYPES)} (default: the model's, else the kernels')."),
     fmt: str = format_option("table", EVALUATE_FORMATS),

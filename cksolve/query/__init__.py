@@ -13,16 +13,17 @@ own (``cksolve.workload``, ``.features``, ``.audit``, ``.explore``, ``.solver``,
 names the face shows, and to at least what the command line and the docs use.
 """
 
+from ..arch.facts import archs
 from ..arch.target_id import base_arch
 from ..errors import CksolveError
 from ..rulesets import RULE_SETS, rule_set_names
 from ..rulesets.listed import rule_set_file
-from ..selection import (ARCHS, DTYPES, NDIMS, VARIANTS, Record, Selection, canonical_order, gemm_variants, select,
-                         split_values)
+from ..selection import (BUNDLED_ARCHS, DTYPES, NDIMS, VARIANTS, Record, Selection, arch_spellings, canonical_order,
+                         gemm_variants, select, split_archs, split_values)
 from ..solver import evaluate
 from ..space.axes import value_text
 from ..space.combo import Combo
-from .ck import CkVersion, active_ck, bundled_versions, ck_version, use_ck, using_ck
+from .ck import CkVersion, active_ck, bundled_listing, bundled_versions, ck_version, use_ck, using_ck
 from .checking import CheckRecord, check_names, explain_name
 from .diff import Source, diff_sources, open_source, read_sectioned_names
 from .neighbors import NEIGHBOR_METHODS, neighbors
@@ -31,7 +32,10 @@ from .listing import (ENUMERATE_LIMIT, arch_facts_list, archs_document, count_re
 
 __all__ = [
     "CksolveError",
-    "ARCHS",
+    "BUNDLED_ARCHS",
+    "archs",
+    "arch_spellings",
+    "split_archs",
     "VARIANTS",
     "DTYPES",
     "NDIMS",
@@ -75,4 +79,5 @@ __all__ = [
     "active_ck",
     "CkVersion",
     "bundled_versions",
+    "bundled_listing",
 ]

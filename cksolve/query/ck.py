@@ -9,9 +9,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..arch.specs_file import read_arch_specs
-from ..arch.versions import CkVersion, activate, active, bundled, resolve, using
+from ..arch.versions import CkVersion, activate, active, bundled, listing, resolve, using
 
-__all__ = ["ck_version", "use_ck", "active_ck", "bundled_versions", "using_ck", "CkVersion"]
+__all__ = ["ck_version", "use_ck", "active_ck", "bundled_versions", "bundled_listing", "using_ck", "CkVersion"]
 
 
 def ck_version(ref: str | None = None, arch_specs: str | Path | None = None) -> CkVersion:
@@ -37,6 +37,11 @@ def active_ck() -> CkVersion:
 def bundled_versions() -> tuple[CkVersion, ...]:
     """The bundled versions, oldest first."""
     return bundled()
+
+
+def bundled_listing() -> str:
+    """The bundled versions with their aliases, as ``--ck``'s help names them: ``60b27664 (2026-06), ...``."""
+    return listing()
 
 
 using_ck = using

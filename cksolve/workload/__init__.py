@@ -25,7 +25,7 @@ from .labels import LabelResolver, read_kernel_map
 from .perf import read_measurement_file
 from .problem import DIRECTIONS, FIELDS, Problem, ProblemError, ProblemFacts, parse_problem
 from .problem_table import read_problems
-from .rules import RULES, applicability_constraints
+from .rules import applicability_constraints, rules
 from .coverage import iter_coverage
 from .tasks import (applicable_records, coverage_records, coverage_stream, minimize_kernels, minimize_request,
                     minimize_summary, write_coverage)
@@ -50,7 +50,7 @@ __all__ = [
     "minimize_request",
     "minimize_kernels",
     "minimize_summary",
-    "RULES",
+    "rules",
     "applicability_constraints",
     "read_measurement_file",
     "check_rows",

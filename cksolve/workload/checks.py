@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from ..arch.facts import archs_with
 from ..space.config import DepthwiseConfig
+from ..space.memos import MEMOS
 from ..space.pipelines import pipelines_with
 from ..space.values import value_facts, values_with
 from .facts import all_of, ceil_div, isin, not_
@@ -21,10 +22,9 @@ from .problem import DIRECTIONS
 
 #: Pipelines CK Tile marks Async (inferred from their names; applicability.md F2 [I]): pipelines.toml async_copy.
 ASYNC_PIPELINES = pipelines_with("async_copy")
-#: Archs with the stream-K backward-weight path (BWDW L671-686): facts.toml streamk_bwd_weight.
-STREAMK_ARCHS = frozenset(archs_with("streamk_bwd_weight"))
-#: Archs where Async pipelines run (applicability.md F2 [I]): facts.toml async_copy.
-ASYNC_ARCHS = frozenset(archs_with("async_copy"))
+#: The arch flags the rules read at run time, from the active CK version's facts (``arch_facts``), never frozen
+#: here: stream-K backward weight (BWDW L671-686) and where Async pipelines run (applicability.md F2 [I]).
+STREAMK_FLAG, ASYNC_FLAG = "streamk_bwd_weight", "async_copy"
 
 
 def _listing(archs, word: str) -> str:
@@ -33,14 +33,18 @@ def _listing(archs, word: str) -> str:
     return (", ".join(archs[:-1]) + f" {word} " + archs[-1]) if len(archs) > 1 else (archs[0] if archs else "no arch")
 
 
-#: Arch lists the rules' messages and docs name (``{streamk_archs}`` ...): formatted from the facts,
-#: when ``rules`` loads ``applicability.toml``, so a new arch's flags change the text too.
-ARCH_LISTS = {
-    "async_archs": _listing(archs_with("async_copy"), "and"),
-    "async_archs_or": _listing(archs_with("async_copy"), "or"),
-    "streamk_archs": _listing(archs_with("streamk_bwd_weight"), "and"),
-    "streamk_archs_or": _listing(archs_with("streamk_bwd_weight"), "or"),
-}
+def arch_lists() -> tuple[tuple[str, str], ...]:
+    """(field, text) of the arch lists the rules' messages and docs name (``{streamk_archs}`` ...), formatted
+    from the active CK version's facts, so a version's flags change the text too (a memo per pair of lists)."""
+    return _arch_lists(archs_with(ASYNC_FLAG), archs_with(STREAMK_FLAG))
+
+
+@MEMOS.cached("workload.checks.arch_lists", maxsize=64)
+def _arch_lists(async_archs: tuple[str, ...], streamk_archs: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    return (("async_archs", _listing(async_archs, "and")), ("async_archs_or", _listing(async_archs, "or")),
+            ("streamk_archs", _listing(streamk_archs, "and")), ("streamk_archs_or", _listing(streamk_archs, "or")))
+
+
 #: Output types whose epilogue is not float: they bound and shape split-K (values.toml ``half``).
 HALF_TYPES = values_with("dtype", "half")
 #: compv6 prefetches 3 stages, so it needs PrefetchStages + 1 K iterations per split.
@@ -60,7 +64,7 @@ def ndim_matches(ndim, f, arch, dtype):
 
 
 def async_copy_arch(pipeline, f, arch, dtype):
-    return not_(isin(pipeline, ASYNC_PIPELINES)) | (arch in ASYNC_ARCHS)
+    return not_(isin(pipeline, ASYNC_PIPELINES)) | (arch in archs_with(ASYNC_FLAG))
 
 
 def specialization_fits(spec, f, arch, dtype):
@@ -138,7 +142,7 @@ def no_explicit_gemm(explicit_gemm, f, arch, dtype):
 
 
 def streamk_fits(streamk, f, arch, dtype):
-    return not_(streamk) | ((arch in STREAMK_ARCHS) & (f.split_k == 1))
+    return not_(streamk) | ((arch in archs_with(STREAMK_FLAG)) & (f.split_k == 1))
 
 
 def split_k_positive(variant, f, arch, dtype):
