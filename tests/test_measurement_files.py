@@ -33,7 +33,7 @@ CELLS = [
     ("arabic-field", f"{HEADER}\u0661,1,64,128,{GOOD},1\n", 2, "field N: '\u0661' is not an integer"),
     ("json-true-field", f'{{"N": true, "C": 64, "K": 128, "kernel": "{GOOD}", "tflops": 1}}\n', 1,
      "field N: true is not an integer"),
-    ("unknown-column", f"N,C,K,kernel,speed\n1,64,128,{GOOD},1\n", 1, "unknown column 'speed'"),
+    ("unknown-column", f"N,C,K,kernel,speed\n1,64,128,{GOOD},1\n", 1, "column 5 of the header is not a column name"),
     ("unknown-json-key", f'{{"N": 1, "C": 64, "K": 128, "kernel": "{GOOD}", "tflops": 1, "speed": 2}}\n', 1,
      "unknown field 'speed'"),
     ("column-twice", f"N,C,K,kernel,tflops,tflops\n1,64,128,{GOOD},1,2\n", 1, "column 'tflops' given twice"),

@@ -126,9 +126,17 @@ def fit_all(d: TrainData, folds: int, seed: int, trees: int, jobs: int = 1):
     return booster, cv
 
 
-def _timestamp(paths) -> str:
-    newest = max(os.stat(p).st_mtime for p in paths)
+def _timestamp(paths) -> str | None:
+    """The newest file's modification time; None when every input was stdin (``-``: it has no time of its own)."""
+    files = [p for p in paths if str(p) != "-"]
+    if not files:
+        return None
+    newest = max(os.stat(p).st_mtime for p in files)
     return _dt.datetime.fromtimestamp(int(newest), _dt.timezone.utc).isoformat()
+
+
+#: ``--trees`` and ``--seed`` bounds (docs/cli.md): CK trains 2000 trees; LightGBM's seed is a C int
+MAX_TREES, MAX_SEED = 100_000, 2**31 - 1
 
 
 def train(paths: list, arch: str, dtype: str, variant: str, out: str | Path, seed: int = 42, folds: int = 5,
@@ -137,8 +145,10 @@ def train(paths: list, arch: str, dtype: str, variant: str, out: str | Path, see
 
     ``jobs``: fits run side by side (default: the cores this process may use); the bytes written do not
     depend on it."""
-    if trees < 1:
-        raise CksolveError(f"{{opt:trees}} {trees} must be at least 1")
+    if not 1 <= trees <= MAX_TREES:  # 2**31 overflowed LightGBM's int; 10**20 trained until killed
+        raise CksolveError(f"{{opt:trees}} {trees} is out of range: 1..{MAX_TREES:,}")
+    if not 0 <= seed <= MAX_SEED:  # LightGBM's seed is a C int: a larger one wrapped while the spec kept it
+        raise CksolveError(f"{{opt:seed}} {seed} is out of range: 0..{MAX_SEED} (LightGBM's seed is a 32-bit int)")
     if folds < 0 or folds == 1:  # one fold would have nothing to validate on: trained silently without CV
         raise CksolveError(f"{{opt:folds}} {folds}: 0 (no cross-validation) or at least 2")
     if semantics not in MODEL_SEMANTICS:

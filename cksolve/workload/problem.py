@@ -16,7 +16,7 @@ from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Iterable
 
-from ..errors import CksolveError
+from ..errors import CksolveError, did_you_mean
 from ..space.textfile import read_text
 from ..space.variants import VARIANTS
 from .facts import Facts, derive
@@ -341,9 +341,11 @@ def skipped(row: list[str]) -> bool:
 def csv_header(path, line: int, row: list[str], columns: tuple[str, ...], labels: bool = False) -> list[str]:
     """The header's column names; an unknown one (or, with ``labels``, one like a misspelt field) is an error."""
     header = [h.strip() for h in row]
-    unknown = [h for h in header if h not in columns and (not labels or looks_like_a_field(h))]
-    if unknown:
-        raise ProblemError(f"{path}:{line}: unknown column {_echo(unknown[0])!r}; valid: {', '.join(columns)}")
+    unknown = next((i for i, h in enumerate(header, 1) if h not in columns and (not labels or looks_like_a_field(h))),
+                   None)
+    if unknown is not None:  # named by its place, not its text: a file's contents are never echoed (/etc/passwd)
+        raise ProblemError(f"{path}:{line}: column {unknown} of the header is not a column name this file may have; "
+                           f"valid: {', '.join(columns)}{did_you_mean(header[unknown - 1], columns)}")
     if labels and not any(h in columns for h in header):  # any text's first line would be a label column
         raise ProblemError(f"{path}:{line}: the header names no problem field ({', '.join(columns[:4])}, ...); "
                            f"is this a workload?")
