@@ -28,12 +28,22 @@ _GEMM_VARIANTS = ("forward", "bwd_data", "bwd_weight")
 DtypeOpt = typer.Option(..., "--dtype", metavar="DTYPE", help=f"{choices(query.DTYPES)}.")
 MeasurementsOpt = typer.Option(..., "--measurements", metavar="FILE",
                                help="CK's tile-engine benchmark CSV or cksolve's measurement CSV/JSONL (repeatable).")
+AllowUnmeasuredOpt = typer.Option(False, "--allow-unmeasured",
+                                  help="With --measurements: rank problems the file has no measurement for "
+                                       "(their kernels all score 0, name order) instead of refusing.")
 
 
 def _dtype(dtype: str) -> str:
     if dtype not in query.DTYPES:
         raise CksolveError(f"unknown --dtype {dtype!r}; valid: {choices(query.DTYPES)}")
     return dtype
+
+
+def _unmeasured(scorer, problems: list, dtype: str, allow: bool):
+    """The note on problems the measurement file has no measurement for (a refusal without ``allow``)."""
+    from ..scoring.measured import unmeasured_note  # deferred: the measurement reader loads for this option only
+
+    return unmeasured_note(scorer, problems, dtype, allow)
 
 
 @app.command("train")
@@ -105,6 +115,7 @@ def select_cmd(
                                             help="Score with measured TFLOPS (unmeasured kernels score 0)."),
     device: Optional[str] = typer.Option(None, "--device", metavar="DEVICE",
                                          help="The analytic model's device (default: the arch's, see `archs`)."),
+    allow_unmeasured: bool = AllowUnmeasuredOpt,
     top: int = typer.Option(5, "--top", metavar="K", help="Kernels per problem."),
     fmt: str = format_option("table", SELECT_FORMATS),
     output: Optional[Path] = OutputOpt,
@@ -122,6 +133,8 @@ def select_cmd(
         raise CksolveError("give at most one of --model and --measurements")
     if top < 1:
         raise CksolveError(f"--top {top} must be at least 1")
+    if allow_unmeasured and measured is None:
+        raise CksolveError("--allow-unmeasured goes with --measurements")
     refuse_unwritable(output)
     arch, dtype = one_arch(arch), _dtype(dtype)
     plist = [workload.parse_problem(problem)] if problem is not None else workload.read_problems(problems)
@@ -133,7 +146,10 @@ def select_cmd(
     else:
         scorer = scoring.get_scorer("analytic", device=device)
     scorer.prepare(arch, dtype)  # a device of another arch, a model of another dtype: one error before any output
+    note = _unmeasured(scorer, plist, dtype, allow_unmeasured) if measured is not None else None
     say(f"ranking by {scorer.describe()}")
+    if note:
+        say(note)
     records = scoring.select(plist, rs, arch, dtype, scorer, top)
     if output is None:
         blocked = scoring.write_select(records, fmt, StdoutStream())

@@ -15,6 +15,7 @@ from ..formats import render, table_text
 from ..progress import Progress
 from .app import app
 from .listing import records_blocks, write_blocks
+from .select import AllowUnmeasuredOpt
 from .options import (BuilderOpt, OneArchOpt, backend_option, OutputOpt, SelectionArgs, check_format, choices, format_option,
                       load_rule_set, one_arch, refuse_unwritable, rule_set_option, selection_options, write)
 
@@ -95,6 +96,7 @@ def search_cmd(
                                             help="Re-rank the performance model's pool by measured TFLOPS."),
     pool: Optional[int] = typer.Option(None, "--pool", metavar="N",
                                        help="Tile shapes the performance model hands --model/--measurements (50)."),
+    allow_unmeasured: bool = AllowUnmeasuredOpt,
 ) -> None:
     """The best valid configs for a problem by the performance model (one line per tile shape), over a rule set
     or the whole space; --backend cpsat ranks by the padding score."""
@@ -107,9 +109,10 @@ def search_cmd(
     if backend != "cpsat":  # the performance model (the direct backend's search)
         if backend is not None and backend not in explore.SEARCH_BACKENDS:
             explore.search(problem, arch, dtype, rs, top, (), backend)  # the one error line for this backend
-        _ranked_search(problem, arch, dtype, rs, top, tuple(where or ()), fmt, output, device, model, measured, pool)
+        _ranked_search(problem, arch, dtype, rs, top, tuple(where or ()), fmt, output, device, model, measured, pool,
+                       allow_unmeasured)
         return
-    if any(x is not None for x in (device, model, measured, pool)):
+    if any(x is not None for x in (device, model, measured, pool)) or allow_unmeasured:
         raise CksolveError("--backend cpsat searches by the padding score: --device, --model, --measurements and "
                            "--pool need the performance model's search (the default backend)")
     results, status = explore.search(problem, arch, dtype, rs, top, tuple(where or ()), backend, time_limit)
@@ -133,7 +136,8 @@ def _write_results(results, status: str, said: str, columns: list, fmt: str, out
     tell(said)
 
 
-def _ranked_search(problem, arch, dtype, rs, top, where, fmt, output, device, model, measured, pool) -> None:
+def _ranked_search(problem, arch, dtype, rs, top, where, fmt, output, device, model, measured, pool,
+                   allow_unmeasured=False) -> None:
     """``search`` by the performance model, one line per tile shape, re-ranked by a model or measurements."""
     from .. import scoring  # deferred: the scorers (and lightgbm for --model) load for this search only
     from .errors import say  # deferred: only this search says what ranks
@@ -142,8 +146,16 @@ def _ranked_search(problem, arch, dtype, rs, top, where, fmt, output, device, mo
         raise CksolveError("give at most one of --model and --measurements")
     rescorer = (scoring.get_scorer("model", path=model) if model is not None
                 else scoring.get_scorer("measured", path=measured) if measured is not None else None)
+    if allow_unmeasured and measured is None:
+        raise CksolveError("--allow-unmeasured goes with --measurements")
     if rescorer is not None:
         rescorer.prepare(arch, dtype)
+    note = None
+    if measured is not None:
+        from ..workload import parse_problem  # deferred (see _infeasible_reason)
+        from .select import _unmeasured
+
+        note = _unmeasured(rescorer, [parse_problem(problem)], dtype, allow_unmeasured)
     size = explore.RANK_POOL if pool is None else pool
     ranking = {"device": device, "rescorer": rescorer, "pool": size}
     results, status = explore.search(problem, arch, dtype, rs, top, where, None, explore.TIME_LIMIT, ranking)
@@ -153,6 +165,8 @@ def _ranked_search(problem, arch, dtype, rs, top, where, fmt, output, device, mo
     else:
         said = (f"searched with {analytic.describe()} to a pool of {size} tile shapes, re-ranked by "
                 f"{rescorer.describe()}\nstatus: {status}")
+    if note:
+        said += f"\n{note.removeprefix('note: ')}"
     _write_results(results, status, said, ["score", "analytic", "configs", "tile", "name"], fmt, output,
                    lambda text: [say(line) for line in text.splitlines()],
                    lambda: _infeasible_reason(problem, arch, dtype, rs, bool(where)))
