@@ -99,3 +99,30 @@ def test_train_reads_measurements_from_stdin(capsys, tmp_path, monkeypatch):
     assert manifest["timestamp"] is None  # stdin has no modification time
     spec = json.loads((tmp_path / "model" / "feature_spec.json").read_text())
     assert spec["params"]["seed"] == 2 ** 31 - 1
+
+
+def test_made_up_data_leaves_a_trace(capsys, tmp_path, monkeypatch):
+    """``python -m cksolve.ml.madeup`` marks its rows (``run_id`` = made_up, a column CK's converter ignores);
+    a model trained on them says so in train's line and its manifest; measured data has no such key."""
+    pytest.importorskip("lightgbm")
+    import contextlib
+    import io
+
+    from cksolve.ml import madeup
+
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        madeup.main(["--problems", "6", "--seed", "1", "--kernels", "12"])
+    lines = buf.getvalue().splitlines()
+    assert lines[0].split(",") == list(madeup.MADE_UP_COLUMNS) and lines[0].endswith(",run_id")
+    assert all(line.endswith(",made_up") for line in lines[1:])
+    f = tmp_path / "bench.csv"
+    f.write_text(buf.getvalue())
+    code, out, err = run(capsys, *TRAIN, "--measurements", str(f), "--out", str(tmp_path / "model"), "--trees", "5")
+    assert code == 0, err
+    assert out.endswith(" (MADE-UP data: 72 rows from cksolve.ml.madeup, no GPU measured them)\n"), out
+    assert json.loads((tmp_path / "model" / "train_manifest.json").read_text())["made_up"] is True
+    measured = _made_up(tmp_path)  # the same rows without the run_id column: nothing marks them
+    code, out, err = run(capsys, *TRAIN, "--measurements", str(measured), "--out", str(tmp_path / "m2"), "--trees", "5")
+    assert code == 0 and "MADE-UP" not in out
+    assert "made_up" not in json.loads((tmp_path / "m2" / "train_manifest.json").read_text())

@@ -16,8 +16,8 @@ from ..errors import CksolveError
 from ..outputs import StdoutStream, atomic_text_stream, write_stdout
 from .app import app
 from .errors import say
-from .options import (BuilderOpt, OneArchOpt, OutputOpt, check_format, choices, format_option, load_rule_set,
-                      one_arch, refuse_unwritable)
+from .options import (AllowUnmeasuredOpt, BuilderOpt, OneArchOpt, OutputOpt, check_format, choices, format_option,
+                      load_rule_set, one_arch, refuse_unwritable)
 
 EVALUATE_FORMATS = ("table", "json")
 SELECT_FORMATS = ("table", "jsonl", "csv")
@@ -28,22 +28,12 @@ _GEMM_VARIANTS = ("forward", "bwd_data", "bwd_weight")
 DtypeOpt = typer.Option(..., "--dtype", metavar="DTYPE", help=f"{choices(query.DTYPES)}.")
 MeasurementsOpt = typer.Option(..., "--measurements", metavar="FILE",
                                help="CK's tile-engine benchmark CSV or cksolve's measurement CSV/JSONL (repeatable).")
-AllowUnmeasuredOpt = typer.Option(False, "--allow-unmeasured",
-                                  help="With --measurements: rank problems the file has no measurement for "
-                                       "(their kernels all score 0, name order) instead of refusing.")
 
 
 def _dtype(dtype: str) -> str:
     if dtype not in query.DTYPES:
         raise CksolveError(f"unknown --dtype {dtype!r}; valid: {choices(query.DTYPES)}")
     return dtype
-
-
-def _unmeasured(scorer, problems: list, dtype: str, allow: bool):
-    """The note on problems the measurement file has no measurement for (a refusal without ``allow``)."""
-    from ..scoring.measured import unmeasured_note  # deferred: the measurement reader loads for this option only
-
-    return unmeasured_note(scorer, problems, dtype, allow)
 
 
 @app.command("train")
@@ -73,7 +63,9 @@ def train_cmd(
                       semantics, gz, jobs)
     cv = result["cv"]
     line = (f"trained on {result['rows']} rows ({result['problems']} problems, {result['kernels']} kernels"
-            + (f", {result['skipped']} rows with tflops <= 0 skipped" if result["skipped"] else "") + f") -> {out}")
+            + (f", {result['skipped']} rows with tflops <= 0 skipped" if result["skipped"] else "") + f") -> {out}"
+            + (f" (MADE-UP data: {result['made_up']} rows from cksolve.ml.madeup, no GPU measured them)"
+               if result.get("made_up") else ""))
     if cv:
         line += (f"\ncross-validation ({len(result['folds'])} folds by problem group): mean efficiency "
                  f"{100 * cv['mean_efficiency']:.1f}%, p10 {100 * cv['p10_efficiency']:.1f}%, "
@@ -146,7 +138,11 @@ def select_cmd(
     else:
         scorer = scoring.get_scorer("analytic", device=device)
     scorer.prepare(arch, dtype)  # a device of another arch, a model of another dtype: one error before any output
-    note = _unmeasured(scorer, plist, dtype, allow_unmeasured) if measured is not None else None
+    note = None
+    if measured is not None:
+        from ..scoring.measured import unmeasured_note  # deferred: loads with the measured scorer only
+
+        note = unmeasured_note(scorer, plist, dtype, allow_unmeasured)
     say(f"ranking by {scorer.describe()}")
     if note:
         say(note)

@@ -15,9 +15,9 @@ from ..formats import render, table_text
 from ..progress import Progress
 from .app import app
 from .listing import records_blocks, write_blocks
-from .select import AllowUnmeasuredOpt
-from .options import (BuilderOpt, OneArchOpt, backend_option, OutputOpt, SelectionArgs, check_format, choices, format_option,
-                      load_rule_set, one_arch, refuse_unwritable, rule_set_option, selection_options, write)
+from .options import (AllowUnmeasuredOpt, BuilderOpt, OneArchOpt, backend_option, OutputOpt, SelectionArgs,
+                      check_format, choices, format_option, load_rule_set, one_arch, refuse_unwritable,
+                      rule_set_option, selection_options, write)
 
 SAMPLE_FORMATS = ("names", "jsonl", "csv")
 SEARCH_FORMATS = ("table", "jsonl", "csv", "names")
@@ -152,10 +152,10 @@ def _ranked_search(problem, arch, dtype, rs, top, where, fmt, output, device, mo
         rescorer.prepare(arch, dtype)
     note = None
     if measured is not None:
+        from ..scoring.measured import unmeasured_note  # deferred: loads with the measured scorer only
         from ..workload import parse_problem  # deferred (see _infeasible_reason)
-        from .select import _unmeasured
 
-        note = _unmeasured(rescorer, [parse_problem(problem)], dtype, allow_unmeasured)
+        note = unmeasured_note(rescorer, [parse_problem(problem)], dtype, allow_unmeasured)
     size = explore.RANK_POOL if pool is None else pool
     ranking = {"device": device, "rescorer": rescorer, "pool": size}
     results, status = explore.search(problem, arch, dtype, rs, top, where, None, explore.TIME_LIMIT, ranking)

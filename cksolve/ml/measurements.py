@@ -33,6 +33,7 @@ class Measurements:
     kernels: dict = field(default_factory=dict)  # name -> KernelName
     skipped: int = 0  # rows with tflops 0
     rows: int = 0
+    made_up: int = 0  # rows cksolve.ml.madeup wrote (run_id made_up): not measurements
 
     def pairs(self) -> Iterator[tuple[Problem, KernelName, float]]:
         for problem, measured in self.by_problem.items():
@@ -60,6 +61,7 @@ def measurements_of(rows: Iterable[Measurement], variant: str | None = None, dty
     out = Measurements() if out is None else out
     for m in rows:
         out.rows += 1
+        out.made_up += m.made_up
         name, where = m.kernel, m.where
         kernel = out.kernels.get(name)
         if kernel is None:

@@ -167,6 +167,8 @@ def train(paths: list, arch: str, dtype: str, variant: str, out: str | Path, see
                 "total_n_estimators": trees, "data_rows": m.rows, "valid_rows": int(len(d.y)),
                 "unique_shapes": len({tuple(getattr(p, f) for f in GROUP_KEY[:8]) for p in m.by_problem}),
                 "timestamp": _timestamp(paths)}
+    if m.made_up:  # rows cksolve.ml.madeup wrote: the model says it learnt no GPU (absent for measured data)
+        manifest["made_up"] = True
     text = booster.model_to_string()
     # the gains as the written model holds them (its text rounds them; the training booster's are unrounded):
     # what a Booster loaded from the directory reports
@@ -180,7 +182,7 @@ def train(paths: list, arch: str, dtype: str, variant: str, out: str | Path, see
              "feature_importances_tflops.json": importances}
     write_model_dir(out, text, spec, manifest, extra, gz)
     return {"rows": int(len(d.y)), "problems": len(m.by_problem), "kernels": len(m.kernels),
-            "skipped": m.skipped, "folds": cv, "cv": cv_summary}
+            "skipped": m.skipped, "folds": cv, "cv": cv_summary, "made_up": m.made_up}
 
 
 def evaluate_rows(model, m: Measurements, arch: str, dtype: str) -> dict:
