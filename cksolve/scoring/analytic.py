@@ -63,7 +63,7 @@ def problem_terms(f) -> dict:
             "useful": 2.0 * f.gemm_m * f.gemm_n * f.gemm_k * f.gemm_batch, "a": a, "b": b, "c": c}
 
 
-def as_floats(P: dict) -> dict:
+def _as_floats(P: dict) -> dict:
     """``P`` with its integers as floats: the model's arithmetic is in float64, exact below 2**53 (every
     real problem), and a problem of 18-digit fields neither overflows int64 nor wraps a tile count."""
     return {key: float(v) if isinstance(v, int) else v for key, v in P.items()}
@@ -82,7 +82,7 @@ def _columns(configs) -> dict:
 def estimate_batch(P: dict, C: dict, dev: Device, dtype: str, family: str, warp_size: int) -> dict:
     """The model's terms for problem terms ``P`` (``problem_terms``, scalars or arrays) and config columns ``C``
     (arrays, one element per pair): the module docstring, in array form; ``tflops`` is the score."""
-    P = as_floats(P)
+    P = _as_floats(P)
     fx = factors()
     pipes = fx["pipeline"]
     bpe = common_facts().element_size[dtype]

@@ -43,7 +43,7 @@ class MeasuredScorer:
         held = self.dtypes()
         if dtype not in held:  # every score would be 0: a ranking by name order, not by measurements
             raise CksolveError(f"{{opt:measurements}} {shorten(self.path, quote=False)} holds "
-                               f"{' and '.join(held)} measurements, no {dtype} one: give --dtype "
+                               f"{' and '.join(held)} measurements, no {dtype} one: give {{opt:dtype}} "
                                f"{' or '.join(held)}, or another file")
 
     def unmeasured(self, problems, dtype: str) -> list[int]:
