@@ -126,3 +126,18 @@ def test_made_up_data_leaves_a_trace(capsys, tmp_path, monkeypatch):
     code, out, err = run(capsys, *TRAIN, "--measurements", str(measured), "--out", str(tmp_path / "m2"), "--trees", "5")
     assert code == 0 and "MADE-UP" not in out
     assert "made_up" not in json.loads((tmp_path / "m2" / "train_manifest.json").read_text())
+
+
+@pytest.mark.parametrize("argv,name,text", [
+    (["coverage", "--problems", "{f}", "-r", "tiny", "-a", "gfx942"], "w.csv", "N,K,C\n1,64,{s}\n"),
+    (["coverage", "--problems", "{f}", "-r", "tiny", "-a", "gfx942"], "w.jsonl", '{{"N": 1, "C": "{s}"}}\n'),
+    (["select", "-p", "N=1", "-r", "tiny", "-a", "gfx942", "--dtype", "fp16", "--measurements", "{f}"], "m.csv",
+     "kernel,N,C,tflops\ngrouped_conv_forward_fp16_2d_64x64x64_compv3_intrawave,1,{s},1\n"),
+], ids=["csv-cell", "jsonl-value", "measurement-cell"])
+def test_a_bad_cell_is_named_not_echoed(capsys, tmp_path, argv, name, text):
+    f = tmp_path / name
+    f.write_text(text.format(s=SECRET.replace(":", "_")))
+    code, _, err = run(capsys, *[a.format(f=f) for a in argv])
+    assert code == 2 and err.count("\n") == 1, err
+    assert "s3cr3t" not in err, err
+    assert f"{f}:" in err and "field C: not an integer (expected decimal ASCII digits, at most 18)" in err, err

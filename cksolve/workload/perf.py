@@ -124,7 +124,7 @@ def read_measurement_file(path: str | Path) -> list[Measurement]:
             key = values = None
         if values is None:
             try:  # the integers are read here, so that every reader refuses a bad one before its own checks
-                values = tuple((k, _int(k, v)) for k, v in cells if v is not None and str(v).strip() != "")
+                values = tuple((k, _int(k, v, False)) for k, v in cells if v is not None and str(v).strip() != "")
             except ProblemError as exc:
                 raise ProblemError(f"{where}: {exc}") from None
             if key is not None:
