@@ -29,8 +29,10 @@ class ModelScorer:
 
     def describe(self) -> str:
         s = self.model.spec
+        manifest = self.model.manifest
+        made_up = isinstance(manifest, dict) and manifest.get("made_up") is True  # train on cksolve.ml.madeup rows
         return (f"model {self.path} ({self.model.trees} trees, {s.get('arch', '?')} {s.get('dtype', '?')}, "
-                f"{self.model.semantics} features)")
+                f"{self.model.semantics} features{'; trained on MADE-UP data' if made_up else ''})")
 
     def _maker(self, arch: str, dtype: str) -> RowMaker:
         m = self._rows.get((arch, dtype))
