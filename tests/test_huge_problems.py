@@ -54,9 +54,11 @@ def test_extreme_fields_on_the_command_line(capsys, spec, command):
 
 @pytest.mark.parametrize("spec", SPECS)
 @pytest.mark.parametrize("command", ["coverage", "minimize"])
-def test_extreme_fields_in_a_problems_file(capsys, tmp_path, spec, command):
-    f = tmp_path / "p.jsonl"
-    f.write_text(json.dumps(parse_problem(spec).as_dict()) + "\n")
+@pytest.mark.parametrize("fmt", ["jsonl", "csv"])  # the row reader; plain CSV is read by columns (problem_table)
+def test_extreme_fields_in_a_problems_file(capsys, tmp_path, spec, command, fmt):
+    f = tmp_path / f"p.{fmt}"
+    d = parse_problem(spec).as_dict()
+    f.write_text(json.dumps(d) + "\n" if fmt == "jsonl" else ",".join(d) + "\n" + ",".join(map(str, d.values())) + "\n")
     code, _, err = run(capsys, command, "--problems", str(f), "-r", "tiny", "-a", "gfx942", "--dtype", "fp16")
     assert code in (0, 1) and "Traceback" not in err, err
     if code == 1:  # minimize: tiny covers none of the problems (nothing kept), said so
