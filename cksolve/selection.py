@@ -146,7 +146,26 @@ class Selection:
         return len(set(map(kind_of, self.variants))) == 1
 
 
+def _not_in_this_version(archs) -> None:
+    """An arch cksolve knows that the active version does not (an ``--arch-specs`` file without it): the error
+    names the version (the file) and the way out, not a near spelling of another arch."""
+    from .arch.versions import active  # deferred: only a version that lacks a bundled arch needs it
+
+    for v in split_values(archs, "arch"):
+        try:
+            arch = base_arch(v)
+        except ValueError:
+            continue
+        if arch in ARCHS and arch not in known_archs():
+            version = active()
+            way = ("drop {opt:arch_specs} (the bundled CK versions know it) or give a file that lists it"
+                   if version.source else "choose another {opt:ck}")
+            raise CksolveError(f"arch {arch!r} is not in {version.label}, which lists "
+                               f"{', '.join(known_archs())}: {way}")
+
+
 def select(archs=None, variants=None, dtypes=None, ndims=None) -> Selection:
+    _not_in_this_version(archs)
     return Selection(
         # a ROCm target ID (gfx942:xnack-) selects by its base arch, a product name (MI300X) by its arch
         _choose("arch", archs, known_archs(), _arch_of, lambda given, _: split_archs(given)),

@@ -114,7 +114,7 @@ def test_bad_problem_file_names_file_line_and_field(tmp_path):
         read_problems(f)
     j = tmp_path / "w.jsonl"
     j.write_text('{"N": 1, "C": 64}\n{"N": "x"}\n', encoding="utf-8")
-    with pytest.raises(ProblemError, match=r"w\.jsonl:2: field N: 'x' is not an integer"):
+    with pytest.raises(ProblemError, match=r"w\.jsonl:2: field N: not an integer \(expected decimal ASCII digits, at most 18\)$"):
         read_problems(j)
 
 

@@ -280,7 +280,8 @@ def resolve(ref: str | None) -> CkVersion:
         hits = [v for v in versions if v.commit.startswith(text)]
     if len(hits) != 1:
         what = "ambiguous" if hits else "unknown"
-        raise UnknownVersion(f"{what} CK version {shorten(ref)}; bundled: {listing()}")
+        raise UnknownVersion(f"{what} CK version {shorten(ref)}; bundled: {listing()}; for another CK checkout "
+                             f"give its dispatcher/codegen/arch_specs.json with {{opt:arch_specs}} FILE")
     return hits[0]
 
 

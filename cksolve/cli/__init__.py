@@ -68,9 +68,34 @@ def _invoked(argv: list[str]) -> Optional[str]:
     return None
 
 
+#: options of every command in ``CK_COMMANDS`` that may also come before the command's name
+_CK_GLOBALS = ("--ck", "--arch-specs")
+
+
+def _ck_first(argv: list[str]) -> list[str]:
+    """``argv`` with a ``--ck REF`` / ``--arch-specs FILE`` given before the command's name moved just after it
+    (``cksolve --ck 60b27664 count ...``): they are the command's options; one after the name still wins."""
+    moved, rest = [], []
+    i = 0
+    while i < len(argv) and argv[i].startswith("-") and argv[i] != "--":
+        word = argv[i]
+        if word in _CK_GLOBALS and i + 1 < len(argv):
+            moved += argv[i:i + 2]
+            i += 2
+            continue
+        if word.partition("=")[0] in _CK_GLOBALS:
+            moved.append(word)
+        else:
+            rest.append(word)
+        i += 1
+    if not moved or i >= len(argv) or argv[i] not in CK_COMMANDS:
+        return argv  # no such option, or a command without it: click's own line names it
+    return [*rest, argv[i], *moved, *argv[i + 1:]]
+
+
 def main(argv: Optional[list[str]] = None) -> None:
     """Entry point: run the app, turning every user error into one line and exit 2."""
-    argv = sys.argv[1:] if argv is None else list(argv)
+    argv = _ck_first(sys.argv[1:] if argv is None else list(argv))
     name = _invoked(argv)
     load_families(None if name is None else [name])
     run_command(typer.main.get_command(app), argv)

@@ -12,6 +12,7 @@ here, inside the handlers, so a full disk is a line and not a traceback at exit.
 from __future__ import annotations
 
 import os
+import re
 import sys
 from typing import Optional
 
@@ -58,9 +59,24 @@ def to_stderr(text: str) -> None:
         pass
 
 
+#: The longest run of characters without a space an error line keeps (a value, a path), and the longest line.
+RUN_CAP, LINE_CAP = 200, 1000
+_RUN = re.compile(r"\S{%d,}" % (RUN_CAP + 1))
+
+
+def capped(line: str) -> str:
+    """``line`` cut to stay one readable line, whatever a command put in it: each run of more than
+    ``RUN_CAP`` non-space characters (an echoed value or path) cut to ``RUN_CAP`` and its length, then the whole
+    line to about ``LINE_CAP`` characters. The one place every stderr line passes (``say``)."""
+    line = _RUN.sub(lambda m: f"{m.group()[:RUN_CAP]}... ({len(m.group()):,} characters)", line)
+    if len(line) > LINE_CAP:
+        line = f"{line[:LINE_CAP]}... ({len(line):,} characters)"
+    return line
+
+
 def say(line: str) -> None:
-    """One line on stderr, ``cksolve: `` first."""
-    to_stderr(f"cksolve: {line}\n")
+    """One line on stderr, ``cksolve: `` first, capped (``capped``)."""
+    to_stderr(f"cksolve: {capped(line)}\n")
 
 
 def _fail(message: str, code: int = 2) -> None:

@@ -72,6 +72,8 @@ def minimize_cmd(
     else:
         write_stdout(names)
         to_stderr(summary)
+    if not result.result.covered:  # a verdict, as check's invalid name: the rule set runs none of the problems
+        raise typer.Exit(1)
 
 
 def _measured_scorer(perf: Optional[Path], hygiene=None):

@@ -315,3 +315,10 @@ def with_ck_options(command):
 
 
 __all__ += ["set_strict", "strict", "warn_once", "check_format", "CK_ENV", "CK_COMMANDS", "with_ck_options"]
+
+
+#: ``select``'s and ``search``'s: go on past problems a measurement file has no measurement for
+AllowUnmeasuredOpt = typer.Option(False, "--allow-unmeasured",
+                                  help="With --measurements: rank problems the file has no measurement for "
+                                       "(their kernels all score 0, name order) instead of refusing.")
+__all__ += ["AllowUnmeasuredOpt"]

@@ -17,9 +17,9 @@ from ..errors import CksolveError
 from ..outputs import StdoutStream, atomic_text_stream, write_stdout
 from .app import app
 from .errors import say
-from .options import (BuilderOpt, KeepInvalidOpt, KernelMapOpt, MinWrittenOpt, OneArchOpt, OutputOpt, arch_spellings,
-                      check_format, choices, format_option, hygiene_options, load_rule_set, one_arch,
-                      refuse_unwritable, say_hygiene)
+from .options import (AllowUnmeasuredOpt, BuilderOpt, KeepInvalidOpt, KernelMapOpt, MinWrittenOpt, OneArchOpt,
+                      OutputOpt, arch_spellings, check_format, choices, format_option, hygiene_options, load_rule_set,
+                      one_arch, refuse_unwritable, say_hygiene)
 
 EVALUATE_FORMATS = ("table", "json")
 #: ``scoring.SCORERS`` repeated so that help needs no import of the scoring package
@@ -87,14 +87,16 @@ def train_text(result: dict, out) -> str:
     cv = result["cv"]
     skipped = f", {result['skipped']} rows with tflops <= 0 skipped" if result["skipped"] else ""
     pct = lambda v: f"{100 * v:.1f}%"  # noqa: E731
+    made_up = (f" (MADE-UP data: {result['made_up']} rows from cksolve.ml.madeup, no GPU measured them)"
+               if result.get("made_up") else "")
     if result["like_ck"]:
-        line = f"trained on {result['rows']} rows ({result['problems']} problems, {result['kernels']} kernels{skipped}) -> {out}"
+        line = f"trained on {result['rows']} rows ({result['problems']} problems, {result['kernels']} kernels{skipped}) -> {out}{made_up}"
         if cv:
             line += (f"\ncross-validation ({len(result['folds'])} folds by problem group): mean efficiency "
                      f"{pct(cv['mean_efficiency'])}, p10 {pct(cv['p10_efficiency'])}, rmse {cv['rmse']:.3f} (log)")
         return line + "\n"
     line = (f"trained on {result['rows']} rows ({result['problems']} problems, {result['kernels']} kernels from "
-            f"{result['labels']} labels{skipped}) -> {out}")
+            f"{result['labels']} labels{skipped}) -> {out}{made_up}")
     if cv:
         others = [c for c in result["candidates"] if c["objective"] != result["objective"]]
         line += (f"\ncross-validation ({result['folds']} folds by problem group, CK's): {result['objective']}: "
@@ -173,6 +175,7 @@ def select_cmd(
                                             help="Score with measured TFLOPS (unmeasured kernels score 0)."),
     device: Optional[str] = typer.Option(None, "--device", metavar="DEVICE",
                                          help="The analytic model's device (default: the arch's, see `archs`)."),
+    allow_unmeasured: bool = AllowUnmeasuredOpt,
     top: int = typer.Option(5, "--top", metavar="K", help="Kernels per problem."),
     fmt: str = format_option("table", SELECT_FORMATS),
     output: Optional[Path] = OutputOpt,
@@ -193,6 +196,8 @@ def select_cmd(
         raise CksolveError("give at most one of --model and --measurements")
     if top < 1:
         raise CksolveError(f"--top {top} must be at least 1")
+    if allow_unmeasured and measured is None:
+        raise CksolveError("--allow-unmeasured goes with --measurements")
     refuse_unwritable(output)
     arch, dtype = one_arch(arch), _dtype(dtype)
     plist = [workload.parse_problem(problem)] if problem is not None else workload.read_problems(problems)
@@ -206,7 +211,14 @@ def select_cmd(
         scorer = scoring.get_scorer("analytic", device=device)
     scorer.prepare(arch, dtype)  # a device of another arch, a model of another dtype: one error before any output
     say_hygiene(getattr(scorer, "hygiene", None))
+    note = None
+    if measured is not None:
+        from ..scoring.measured import unmeasured_note  # deferred: loads with the measured scorer only
+
+        note = unmeasured_note(scorer, plist, dtype, allow_unmeasured)
     say(f"ranking by {scorer.describe()}")
+    if note:
+        say(note)
     records = scoring.select(plist, rs, arch, dtype, scorer, top)
     if output is None:
         blocked = scoring.write_select(records, fmt, StdoutStream())

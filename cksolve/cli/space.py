@@ -15,9 +15,10 @@ from ..formats import render, table_text
 from ..progress import Progress
 from .app import app
 from .listing import records_blocks, write_blocks
-from .options import (BuilderOpt, OneArchOpt, backend_option, OutputOpt, SelectionArgs, check_format, choices, format_option,
-                      load_rule_set, one_arch, refuse_unwritable, rule_set_option, selection_options, write,
-                      KeepInvalidOpt, KernelMapOpt, MinWrittenOpt, hygiene_options, say_hygiene)
+from .options import (AllowUnmeasuredOpt, BuilderOpt, OneArchOpt, backend_option, OutputOpt, SelectionArgs,
+                      check_format, choices, format_option, load_rule_set, one_arch, refuse_unwritable,
+                      rule_set_option, selection_options, write, KeepInvalidOpt, KernelMapOpt, MinWrittenOpt,
+                      hygiene_options, say_hygiene)
 
 SAMPLE_FORMATS = ("names", "jsonl", "csv")
 SEARCH_FORMATS = ("table", "jsonl", "csv", "names")
@@ -99,6 +100,7 @@ def search_cmd(
     kernel_map: Optional[Path] = KernelMapOpt,
     min_written: float = MinWrittenOpt,
     keep_invalid: bool = KeepInvalidOpt,
+    allow_unmeasured: bool = AllowUnmeasuredOpt,
 ) -> None:
     """The best valid configs for a problem by the performance model (one line per tile shape), over a rule set
     or the whole space; --backend cpsat ranks by the padding score."""
@@ -113,9 +115,9 @@ def search_cmd(
             explore.search(problem, arch, dtype, rs, top, (), backend)  # the one error line for this backend
         hygiene = hygiene_options(arch, kernel_map, min_written, keep_invalid) if measured is not None else None
         _ranked_search(problem, arch, dtype, rs, top, tuple(where or ()), fmt, output, device, model, measured, pool,
-                       hygiene)
+                       hygiene, allow_unmeasured)
         return
-    if any(x is not None for x in (device, model, measured, pool)):
+    if any(x is not None for x in (device, model, measured, pool)) or allow_unmeasured:
         raise CksolveError("--backend cpsat searches by the padding score: --device, --model, --measurements and "
                            "--pool need the performance model's search (the default backend)")
     results, status = explore.search(problem, arch, dtype, rs, top, tuple(where or ()), backend, time_limit)
@@ -140,7 +142,7 @@ def _write_results(results, status: str, said: str, columns: list, fmt: str, out
 
 
 def _ranked_search(problem, arch, dtype, rs, top, where, fmt, output, device, model, measured, pool,
-                   hygiene=None) -> None:
+                   hygiene=None, allow_unmeasured=False) -> None:
     """``search`` by the performance model, one line per tile shape, re-ranked by a model or measurements."""
     from .. import scoring  # deferred: the scorers (and lightgbm for --model) load for this search only
     from .errors import say  # deferred: only this search says what ranks
@@ -149,9 +151,17 @@ def _ranked_search(problem, arch, dtype, rs, top, where, fmt, output, device, mo
         raise CksolveError("give at most one of --model and --measurements")
     rescorer = (scoring.get_scorer("model", path=model) if model is not None
                 else scoring.get_scorer("measured", path=measured, hygiene=hygiene) if measured is not None else None)
+    if allow_unmeasured and measured is None:
+        raise CksolveError("--allow-unmeasured goes with --measurements")
     if rescorer is not None:
         rescorer.prepare(arch, dtype)
         say_hygiene(getattr(rescorer, "hygiene", None))
+    note = None
+    if measured is not None:
+        from ..scoring.measured import unmeasured_note  # deferred: loads with the measured scorer only
+        from ..workload import parse_problem  # deferred (see _infeasible_reason)
+
+        note = unmeasured_note(rescorer, [parse_problem(problem)], dtype, allow_unmeasured)
     size = explore.RANK_POOL if pool is None else pool
     ranking = {"device": device, "rescorer": rescorer, "pool": size}
     results, status = explore.search(problem, arch, dtype, rs, top, where, None, explore.TIME_LIMIT, ranking)
@@ -161,6 +171,8 @@ def _ranked_search(problem, arch, dtype, rs, top, where, fmt, output, device, mo
     else:
         said = (f"searched with {analytic.describe()} to a pool of {size} tile shapes, re-ranked by "
                 f"{rescorer.describe()}\nstatus: {status}")
+    if note:
+        said += f"\n{note.removeprefix('note: ')}"
     _write_results(results, status, said, ["score", "analytic", "configs", "tile", "name"], fmt, output,
                    lambda text: [say(line) for line in text.splitlines()],
                    lambda: _infeasible_reason(problem, arch, dtype, rs, bool(where)))

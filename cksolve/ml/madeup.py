@@ -11,7 +11,9 @@ with the forward implicit GEMM (M = N*Ho*Wo, N = K, K = C*Y*X, one group),
 share of the last round of workgroups over 256 CUs, ``size`` = min(1,
 flops/2e10)^0.25 and noise normal with sigma 0.05. Rows are written as CK's
 tile-engine CSV (24 columns, short kernel names, some with ``_gm2``; ``non_zero``: every output
-element, as a run that wrote its output counts).
+element, as a run that wrote its output counts) plus a 25th, ``run_id``, that is ``made_up`` on every
+row: CK's converter (``convert_csv_to_parquet.py``) ignores a ``run_id`` column, and cksolve carries
+it, so what is trained on these rows says so (``train_manifest.json``'s ``made_up``, ``train``'s line).
 
 ``python -m cksolve.ml.madeup --problems 40 --seed 1 > made_up.csv``
 """
@@ -24,9 +26,13 @@ import sys
 
 import numpy as np
 
+from ..workload.perf import MADE_UP
 from .measurements import CK_COLUMNS
 
-__all__ = ["made_up_rows", "made_up_tflops", "TILES", "PIPELINE", "SCHEDULER"]
+__all__ = ["made_up_rows", "made_up_tflops", "MADE_UP_COLUMNS", "TILES", "PIPELINE", "SCHEDULER"]
+
+#: the columns ``main`` writes: CK's, then ``run_id`` (``MADE_UP`` on every row)
+MADE_UP_COLUMNS = (*CK_COLUMNS, "run_id")
 
 TILES = ((64, 64, 64), (128, 128, 64), (128, 64, 64), (64, 128, 64), (256, 128, 32), (128, 256, 32),
          (256, 256, 32), (16, 64, 64), (32, 64, 64), (64, 32, 64), (32, 32, 64), (256, 64, 64))
@@ -86,9 +92,9 @@ def main(argv=None) -> None:
     ap.add_argument("--kernels", type=int, default=40, help="kernels measured per problem")
     args = ap.parse_args(argv)
     out = sys.stdout
-    out.write(",".join(CK_COLUMNS) + "\n")
+    out.write(",".join(MADE_UP_COLUMNS) + "\n")
     for row in made_up_rows(args.problems, args.seed, args.kernels):
-        out.write(",".join(map(str, row)) + "\n")
+        out.write(",".join(map(str, (*row, MADE_UP))) + "\n")
 
 
 if __name__ == "__main__":

@@ -36,6 +36,7 @@ class Measurements:
     rows: int = 0
     counts: dict = field(default_factory=dict)  # Problem -> rows read for it with tflops > 0 (CK's fold sizes)
     hygiene: Hygiene | None = None  # the rows' verdict (``workload.hygiene``), when read with options
+    made_up: int = 0  # rows cksolve.ml.madeup wrote (run_id made_up): not measurements
 
     def pairs(self) -> Iterator[tuple[Problem, KernelName, float]]:
         for problem, measured in self.by_problem.items():
@@ -69,6 +70,7 @@ def measurements_of(rows: Iterable[Measurement], variant: str | None = None, dty
     out = Measurements() if out is None else out
     for m in rows:
         out.rows += 1
+        out.made_up += m.made_up
         name, where = m.kernel, m.where
         kernel = out.kernels.get(name)
         if kernel is None:

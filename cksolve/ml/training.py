@@ -145,9 +145,17 @@ def fit_all(d: TrainData, folds: int, seed: int, trees: int, jobs: int = 1):
     return booster, cv
 
 
-def _timestamp(paths) -> str:
-    newest = max(os.stat(p).st_mtime for p in paths)
+def _timestamp(paths) -> str | None:
+    """The newest file's modification time; None when every input was stdin (``-``: it has no time of its own)."""
+    files = [p for p in paths if str(p) != "-"]
+    if not files:
+        return None
+    newest = max(os.stat(p).st_mtime for p in files)
     return _dt.datetime.fromtimestamp(int(newest), _dt.timezone.utc).isoformat()
+
+
+#: ``--trees`` and ``--seed`` bounds (docs/cli.md): CK trains 2000 trees; LightGBM's seed is a C int
+MAX_TREES, MAX_SEED = 100_000, 2**31 - 1
 
 
 def train(paths: list, arch: str, dtype: str, variant: str, out: str | Path, seed: int = 42, folds: int = 5,
@@ -164,8 +172,10 @@ def train(paths: list, arch: str, dtype: str, variant: str, out: str | Path, see
     if trees is None:
         trees = 2000 if like_ck else TREES
     semantics = semantics or ("ck-names" if like_ck else "exact")
-    if trees < 1:
-        raise CksolveError(f"{{opt:trees}} {trees} must be at least 1")
+    if not 1 <= trees <= MAX_TREES:  # 2**31 overflowed LightGBM's int; 10**20 trained until killed
+        raise CksolveError(f"{{opt:trees}} {trees} is out of range: 1..{MAX_TREES:,}")
+    if not 0 <= seed <= MAX_SEED:  # LightGBM's seed is a C int: a larger one wrapped while the spec kept it
+        raise CksolveError(f"{{opt:seed}} {seed} is out of range: 0..{MAX_SEED} (LightGBM's seed is a 32-bit int)")
     if folds < 0 or folds == 1:  # one fold would have nothing to validate on: trained silently without CV
         raise CksolveError(f"{{opt:folds}} {folds}: 0 (no cross-validation) or at least 2")
     if semantics not in MODEL_SEMANTICS:
@@ -183,6 +193,8 @@ def train(paths: list, arch: str, dtype: str, variant: str, out: str | Path, see
                 "total_n_estimators": trees, "data_rows": m.rows,
                 "unique_shapes": len({tuple(getattr(p, f) for f in GROUP_KEY[:8]) for p in m.by_problem}),
                 "timestamp": _timestamp(paths)}
+    if m.made_up:  # rows cksolve.ml.madeup wrote: the model says it learnt no GPU (absent for measured data)
+        manifest["made_up"] = True
     spec = {"op_type": "grouped_conv", "dtype": dtype, "arch": arch, "feature_names": list(FEATURE_NAMES),
             "categorical_features": ["pipeline"], "targets": ["tflops"]}
     if like_ck:
@@ -217,7 +229,7 @@ def _train_like_ck(m, arch, dtype, variant, out, seed, folds, trees, semantics, 
              "feature_importances_tflops.json": _importances(text)}
     write_model_dir(out, text, spec, manifest, extra, gz)
     return {"rows": int(len(d.y)), "problems": len(m.by_problem), "kernels": len(m.kernels),
-            "skipped": m.skipped, "folds": cv, "cv": cv_summary, "like_ck": True, "hygiene": m.hygiene}
+            "skipped": m.skipped, "folds": cv, "cv": cv_summary, "like_ck": True, "hygiene": m.hygiene, "made_up": m.made_up}
 
 
 def _train_kernels(m, arch, dtype, variant, out, seed, folds, trees, semantics, gz, jobs, spec, manifest,
@@ -253,7 +265,7 @@ def _train_kernels(m, arch, dtype, variant, out, seed, folds, trees, semantics, 
     return {"rows": int(len(d.tflops)), "problems": len(m.by_problem), "kernels": len(d.kernels),
             "labels": d.labels, "skipped": m.skipped, "folds": cv["folds"], "cv": records.get(chosen, {}),
             "candidates": cv["candidates"], "objective": chosen, "why": why, "ck_predictor_note": note,
-            "like_ck": False, "hygiene": m.hygiene}
+            "like_ck": False, "hygiene": m.hygiene, "made_up": m.made_up}
 
 
 def evaluate_rows(model, m: Measurements, arch: str, dtype: str) -> dict:

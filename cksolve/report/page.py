@@ -138,7 +138,8 @@ def _minimize(d: ReportData) -> str:
     items = [("kept", f"{s['kept']} of the {s['candidates']} kernels that run some problem"),
              ("problems covered", f"{s['covered']} of {s['problems']} (those {s['rule_set']} covers); {s['good']} keep "
                                   f"a kernel scoring >= {s['request']['keep']} x the best"),
-             ("score ratio", f"worst {s['ratio']['worst']:.3f}, mean {s['ratio']['mean']:.3f} ({s['scored_by']})"),
+             ("score ratio", (f"worst {s['ratio']['worst']:.3f}, mean {s['ratio']['mean']:.3f}"
+                              if s["covered"] else "none: no problem covered") + f" ({s['scored_by']})"),
              ("solver", f"{solver['status']}, {solver['objective']} {solver['value']}, bound {solver['bound']:g}, "
                         f"gap {solver['gap']:.1%}")]  # not its seconds: the same inputs give the same page
     body = "".join(f"<dt>{escape(k)}</dt><dd>{escape(v)}</dd>" for k, v in items)

@@ -63,6 +63,12 @@ def problem_terms(f) -> dict:
             "useful": 2.0 * f.gemm_m * f.gemm_n * f.gemm_k * f.gemm_batch, "a": a, "b": b, "c": c}
 
 
+def _as_floats(P: dict) -> dict:
+    """``P`` with its integers as floats: the model's arithmetic is in float64, exact below 2**53 (every
+    real problem), and a problem of 18-digit fields neither overflows int64 nor wraps a tile count."""
+    return {key: float(v) if isinstance(v, int) else v for key, v in P.items()}
+
+
 #: config columns the model reads (every other axis does not change its estimate)
 COLUMNS = ("tile_m", "tile_n", "tile_k", "groups_to_merge", "wave_m", "wave_n", "wave_k", "warp_tile_m",
            "warp_tile_n", "warp_tile_k", "pipeline", "scheduler", "double_smem_buffer", "vector_a", "vector_b",
@@ -76,6 +82,7 @@ def _columns(configs) -> dict:
 def estimate_batch(P: dict, C: dict, dev: Device, dtype: str, family: str, warp_size: int) -> dict:
     """The model's terms for problem terms ``P`` (``problem_terms``, scalars or arrays) and config columns ``C``
     (arrays, one element per pair): the module docstring, in array form; ``tflops`` is the score."""
+    P = _as_floats(P)
     fx = factors()
     pipes = fx["pipeline"]
     bpe = common_facts().element_size[dtype]

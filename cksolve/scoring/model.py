@@ -29,9 +29,12 @@ class ModelScorer:
 
     def describe(self) -> str:
         s = self.model.spec
+        manifest = self.model.manifest
+        made_up = isinstance(manifest, dict) and manifest.get("made_up") is True  # train on cksolve.ml.madeup rows
         return (f"model {self.path} ({self.model.trees} trees, {s.get('arch', '?')} {s.get('dtype', '?')}, "
                 f"{self.model.semantics} features"
-                + ("" if self.model.score == "tflops" else f", scores: {self.model.score}") + ")")
+                + ("" if self.model.score == "tflops" else f", scores: {self.model.score}")
+                + ("; trained on MADE-UP data" if made_up else "") + ")")
 
     def _maker(self, arch: str, dtype: str) -> RowMaker:
         m = self._rows.get((arch, dtype))

@@ -35,7 +35,7 @@ from ..space.textfile import read_text
 from ..space.variants import VARIANTS
 from .problem import FIELDS, Problem, ProblemError, _csv_rows, _echo, _from_mapping, _int, _jsonl_rows
 
-__all__ = ["read_perf", "perf_scores", "read_measurement_file", "Measurement", "CK_COLUMNS", "COLUMNS"]
+__all__ = ["read_perf", "perf_scores", "read_measurement_file", "Measurement", "CK_COLUMNS", "COLUMNS", "MADE_UP"]
 
 #: CK's tile-engine CSV header, in its order
 CK_COLUMNS = ("kernel", "problem_idx", "N", "C", "K", "G", "Di", "Hi", "Wi", "Z", "Y", "X", "stride_d", "stride_h",
@@ -46,6 +46,8 @@ CK_COLUMNS = ("kernel", "problem_idx", "N", "C", "K", "G", "Di", "Hi", "Wi", "Z"
 MEASURES = ("kernel", "kernel_name", "tflops", "time_ms", "non_zero")
 #: Columns read and ignored: CK's bookkeeping (``latency_ms`` is its time; tflops is what counts).
 IGNORED = ("problem_idx", "latency_ms", "bandwidth_gb_s", "run_id", "is_valid", "error_msg")
+#: The ``run_id`` of a MADE-UP row (``cksolve.ml.madeup``): CK's converter ignores the column, cksolve carries it.
+MADE_UP = "made_up"
 #: Every column a measurement file may have.
 COLUMNS = (*FIELDS, *MEASURES, *IGNORED)
 _INTEGERS = frozenset(FIELDS) - {"direction"}
@@ -64,6 +66,7 @@ class Measurement:
     values: tuple  # ((field, integer), ...) of the fields given, without direction
     direction: str | None  # the row's direction column, if any
     non_zero: float | None = None  # the output elements the run wrote (CK's ``non_zero``), if given
+    made_up: bool = False  # run_id is MADE_UP: the row was written by cksolve.ml.madeup, not measured
 
     @property
     def where(self) -> str:
@@ -125,14 +128,14 @@ def read_measurement_file(path: str | Path) -> list[Measurement]:
             key = values = None
         if values is None:
             try:  # the integers are read here, so that every reader refuses a bad one before its own checks
-                values = tuple((k, _int(k, v)) for k, v in cells if v is not None and str(v).strip() != "")
+                values = tuple((k, _int(k, v, False)) for k, v in cells if v is not None and str(v).strip() != "")
             except ProblemError as exc:
                 raise ProblemError(f"{where}: {exc}") from None
             if key is not None:
                 read[key] = values
         kernel = shared.setdefault(kernel, kernel)
         out.append(Measurement(name, line, kernel, _score(where, row.get("tflops"), row.get("time_ms")), values,
-                               direction, _non_zero(where, row.get("non_zero"))))
+                               direction, _non_zero(where, row.get("non_zero")), row.get("run_id") == MADE_UP))
     if not out:
         raise ProblemError(f"{path}: no measurements")
     return out

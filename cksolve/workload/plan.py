@@ -43,15 +43,18 @@ class Plan:
 
     def summary(self) -> list[str]:
         r = self.result
-        worst = min(self.ratios, default=1.0)
-        mean = sum(self.ratios) / len(self.ratios) if self.ratios else 1.0
+        if self.ratios:
+            worst, mean = min(self.ratios), sum(self.ratios) / len(self.ratios)
+            ratio = f"worst {worst:.3f}, mean {mean:.3f}"
+        else:  # no covered problem has a ratio: not a perfect 1.0
+            ratio = f"none: {self.rule_set} covers none of the problems, nothing to keep"
         objective = "kernels" if self.request.max_kernels is None else "problems with a good kernel"
         return [
             f"rule set {self.rule_set} on {self.arch} ({', '.join(self.dtypes)}): {self.candidates} kernels run "
             f"some problem -> {len(self.kept)} kept",
             f"problems covered: {r.covered} of {self.grouped.problems} (those {self.rule_set} covers), "
             f"{r.good} keep a kernel scoring >= {self.request.keep} x the best",
-            f"score ratio against {self.rule_set} ({self.scored_by}): worst {worst:.3f}, mean {mean:.3f}",
+            f"score ratio against {self.rule_set} ({self.scored_by}): {ratio}",
             f"model: {r.extra.get('problem_classes', 0)} classes of problems (same kernels, same good ones), "
             f"{r.extra.get('kernel_classes', 0)} classes of kernels",
             f"solver: {r.status}, {objective} {r.objective}, bound {r.bound:g}, gap {r.gap:.1%}, {r.seconds:.2f} s; "

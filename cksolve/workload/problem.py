@@ -16,7 +16,7 @@ from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Iterable
 
-from ..errors import CksolveError
+from ..errors import CksolveError, did_you_mean
 from ..space.textfile import read_text
 from ..space.variants import VARIANTS
 from .facts import Facts, derive
@@ -152,12 +152,28 @@ def _echo(value) -> str:
 MAX_DIGITS = 18
 
 
-def _int(field: str, raw) -> int:
+def _int(field: str, raw, echo: bool = True) -> int:
     """A field's value: a decimal integer of ASCII digits (a string), or a JSON number with an integral value.
 
     JSON's ``true`` is not 1; ``4.0`` is 4 (JSON writers do not tell integers from floats), ``4.5`` is
-    an error; a number of more than ``MAX_DIGITS`` digits is refused whatever its form.
+    an error; a number of more than ``MAX_DIGITS`` digits is refused whatever its form. ``echo`` false (a
+    file's cell): the error says what was expected, not what the cell holds -- a file's contents are never
+    echoed; the caller names the file and line.
     """
+    try:
+        return _integer(field, raw)
+    except ProblemError:
+        if echo:
+            raise
+    if isinstance(raw, float) and raw.is_integer():  # JSON 1e18: an integer, of 19 digits
+        raw = int(raw)
+    digits = str(abs(raw)) if isinstance(raw, int) and not isinstance(raw, bool) else str(raw).strip().lstrip("+-")
+    too_long = digits.isascii() and digits.isdigit() and len(digits) > MAX_DIGITS
+    raise ProblemError(f"field {field}: " + (f"more than {MAX_DIGITS} digits" if too_long else
+                                             f"not an integer (expected decimal ASCII digits, at most {MAX_DIGITS})"))
+
+
+def _integer(field: str, raw) -> int:
     if isinstance(raw, bool):
         raise ProblemError(f"field {field}: {str(raw).lower()} is not an integer")
     if isinstance(raw, float):
@@ -178,7 +194,7 @@ def _int(field: str, raw) -> int:
     return int(text)
 
 
-def _from_mapping(values: dict) -> Problem:
+def _from_mapping(values: dict, echo: bool = True) -> Problem:
     unknown = [k for k in values if k not in FIELDS]
     if unknown:
         raise ProblemError(f"unknown field {_echo(unknown[0])!r}; valid: {', '.join(FIELDS)}")
@@ -186,7 +202,7 @@ def _from_mapping(values: dict) -> Problem:
     for key, raw in values.items():
         if raw is None or (isinstance(raw, str) and raw.strip() == ""):
             continue  # an empty CSV cell takes CK's default
-        kwargs[key] = str(raw).strip() if key == "direction" else _int(key, raw)
+        kwargs[key] = str(raw).strip() if key == "direction" else _int(key, raw, echo)
     return Problem(**kwargs)
 
 
@@ -268,7 +284,7 @@ def _problems(path, rows) -> list[Problem]:
             p = None
         if p is None:
             try:
-                p = _from_mapping(values)
+                p = _from_mapping(values, echo=False)  # a file's cells: named, not echoed
             except ProblemError as exc:
                 raise ProblemError(f"{where}: {exc}") from None
             if len(seen) < _SEEN:
@@ -341,9 +357,11 @@ def skipped(row: list[str]) -> bool:
 def csv_header(path, line: int, row: list[str], columns: tuple[str, ...], labels: bool = False) -> list[str]:
     """The header's column names; an unknown one (or, with ``labels``, one like a misspelt field) is an error."""
     header = [h.strip() for h in row]
-    unknown = [h for h in header if h not in columns and (not labels or looks_like_a_field(h))]
-    if unknown:
-        raise ProblemError(f"{path}:{line}: unknown column {_echo(unknown[0])!r}; valid: {', '.join(columns)}")
+    unknown = next((i for i, h in enumerate(header, 1) if h not in columns and (not labels or looks_like_a_field(h))),
+                   None)
+    if unknown is not None:  # named by its place, not its text: a file's contents are never echoed (/etc/passwd)
+        raise ProblemError(f"{path}:{line}: column {unknown} of the header is not a column name this file may have; "
+                           f"valid: {', '.join(columns)}{did_you_mean(header[unknown - 1], columns)}")
     if labels and not any(h in columns for h in header):  # any text's first line would be a label column
         raise ProblemError(f"{path}:{line}: the header names no problem field ({', '.join(columns[:4])}, ...); "
                            f"is this a workload?")

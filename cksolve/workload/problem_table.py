@@ -310,7 +310,7 @@ def _raise_first(path, body: str, header_line: int, header: list[str], index: in
         if seen == index:
             row = line.rstrip("\r").split(",")
             try:
-                _from_mapping({k: v for k, v in zip(header, row) if k in FIELDS})
+                _from_mapping({k: v for k, v in zip(header, row) if k in FIELDS}, echo=False)
             except ProblemError as exc:
                 raise ProblemError(f"{path}:{header_line + 1 + n}: {exc}") from None
             return

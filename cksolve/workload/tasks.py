@@ -107,7 +107,7 @@ def minimize_summary(kernel_plan, problems: Path | str) -> dict:
         "candidates": p.candidates, "kept": len(p.kept),
         "problems": p.grouped.problems, "covered": r.covered, "good": r.good,
         "scored_by": p.scored_by,
-        "ratio": {"worst": min(ratios, default=1.0), "mean": sum(ratios) / len(ratios) if ratios else 1.0},
+        "ratio": {"worst": min(ratios, default=None), "mean": sum(ratios) / len(ratios) if ratios else None},
         "solver": {"status": r.status, "objective": "kernels" if request.max_kernels is None else "good_problems",
                    "value": r.objective, "bound": r.bound, "gap": r.gap, "seconds": r.seconds},
     }
