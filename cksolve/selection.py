@@ -151,12 +151,12 @@ def _not_in_this_version(archs) -> None:
     names the version (the file) and the way out, not a near spelling of another arch."""
     from .arch.versions import active  # deferred: only a version that lacks a bundled arch needs it
 
-    for v in split_values(archs, "arch"):
+    for v in split_archs(archs):
         try:
             arch = base_arch(v)
         except ValueError:
             continue
-        if arch in ARCHS and arch not in known_archs():
+        if arch in BUNDLED_ARCHS and arch not in known_archs():
             version = active()
             way = ("drop {opt:arch_specs} (the bundled CK versions know it) or give a file that lists it"
                    if version.source else "choose another {opt:ck}")
