@@ -124,7 +124,7 @@ def test_made_up_data_leaves_a_trace(capsys, tmp_path, monkeypatch):
     assert json.loads((tmp_path / "model" / "train_manifest.json").read_text())["made_up"] is True
     code, _, err = run(capsys, "select", "-p", "N=1", "-r", "tiny", "-a", "gfx950", "--dtype", "bf16", "--model",
                        str(tmp_path / "model"))
-    assert code == 0 and "features; trained on MADE-UP data)" in err, err
+    assert code == 0 and "; trained on MADE-UP data)" in err, err
     measured = _made_up(tmp_path)  # the same rows without the run_id column: nothing marks them
     code, out, err = run(capsys, *TRAIN, "--measurements", str(measured), "--out", str(tmp_path / "m2"), "--trees", "5")
     assert code == 0 and "MADE-UP" not in out

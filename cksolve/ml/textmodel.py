@@ -14,7 +14,7 @@ accepts what LightGBM writes and nothing it has not checked:
   ``max_feature_idx``, ``objective``, ``average_output``, ``feature_names``,
   ``monotone_constraints``, ``feature_infos``, ``tree_sizes`` (each at most
   once, no other key); one output (``num_class`` = ``num_tree_per_iteration``
-  = 1) and a regression objective (the models cksolve ranks with);
+  = 1) and a regression or ranking objective (the models cksolve ranks with);
   ``feature_names`` / ``feature_infos`` / ``monotone_constraints`` hold
   ``max_feature_idx + 1`` entries;
 * every ``Tree=i`` block, numbered 0, 1, ... in order: only LightGBM's keys,
@@ -61,9 +61,10 @@ MAX_FEATURES = 100_000
 #: header keys LightGBM writes (GBDT::SaveModelToString)
 HEADER_KEYS = ("version", "num_class", "num_tree_per_iteration", "label_index", "max_feature_idx", "objective",
                "average_output", "feature_names", "monotone_constraints", "feature_infos", "tree_sizes")
-#: LightGBM's regression objectives (ObjectiveFunction::CreateObjectiveFunction's names, as written)
+#: LightGBM's regression and ranking objectives (ObjectiveFunction::CreateObjectiveFunction's names, as
+#: written): one output per row (``train``'s default trainer may choose lambdarank)
 OBJECTIVES = frozenset({"regression", "regression_l1", "huber", "fair", "poisson", "quantile", "mape", "gamma",
-                        "tweedie"})
+                        "tweedie", "lambdarank", "rank_xendcg"})
 #: per-node (n - 1 values) and per-leaf (n values) arrays of a tree, by type
 NODE_INT = ("split_feature", "decision_type", "left_child", "right_child", "internal_count")
 NODE_FLOAT = ("split_gain", "threshold", "internal_value", "internal_weight")
@@ -291,7 +292,7 @@ def _check_header(h: dict, where: str) -> tuple[int, str]:
     if "objective" in h:
         words = objective.split(" ")
         if words[0] not in OBJECTIVES:
-            fail("objective", f"not one of LightGBM's regression objectives ({', '.join(sorted(OBJECTIVES))})")
+            fail("objective", f"not one of LightGBM's regression or ranking objectives ({', '.join(sorted(OBJECTIVES))})")
         if not all(map(_OBJECTIVE_ARG.fullmatch, words[1:])):
             fail("objective", "its arguments are not name:number")
     return max_feature, objective
