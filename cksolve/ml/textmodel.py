@@ -24,7 +24,8 @@ accepts what LightGBM writes and nothing it has not checked:
   ``0 <= c < num_leaves - 1``, a leaf ``~c`` with ``0 <= ~c < num_leaves``),
   the root nobody's child and every other node and leaf the child of exactly one
   node, all reached from the root (each tree is a tree: no cycle, no orphan);
-  split features in ``0..max_feature_idx``; thresholds and leaf values finite;
+  split features in ``0..max_feature_idx``; leaf values finite, thresholds finite
+  or ``inf``/``-inf`` (LightGBM writes them for splits that send every value one way);
   ``decision_type`` one of LightGBM's (categorical, default-left, missing type
   none/zero/NaN); a categorical split's threshold an index below ``num_cat``,
   ``cat_boundaries`` starting at 0, non-decreasing, ending at the length of
@@ -75,9 +76,13 @@ TREE_KEYS = frozenset(("num_leaves", "num_cat", "is_linear", "shrinkage", "cat_b
 DECISION_TYPES = frozenset(c | d | (m << 2) for c in (0, 1) for d in (0, 2) for m in (0, 1, 2))
 INT32 = (-(1 << 31), (1 << 31) - 1)
 
+_NUMBER = re.compile(r"-?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?", re.ASCII)
+
+#: the characters of a list of integers, of finite numbers, of numbers or +-inf, of any of LightGBM's numbers
 _INT_CHARS = str.maketrans("", "", "0123456789- ")
 _FLOAT_CHARS = str.maketrans("", "", "0123456789-+.eE ")
-_NUMBER = re.compile(r"-?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?", re.ASCII)
+_INF_CHARS = str.maketrans("", "", "0123456789-+.eEinf ")
+_ANY_CHARS = str.maketrans("", "", "0123456789-+.eEinfa ")
 _PARAM = re.compile(r"\[[a-z0-9_]+: [^\"\\\x00-\x1f\x7f]*\]", re.ASCII)
 _INFO = re.compile(r"none|\[[^:\[\] ]+:[^:\[\] ]+\]|-?\d+(?::-?\d+)*", re.ASCII)
 _OBJECTIVE_ARG = re.compile(r"sqrt|[a-z_]+:" + _NUMBER.pattern, re.ASCII)
@@ -96,44 +101,55 @@ class _Fault(Exception):
     """A fault inside the current tree or line (the caller adds where)."""
 
 
-def _ints(value: str, n: int, what: str, low: int = INT32[0], high: int = INT32[1]) -> np.ndarray:
+def _count(value: str, n: int, what: str, chars: dict, kind: str) -> bool:
+    """``value`` holds exactly ``n`` tokens of ``chars`` separated by single spaces (none: an empty value); false
+    when there are none. (A character check, not a regular expression: a 2000-tree model is ~3 million numbers;
+    the numbers' parse below refuses a malformed token.)"""
     if n == 0:
         if value:
             raise _Fault(f"{what} has values, expected none")
-        return np.zeros(0, dtype=np.int64)
-    tokens = value.split(" ")
-    if len(tokens) != n:
-        raise _Fault(f"{what} has {len(tokens)} values, expected {n}")
-    if value.translate(_INT_CHARS) or any(not t or len(t) > 11 for t in tokens):
-        raise _Fault(f"{what} is not a list of integers")
+        return False
+    got = value.count(" ") + 1
+    if got != n:
+        raise _Fault(f"{what} has {got} values, expected {n}")
+    if not value or value.translate(chars) or "  " in value or value[0] == " " or value[-1] == " ":
+        raise _Fault(f"{what} is not a list of {kind}")
+    return True
+
+
+def _parse(value: str, dtype, what: str, kind: str) -> np.ndarray:
     try:
-        a = np.array(tokens, dtype=np.int64)
+        return np.array(value.split(" "), dtype=dtype)
     except (ValueError, OverflowError):
-        raise _Fault(f"{what} is not a list of integers") from None
+        raise _Fault(f"{what} is not a list of {kind}") from None
+
+
+def _ints(value: str, n: int, what: str, low: int = INT32[0], high: int = INT32[1]) -> np.ndarray:
+    if not _count(value, n, what, _INT_CHARS, "integers"):
+        return np.zeros(0, dtype=np.int64)
+    a = _parse(value, np.int64, what, "integers")
     if a.min() < low or a.max() > high:
         bad = a[(a < low) | (a > high)][0]
         raise _Fault(f"{what} value {bad} is outside {low}..{high}")
     return a
 
 
-def _floats(value: str, n: int, what: str, finite: bool) -> np.ndarray:
-    if n == 0:
-        if value:
-            raise _Fault(f"{what} has values, expected none")
+def _floats(value: str, n: int, what: str, infinite: bool = False) -> np.ndarray:
+    """Finite numbers (``infinite``: or inf/-inf, as LightGBM writes a threshold that sends all values one way)."""
+    if not _count(value, n, what, _INF_CHARS if infinite else _FLOAT_CHARS, "numbers"):
         return np.zeros(0)
-    tokens = value.split(" ")
-    if len(tokens) != n:
-        raise _Fault(f"{what} has {len(tokens)} values, expected {n}")
-    if not finite:  # LightGBM's Atof also reads nan/inf in fields that only describe the tree
-        if any(not t or (not _NUMBER.fullmatch(t) and t.lstrip("-").lower() not in ("nan", "inf")) for t in tokens):
-            raise _Fault(f"{what} is not a list of numbers")
-        return np.zeros(0)
-    if value.translate(_FLOAT_CHARS) or not all(map(_NUMBER.fullmatch, tokens)):
-        raise _Fault(f"{what} is not a list of numbers")
-    a = np.array(tokens, dtype=np.float64)
-    if not np.isfinite(a).all():
+    a = _parse(value, np.float64, what, "numbers")
+    if np.isnan(a).any() or (not infinite and np.isinf(a).any()):  # 1e999, or a lone 'inf'
         raise _Fault(f"{what} holds a value that is not finite")
     return a
+
+
+def _described(value: str, n: int, what: str, integer: bool = False) -> None:
+    """A field that only describes the tree (gains, weights, counts): LightGBM reads it with Atof/Atoi into an
+    array of its count; the count and the characters are what matter (nan/inf allowed, as Atof reads them;
+    empty, as a one-leaf tree's leaf_weight is written, reads as zeros)."""
+    if value:
+        _count(value, n, what, _INT_CHARS if integer else _ANY_CHARS, "integers" if integer else "numbers")
 
 
 def _one(value: str, what: str, low: int, high: int) -> int:
@@ -149,15 +165,15 @@ def _check_tree(block: dict, max_feature: int) -> int:
     if block.get("is_linear", "0") != "0":
         raise _Fault("a linear tree (is_linear); cksolve reads constant-leaf trees only")
     num_cat = _one(block["num_cat"], "num_cat", 0, n - 1)
-    _floats(block["leaf_value"], n, "leaf_value", True)
+    _floats(block["leaf_value"], n, "leaf_value")
     if "shrinkage" in block:
-        _floats(block["shrinkage"], 1, "shrinkage", True)
+        _floats(block["shrinkage"], 1, "shrinkage")
     for key in LEAF_INT:
         if key in block:
-            _ints(block[key], n, key, 0)
+            _described(block[key], n, key, True)
     for key in LEAF_FLOAT:
         if key in block and key != "leaf_value":
-            _floats(block[key], n, key, False)
+            _described(block[key], n, key)
     if n == 1:
         for key in NODE_INT + NODE_FLOAT:
             if block.get(key):
@@ -176,14 +192,14 @@ def _check_tree(block: dict, max_feature: int) -> int:
     right = _ints(block["right_child"], m, "right_child", -n, m - 1)
     decision = _ints(block["decision_type"], m, "decision_type", 0, 15) if "decision_type" in block \
         else np.zeros(m, dtype=np.int64)
-    bad = [int(d) for d in decision if int(d) not in DECISION_TYPES]
-    if bad:
-        raise _Fault(f"decision_type {bad[0]} is not one of LightGBM's")
+    bad = ~np.isin(decision, sorted(DECISION_TYPES))
+    if bad.any():
+        raise _Fault(f"decision_type {int(decision[bad][0])} is not one of LightGBM's")
     if "internal_count" in block:
-        _ints(block["internal_count"], m, "internal_count", 0)
+        _described(block["internal_count"], m, "internal_count", True)
     for key in NODE_FLOAT:
         if key in block and key != "threshold":
-            _floats(block[key], m, key, False)
+            _described(block[key], m, key)
     _check_structure(left, right, n)
     categorical = (decision & 1) == 1
     if categorical.any() or num_cat:
