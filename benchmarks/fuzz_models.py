@@ -220,7 +220,7 @@ def main(argv=None) -> int:
     ap.add_argument("-n", type=int, default=10_000, help="random edits (besides every truncation)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--model", type=Path, help="a LightGBM text model (default: one `train` writes, 20 trees)")
-    ap.add_argument("--timeout", type=float, default=20.0, help="seconds a child may go without finishing a case")
+    ap.add_argument("--timeout", type=float, default=60.0, help="seconds a child may go without finishing a case")
     ap.add_argument("--no-check", action="store_true", help="every mutant to LightGBM unchecked (the before)")
     args = ap.parse_args(argv)
     signal.signal(signal.SIGINT, signal.default_int_handler)

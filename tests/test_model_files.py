@@ -148,6 +148,11 @@ def _faults(text: str) -> list[tuple[str, str, str]]:
         ("NUL byte", text.replace("Tree=2", "Tree=\0"), r"a NUL byte"),
         ("Windows line ends", text.replace("\n", "\r\n"), r"carriage returns"),
         ("trees out of order", text.replace("Tree=2\n", "Tree=7\n"), r"expected 'Tree=2'"),
+        # found by the fuzz: LightGBM aborts the process (SIGABRT) on a token its Atof cannot read
+        ("a token Atof aborts on", _set(text, 1, "internal_value", ["0.038f855"] + _tree(text, 1, "internal_value")[1:]),
+         r"tree 1: internal_value is not a list of numbers"),
+        ("a double sign", _set(text, 1, "split_gain", ["--1"] + _tree(text, 1, "split_gain")[1:]),
+         r"tree 1: split_gain is not a list of numbers"),
     ]
 
 

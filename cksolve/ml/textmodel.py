@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import json
 import re
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -83,6 +84,8 @@ _INT_CHARS = str.maketrans("", "", "0123456789- ")
 _FLOAT_CHARS = str.maketrans("", "", "0123456789-+.eE ")
 _INF_CHARS = str.maketrans("", "", "0123456789-+.eEinf ")
 _ANY_CHARS = str.maketrans("", "", "0123456789-+.eEinfa ")
+_ANY_TOKEN = r"(?:[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|-?nan|-?inf)"
+_ANY_FLOATS = re.compile(rf"{_ANY_TOKEN}(?: {_ANY_TOKEN})*", re.ASCII)
 _PARAM = re.compile(r"\[[a-z0-9_]+: [^\"\\\x00-\x1f\x7f]*\]", re.ASCII)
 _INFO = re.compile(r"none|\[[^:\[\] ]+:[^:\[\] ]+\]|-?\d+(?::-?\d+)*", re.ASCII)
 _OBJECTIVE_ARG = re.compile(r"sqrt|[a-z_]+:" + _NUMBER.pattern, re.ASCII)
@@ -117,18 +120,20 @@ def _count(value: str, n: int, what: str, chars: dict, kind: str) -> bool:
     return True
 
 
-def _parse(value: str, dtype, what: str, kind: str) -> np.ndarray:
-    try:
-        return np.array(value.split(" "), dtype=dtype)
-    except (ValueError, OverflowError):
-        raise _Fault(f"{what} is not a list of {kind}") from None
-
-
 def _ints(value: str, n: int, what: str, low: int = INT32[0], high: int = INT32[1]) -> np.ndarray:
     if not _count(value, n, what, _INT_CHARS, "integers"):
         return np.zeros(0, dtype=np.int64)
-    a = _parse(value, np.int64, what, "integers")
-    if a.min() < low or a.max() > high:
+    if value == "-" or value.startswith("- ") or value.endswith(" -") or " - " in value:
+        raise _Fault(f"{what} is not a list of integers")
+    with warnings.catch_warnings():  # numpy's text parse (4x np.array's): a token it cannot read is an error
+        warnings.simplefilter("error", DeprecationWarning)
+        try:
+            a = np.fromstring(value, dtype=np.int64, sep=" ")
+        except (ValueError, DeprecationWarning):
+            raise _Fault(f"{what} is not a list of integers") from None
+    if len(a) != n:
+        raise _Fault(f"{what} is not a list of integers")
+    if a.min() < low or a.max() > high:  # strtoll saturates: an overlong number is out of range here
         bad = a[(a < low) | (a > high)][0]
         raise _Fault(f"{what} value {bad} is outside {low}..{high}")
     return a
@@ -138,7 +143,10 @@ def _floats(value: str, n: int, what: str, infinite: bool = False) -> np.ndarray
     """Finite numbers (``infinite``: or inf/-inf, as LightGBM writes a threshold that sends all values one way)."""
     if not _count(value, n, what, _INF_CHARS if infinite else _FLOAT_CHARS, "numbers"):
         return np.zeros(0)
-    a = _parse(value, np.float64, what, "numbers")
+    try:
+        a = np.array(value.split(" "), dtype=np.float64)
+    except ValueError:
+        raise _Fault(f"{what} is not a list of numbers") from None
     if np.isnan(a).any() or (not infinite and np.isinf(a).any()):  # 1e999, or a lone 'inf'
         raise _Fault(f"{what} holds a value that is not finite")
     return a
@@ -150,6 +158,8 @@ def _described(value: str, n: int, what: str, integer: bool = False) -> None:
     empty, as a one-leaf tree's leaf_weight is written, reads as zeros)."""
     if value:
         _count(value, n, what, _INT_CHARS if integer else _ANY_CHARS, "integers" if integer else "numbers")
+        if not integer and not _ANY_FLOATS.fullmatch(value):  # Atof aborts the process on a token it cannot read
+            raise _Fault(f"{what} is not a list of numbers")
 
 
 def _one(value: str, what: str, low: int, high: int) -> int:
@@ -187,11 +197,17 @@ def _check_tree(block: dict, max_feature: int) -> int:
             raise _Fault(f"no {key}")
     feature = _ints(block["split_feature"], m, "split_feature", 0, max_feature)
     del feature
-    threshold = _floats(block["threshold"], m, "threshold", True)
     left = _ints(block["left_child"], m, "left_child", -n, m - 1)
     right = _ints(block["right_child"], m, "right_child", -n, m - 1)
     decision = _ints(block["decision_type"], m, "decision_type", 0, 15) if "decision_type" in block \
         else np.zeros(m, dtype=np.int64)
+    categorical = (decision & 1) == 1
+    if categorical.any():  # a category-set index: parsed; else numbers or +-inf (never NaN) are all it needs
+        threshold = _floats(block["threshold"], m, "threshold", True)
+    else:
+        _count(block["threshold"], m, "threshold", _INF_CHARS, "numbers")
+        if block["threshold"].replace("inf", "").translate(_FLOAT_CHARS):  # i, n, f only as 'inf'
+            raise _Fault("threshold is not a list of numbers")
     bad = ~np.isin(decision, sorted(DECISION_TYPES))
     if bad.any():
         raise _Fault(f"decision_type {int(decision[bad][0])} is not one of LightGBM's")
@@ -201,7 +217,6 @@ def _check_tree(block: dict, max_feature: int) -> int:
         if key in block and key != "threshold":
             _described(block[key], m, key)
     _check_structure(left, right, n)
-    categorical = (decision & 1) == 1
     if categorical.any() or num_cat:
         if not num_cat:
             raise _Fault("a categorical split, but num_cat is 0")
@@ -215,7 +230,7 @@ def _check_tree(block: dict, max_feature: int) -> int:
         if words > 1 << 24:
             raise _Fault(f"cat_boundaries end at {words} words")
         _ints(block["cat_threshold"], words, "cat_threshold", 0, (1 << 32) - 1)
-        cats = threshold[categorical]
+        cats = threshold[categorical] if categorical.any() else np.zeros(0)
         if ((cats != np.floor(cats)) | (cats < 0) | (cats >= num_cat)).any():
             raise _Fault(f"a categorical split's threshold is not a category set index below num_cat {num_cat}")
     elif "cat_boundaries" in block or "cat_threshold" in block:
