@@ -27,8 +27,6 @@ from cksolve.errors import CksolveError  # noqa: E402
 from cksolve.features import FEATURE_NAMES  # noqa: E402
 from cksolve.ml import read_model_dir, write_model_dir  # noqa: E402
 from cksolve.ml.dirfiles import MAX_JSON_DEPTH, SHA256_KEY  # noqa: E402
-from cksolve.ml.madeup import made_up_rows  # noqa: E402
-from cksolve.ml.measurements import CK_COLUMNS  # noqa: E402
 from cksolve.ml.textmodel import check_model_text  # noqa: E402
 from cksolve.ml.training import train  # noqa: E402
 from test_cli import run  # noqa: E402
@@ -36,17 +34,21 @@ from test_cli import run  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def _fuzz_models():
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import fuzz_models
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    return fuzz_models
+
+
 @pytest.fixture(scope="module")
 def trained(tmp_path_factory):
-    """(a directory ``train`` wrote, its measurements): 20 trees on made-up rows."""
+    """(a directory ``train`` wrote, its measurements): 20 trees on made-up rows (the fuzz's model)."""
     d = tmp_path_factory.mktemp("modelfiles")
-    csv = d / "m.csv"
-    with open(csv, "w") as f:
-        f.write(",".join(CK_COLUMNS) + "\n")
-        for row in made_up_rows(30, 3, 20):
-            f.write(",".join(map(str, row)) + "\n")
-    train([csv], "gfx950", "bf16", "forward", d / "model", seed=7, folds=0, trees=20)
-    return d / "model", csv
+    _fuzz_models().train_small(d)
+    return d / "model", d / "made_up.csv"
 
 
 @pytest.fixture(scope="module")
@@ -151,6 +153,8 @@ def _faults(text: str) -> list[tuple[str, str, str]]:
         # found by the fuzz: LightGBM aborts the process (SIGABRT) on a token its Atof cannot read
         ("a token Atof aborts on", _set(text, 1, "internal_value", ["0.038f855"] + _tree(text, 1, "internal_value")[1:]),
          r"tree 1: internal_value is not a list of numbers"),
+        ("a threshold strtod cannot start", _set(text, 1, "threshold", ["e5"] + thr[1:]),
+         r"tree 1: threshold is not a list of numbers"),
         ("a double sign", _set(text, 1, "split_gain", ["--1"] + _tree(text, 1, "split_gain")[1:]),
          r"tree 1: split_gain is not a list of numbers"),
     ]
@@ -366,12 +370,7 @@ def test_prediction_is_interruptible(trained, sig):
 @pytest.mark.slow
 def test_fuzz_truncations_and_edits_never_kill_or_hang(text, tmp_path):
     """Every tree-boundary truncation and 300 random edits of ``train``'s model (benchmarks/fuzz_models.py)."""
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    try:
-        from fuzz_models import fuzz
-    finally:
-        sys.path.remove(str(ROOT / "benchmarks"))
-    report = fuzz(text.encode(), 300, seed=5, timeout=60, work=tmp_path)
+    report = _fuzz_models().fuzz(text.encode(), 300, seed=5, timeout=60, work=tmp_path)
     assert report["truncations"] >= 20 * 3 and report["refused"] > report["truncations"]
     assert report["loaded_and_predicted"] > 0, report
     bad = {k: report[k] for k in ("signal_deaths", "hangs", "child_exits", "not_one_line", "checker_errors")}

@@ -24,8 +24,10 @@ accepts what LightGBM writes and nothing it has not checked:
   ``0 <= c < num_leaves - 1``, a leaf ``~c`` with ``0 <= ~c < num_leaves``),
   the root nobody's child and every other node and leaf the child of exactly one
   node, all reached from the root (each tree is a tree: no cycle, no orphan);
-  split features in ``0..max_feature_idx``; leaf values finite, thresholds finite
-  or ``inf``/``-inf`` (LightGBM writes them for splits that send every value one way);
+  split features in ``0..max_feature_idx``; leaf values finite, thresholds numbers
+  or ``inf``/``-inf`` (LightGBM writes them for splits that send every value one way), never NaN;
+  every number a token LightGBM's readers read whole (its ``Atof`` aborts the process on one it
+  cannot read: the trees are parsed in an OpenMP loop);
   ``decision_type`` one of LightGBM's (categorical, default-left, missing type
   none/zero/NaN); a categorical split's threshold an index below ``num_cat``,
   ``cat_boundaries`` starting at 0, non-decreasing, ending at the length of
@@ -86,6 +88,8 @@ _INF_CHARS = str.maketrans("", "", "0123456789-+.eEinf ")
 _ANY_CHARS = str.maketrans("", "", "0123456789-+.eEinfa ")
 _ANY_TOKEN = r"(?:[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|-?nan|-?inf)"
 _ANY_FLOATS = re.compile(rf"{_ANY_TOKEN}(?: {_ANY_TOKEN})*", re.ASCII)
+_INF_TOKEN = r"(?:-?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|-?inf)"
+_INF_FLOATS = re.compile(rf"{_INF_TOKEN}(?: {_INF_TOKEN})*", re.ASCII)
 _PARAM = re.compile(r"\[[a-z0-9_]+: [^\"\\\x00-\x1f\x7f]*\]", re.ASCII)
 _INFO = re.compile(r"none|\[[^:\[\] ]+:[^:\[\] ]+\]|-?\d+(?::-?\d+)*", re.ASCII)
 _OBJECTIVE_ARG = re.compile(r"sqrt|[a-z_]+:" + _NUMBER.pattern, re.ASCII)
@@ -106,8 +110,8 @@ class _Fault(Exception):
 
 def _count(value: str, n: int, what: str, chars: dict, kind: str) -> bool:
     """``value`` holds exactly ``n`` tokens of ``chars`` separated by single spaces (none: an empty value); false
-    when there are none. (A character check, not a regular expression: a 2000-tree model is ~3 million numbers;
-    the numbers' parse below refuses a malformed token.)"""
+    when there are none. (A character check: a 2000-tree model is ~3 million numbers; the tokens' form is
+    checked by the numbers' parse or a regular expression after it.)"""
     if n == 0:
         if value:
             raise _Fault(f"{what} has values, expected none")
@@ -195,8 +199,7 @@ def _check_tree(block: dict, max_feature: int) -> int:
     for key in ("split_feature", "threshold", "left_child", "right_child"):
         if key not in block:
             raise _Fault(f"no {key}")
-    feature = _ints(block["split_feature"], m, "split_feature", 0, max_feature)
-    del feature
+    _ints(block["split_feature"], m, "split_feature", 0, max_feature)
     left = _ints(block["left_child"], m, "left_child", -n, m - 1)
     right = _ints(block["right_child"], m, "right_child", -n, m - 1)
     decision = _ints(block["decision_type"], m, "decision_type", 0, 15) if "decision_type" in block \
@@ -204,10 +207,9 @@ def _check_tree(block: dict, max_feature: int) -> int:
     categorical = (decision & 1) == 1
     if categorical.any():  # a category-set index: parsed; else numbers or +-inf (never NaN) are all it needs
         threshold = _floats(block["threshold"], m, "threshold", True)
-    else:
-        _count(block["threshold"], m, "threshold", _INF_CHARS, "numbers")
-        if block["threshold"].replace("inf", "").translate(_FLOAT_CHARS):  # i, n, f only as 'inf'
-            raise _Fault("threshold is not a list of numbers")
+    elif _count(block["threshold"], m, "threshold", _INF_CHARS, "numbers") and \
+            not _INF_FLOATS.fullmatch(block["threshold"]):  # each token one LightGBM's reader reads whole
+        raise _Fault("threshold is not a list of numbers")
     bad = ~np.isin(decision, sorted(DECISION_TYPES))
     if bad.any():
         raise _Fault(f"decision_type {int(decision[bad][0])} is not one of LightGBM's")
@@ -296,7 +298,7 @@ def _check_header(h: dict, where: str) -> tuple[int, str]:
     if "version" in h and not re.fullmatch(r"v[1-9]", h["version"]):
         fail("version", "not LightGBM's v1..v9")
     try:
-        num_class = _one(h["num_class"], "num_class", 1, 1)
+        _one(h["num_class"], "num_class", 1, 1)
         _one(h.get("num_tree_per_iteration", "1"), "num_tree_per_iteration", 1, 1)
         _one(h["label_index"], "label_index", 0, INT32[1])
         max_feature = _one(h["max_feature_idx"], "max_feature_idx", 0, MAX_FEATURES - 1)
@@ -304,7 +306,6 @@ def _check_header(h: dict, where: str) -> tuple[int, str]:
         if "num_class" in str(exc) or "num_tree" in str(exc):
             raise CksolveError(f"{where}: header {exc} (cksolve reads one-output regression models)") from None
         raise CksolveError(f"{where}: header {exc}") from None
-    del num_class
     if h.get("average_output", "") != "":
         fail("average_output", "has a value")
     width = max_feature + 1
