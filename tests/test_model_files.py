@@ -160,6 +160,16 @@ def _faults(text: str) -> list[tuple[str, str, str]]:
     ]
 
 
+def test_a_line_built_to_make_a_pattern_backtrack_is_refused_at_once(text):
+    """Found by the fuzz: a number list whose last token fails made the token pattern backtrack exponentially."""
+    n = len(_tree(text, 1, "split_gain"))
+    bad = _set(text, 1, "split_gain", ["12345678"] * (n - 1) + ["1e"])
+    started = time.monotonic()
+    with pytest.raises(CksolveError, match="tree 1: split_gain is not a list of numbers"):
+        check_model_text(bad.encode(), "m")
+    assert time.monotonic() - started < 2
+
+
 def test_faults_are_one_line_naming_file_and_tree(capsys, trained, text, tmp_path):
     model, csv = trained
     for name, bad, fragment in _faults(text):

@@ -79,17 +79,17 @@ TREE_KEYS = frozenset(("num_leaves", "num_cat", "is_linear", "shrinkage", "cat_b
 DECISION_TYPES = frozenset(c | d | (m << 2) for c in (0, 1) for d in (0, 2) for m in (0, 1, 2))
 INT32 = (-(1 << 31), (1 << 31) - 1)
 
-_NUMBER = re.compile(r"-?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?", re.ASCII)
+_NUMBER = re.compile(r"-?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?", re.ASCII)
 
 #: the characters of a list of integers, of finite numbers, of numbers or +-inf, of any of LightGBM's numbers
 _INT_CHARS = str.maketrans("", "", "0123456789- ")
 _FLOAT_CHARS = str.maketrans("", "", "0123456789-+.eE ")
 _INF_CHARS = str.maketrans("", "", "0123456789-+.eEinf ")
 _ANY_CHARS = str.maketrans("", "", "0123456789-+.eEinfa ")
-_ANY_TOKEN = r"(?:[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|-?nan|-?inf)"
-_ANY_FLOATS = re.compile(rf"{_ANY_TOKEN}(?: {_ANY_TOKEN})*", re.ASCII)
-_INF_TOKEN = r"(?:-?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|-?inf)"
-_INF_FLOATS = re.compile(rf"{_INF_TOKEN}(?: {_INF_TOKEN})*", re.ASCII)
+_ANY_TOKEN = r"(?:[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|-?nan|-?inf)"
+_ANY_FLOATS = re.compile(rf"(?>{_ANY_TOKEN})(?: (?>{_ANY_TOKEN}))*+", re.ASCII)  # atomic: linear time
+_INF_TOKEN = r"(?:-?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|-?inf)"
+_INF_FLOATS = re.compile(rf"(?>{_INF_TOKEN})(?: (?>{_INF_TOKEN}))*+", re.ASCII)
 _PARAM = re.compile(r"\[[a-z0-9_]+: [^\"\\\x00-\x1f\x7f]*\]", re.ASCII)
 _INFO = re.compile(r"none|\[[^:\[\] ]+:[^:\[\] ]+\]|-?\d+(?::-?\d+)*", re.ASCII)
 _OBJECTIVE_ARG = re.compile(r"sqrt|[a-z_]+:" + _NUMBER.pattern, re.ASCII)
