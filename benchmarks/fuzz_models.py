@@ -13,7 +13,9 @@ process (``cksolve.ml.textmodel``); those the check accepts are loaded and
 predicted by LightGBM in a child process (batched; a child that dies by a signal
 or stops reporting within ``--timeout`` seconds is counted and replaced). The
 report counts: refused (and refusals that were not one line), loaded and
-predicted, refused by LightGBM after the check, signal deaths, hangs.
+predicted, refused by LightGBM after the check, signal deaths, hangs, and the
+slowest check (a check over a second counts as slow: the check itself must not
+hang on a hostile file).
 """
 
 from __future__ import annotations
@@ -167,6 +169,19 @@ class Runner:
             self.proc.wait()
 
 
+#: seconds over which a check counts as slow (a 20-tree model is checked in milliseconds)
+SLOW_CHECK = 1.0
+
+
+def _timed(report: dict, i: int, began: float) -> None:
+    took = time.monotonic() - began
+    if took > report["max_check_seconds"]:
+        report["max_check_seconds"] = round(took, 4)
+    if took > SLOW_CHECK:
+        report["slow_checks"] += 1
+        report.setdefault("first_slow_check", f"case {i}: {took:.1f} s")
+
+
 def fuzz(data: bytes, n: int, seed: int, timeout: float = 20.0, batch: int = 200, work: Path | None = None,
          check: bool = True) -> dict:
     """The report (module doc); ``check=False`` sends every mutant to LightGBM unchecked (what the check prevents)."""
@@ -175,17 +190,19 @@ def fuzz(data: bytes, n: int, seed: int, timeout: float = 20.0, batch: int = 200
     mutants = truncations(data)
     mutants += [edit(data, rng) for _ in range(n)]
     report = {"cases": len(mutants), "truncations": len(mutants) - n, "refused": 0, "not_one_line": 0,
-              "checker_errors": 0, "unchanged": 0}
+              "checker_errors": 0, "unchanged": 0, "max_check_seconds": 0.0, "slow_checks": 0}
     runner = Runner(timeout)
     accepted: list = []
     started = time.monotonic()
     for i, m in enumerate(mutants):
         if m == data:
             report["unchanged"] += 1
+        began = time.monotonic()
         try:
             if check:
                 check_model_text(m, f"case{i}")
         except CksolveError as exc:
+            _timed(report, i, began)
             report["refused"] += 1
             msg = str(exc)
             if "\n" in msg or len(msg) > 300:
@@ -195,6 +212,7 @@ def fuzz(data: bytes, n: int, seed: int, timeout: float = 20.0, batch: int = 200
             report["checker_errors"] += 1
             report.setdefault("first_checker_error", f"case {i}: {type(exc).__name__}: {exc}")
             continue
+        _timed(report, i, began)
         path = work / f"case{i}.lgbm"
         path.write_bytes(m)
         accepted.append((i, str(path)))
@@ -228,7 +246,7 @@ def main(argv=None) -> int:
         data = args.model.read_bytes() if args.model else train_small(Path(tmp))
         report = fuzz(data, args.n, args.seed, args.timeout, work=Path(tmp), check=not args.no_check)
     print(json.dumps(report, indent=2))
-    bad = ("signal_deaths", "hangs", "child_exits", "not_one_line", "checker_errors")
+    bad = ("signal_deaths", "hangs", "child_exits", "not_one_line", "checker_errors", "slow_checks")
     return 1 if any(report[k] for k in bad) else 0
 
 
