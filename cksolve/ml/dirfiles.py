@@ -51,15 +51,23 @@ def read_bounded(path: Path, limit: int, what: str) -> bytes:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # a FIFO does not block the open
     except (OSError, ValueError) as exc:
         raise CksolveError(f"{where}: cannot read the {what} ({getattr(exc, 'strerror', None) or exc})") from None
-    with os.fdopen(fd, "rb") as f:
+    try:
         mode = os.fstat(fd).st_mode
         if not stat.S_ISREG(mode):
             kind = "a directory" if stat.S_ISDIR(mode) else "not a regular file"
             raise CksolveError(f"{where}: the {what} is {kind}")
-        try:
-            data = f.read(limit + 1)
-        except OSError as exc:
-            raise CksolveError(f"{where}: cannot read the {what} ({exc.strerror or exc})") from None
+        chunks, size = [], 0
+        while size <= limit:  # os.read: no buffered file object over a descriptor of unknown kind
+            chunk = os.read(fd, min(limit + 1 - size, 1 << 24))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        data = b"".join(chunks)
+    except OSError as exc:
+        raise CksolveError(f"{where}: cannot read the {what} ({exc.strerror or exc})") from None
+    finally:
+        os.close(fd)
     if len(data) > limit:
         raise CksolveError(f"{where}: the {what} is larger than {limit >> 20} MiB")
     return data
@@ -138,6 +146,10 @@ def verify_hashes(d: Path, manifest: dict, read: dict[str, bytes]) -> None:
     where = _label(d)
     if not isinstance(hashes, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in hashes.items()):
         raise CksolveError(f"{where}: train_manifest.json: {SHA256_KEY} must map file names to sha256 strings")
+    odd = [name for name in hashes if not _NAME.fullmatch(name)]
+    if odd or len(hashes) > 64:
+        what = shorten(odd[0]) if odd else f"{len(hashes)} files"
+        raise CksolveError(f"{where}: train_manifest.json: {SHA256_KEY} lists {what}, not a file name of the directory")
     for name, data in read.items():
         if name not in hashes:
             raise CksolveError(f"{where}: {name} is not one of the files its training wrote (train_manifest.json "
@@ -148,8 +160,6 @@ def verify_hashes(d: Path, manifest: dict, read: dict[str, bytes]) -> None:
     for name, want in sorted(hashes.items()):
         if name in read:
             continue
-        if not _NAME.fullmatch(name):
-            raise CksolveError(f"{where}: train_manifest.json: {SHA256_KEY} lists {shorten(name)}, not a file name")
         if not (d / name).exists():
             raise CksolveError(f"{where}: {name}, listed in train_manifest.json, is missing; the directory mixes "
                                "two trainings or lost a file")

@@ -24,7 +24,10 @@ accepts what LightGBM writes and nothing it has not checked:
   ``0 <= c < num_leaves - 1``, a leaf ``~c`` with ``0 <= ~c < num_leaves``),
   the root nobody's child and every other node and leaf the child of exactly one
   node, all reached from the root (each tree is a tree: no cycle, no orphan);
-  split features in ``0..max_feature_idx``; thresholds and leaf values finite;
+  split features in ``0..max_feature_idx``; leaf values finite, thresholds numbers
+  or ``inf``/``-inf`` (LightGBM writes them for splits that send every value one way), never NaN;
+  every number a token LightGBM's readers read whole (its ``Atof`` aborts the process on one it
+  cannot read: the trees are parsed in an OpenMP loop);
   ``decision_type`` one of LightGBM's (categorical, default-left, missing type
   none/zero/NaN); a categorical split's threshold an index below ``num_cat``,
   ``cat_boundaries`` starting at 0, non-decreasing, ending at the length of
@@ -46,6 +49,7 @@ from __future__ import annotations
 
 import json
 import re
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -76,9 +80,17 @@ TREE_KEYS = frozenset(("num_leaves", "num_cat", "is_linear", "shrinkage", "cat_b
 DECISION_TYPES = frozenset(c | d | (m << 2) for c in (0, 1) for d in (0, 2) for m in (0, 1, 2))
 INT32 = (-(1 << 31), (1 << 31) - 1)
 
+_NUMBER = re.compile(r"-?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?", re.ASCII)
+
+#: the characters of a list of integers, of finite numbers, of numbers or +-inf, of any of LightGBM's numbers
 _INT_CHARS = str.maketrans("", "", "0123456789- ")
 _FLOAT_CHARS = str.maketrans("", "", "0123456789-+.eE ")
-_NUMBER = re.compile(r"-?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?", re.ASCII)
+_INF_CHARS = str.maketrans("", "", "0123456789-+.eEinf ")
+_ANY_CHARS = str.maketrans("", "", "0123456789-+.eEinfa ")
+_ANY_TOKEN = r"(?:[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|-?nan|-?inf)"
+_ANY_FLOATS = re.compile(rf"(?>{_ANY_TOKEN})(?: (?>{_ANY_TOKEN}))*+", re.ASCII)  # atomic: linear time
+_INF_TOKEN = r"(?:-?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|-?inf)"
+_INF_FLOATS = re.compile(rf"(?>{_INF_TOKEN})(?: (?>{_INF_TOKEN}))*+", re.ASCII)
 _PARAM = re.compile(r"\[[a-z0-9_]+: [^\"\\\x00-\x1f\x7f]*\]", re.ASCII)
 _INFO = re.compile(r"none|\[[^:\[\] ]+:[^:\[\] ]+\]|-?\d+(?::-?\d+)*", re.ASCII)
 _OBJECTIVE_ARG = re.compile(r"sqrt|[a-z_]+:" + _NUMBER.pattern, re.ASCII)
@@ -97,44 +109,62 @@ class _Fault(Exception):
     """A fault inside the current tree or line (the caller adds where)."""
 
 
-def _ints(value: str, n: int, what: str, low: int = INT32[0], high: int = INT32[1]) -> np.ndarray:
+def _count(value: str, n: int, what: str, chars: dict, kind: str) -> bool:
+    """``value`` holds exactly ``n`` tokens of ``chars`` separated by single spaces (none: an empty value); false
+    when there are none. (A character check: a 2000-tree model is ~3 million numbers; the tokens' form is
+    checked by the numbers' parse or a regular expression after it.)"""
     if n == 0:
         if value:
             raise _Fault(f"{what} has values, expected none")
+        return False
+    got = value.count(" ") + 1
+    if got != n:
+        raise _Fault(f"{what} has {got} values, expected {n}")
+    if not value or value.translate(chars) or "  " in value or value[0] == " " or value[-1] == " ":
+        raise _Fault(f"{what} is not a list of {kind}")
+    return True
+
+
+def _ints(value: str, n: int, what: str, low: int = INT32[0], high: int = INT32[1]) -> np.ndarray:
+    if not _count(value, n, what, _INT_CHARS, "integers"):
         return np.zeros(0, dtype=np.int64)
-    tokens = value.split(" ")
-    if len(tokens) != n:
-        raise _Fault(f"{what} has {len(tokens)} values, expected {n}")
-    if value.translate(_INT_CHARS) or any(not t or len(t) > 11 for t in tokens):
+    if value == "-" or value.startswith("- ") or value.endswith(" -") or " - " in value:
         raise _Fault(f"{what} is not a list of integers")
-    try:
-        a = np.array(tokens, dtype=np.int64)
-    except (ValueError, OverflowError):
-        raise _Fault(f"{what} is not a list of integers") from None
-    if a.min() < low or a.max() > high:
+    with warnings.catch_warnings():  # numpy's text parse (4x np.array's): a token it cannot read is an error
+        warnings.simplefilter("error", DeprecationWarning)
+        try:
+            a = np.fromstring(value, dtype=np.int64, sep=" ")
+        except (ValueError, DeprecationWarning):
+            raise _Fault(f"{what} is not a list of integers") from None
+    if len(a) != n:
+        raise _Fault(f"{what} is not a list of integers")
+    if a.min() < low or a.max() > high:  # strtoll saturates: an overlong number is out of range here
         bad = a[(a < low) | (a > high)][0]
         raise _Fault(f"{what} value {bad} is outside {low}..{high}")
     return a
 
 
-def _floats(value: str, n: int, what: str, finite: bool) -> np.ndarray:
-    if n == 0:
-        if value:
-            raise _Fault(f"{what} has values, expected none")
+def _floats(value: str, n: int, what: str, infinite: bool = False) -> np.ndarray:
+    """Finite numbers (``infinite``: or inf/-inf, as LightGBM writes a threshold that sends all values one way)."""
+    if not _count(value, n, what, _INF_CHARS if infinite else _FLOAT_CHARS, "numbers"):
         return np.zeros(0)
-    tokens = value.split(" ")
-    if len(tokens) != n:
-        raise _Fault(f"{what} has {len(tokens)} values, expected {n}")
-    if not finite:  # LightGBM's Atof also reads nan/inf in fields that only describe the tree
-        if any(not t or (not _NUMBER.fullmatch(t) and t.lstrip("-").lower() not in ("nan", "inf")) for t in tokens):
-            raise _Fault(f"{what} is not a list of numbers")
-        return np.zeros(0)
-    if value.translate(_FLOAT_CHARS) or not all(map(_NUMBER.fullmatch, tokens)):
-        raise _Fault(f"{what} is not a list of numbers")
-    a = np.array(tokens, dtype=np.float64)
-    if not np.isfinite(a).all():
+    try:
+        a = np.array(value.split(" "), dtype=np.float64)
+    except ValueError:
+        raise _Fault(f"{what} is not a list of numbers") from None
+    if np.isnan(a).any() or (not infinite and np.isinf(a).any()):  # 1e999, or a lone 'inf'
         raise _Fault(f"{what} holds a value that is not finite")
     return a
+
+
+def _described(value: str, n: int, what: str, integer: bool = False) -> None:
+    """A field that only describes the tree (gains, weights, counts): LightGBM reads it with Atof/Atoi into an
+    array of its count; the count and the characters are what matter (nan/inf allowed, as Atof reads them;
+    empty, as a one-leaf tree's leaf_weight is written, reads as zeros)."""
+    if value:
+        _count(value, n, what, _INT_CHARS if integer else _ANY_CHARS, "integers" if integer else "numbers")
+        if not integer and not _ANY_FLOATS.fullmatch(value):  # Atof aborts the process on a token it cannot read
+            raise _Fault(f"{what} is not a list of numbers")
 
 
 def _one(value: str, what: str, low: int, high: int) -> int:
@@ -150,15 +180,15 @@ def _check_tree(block: dict, max_feature: int) -> int:
     if block.get("is_linear", "0") != "0":
         raise _Fault("a linear tree (is_linear); cksolve reads constant-leaf trees only")
     num_cat = _one(block["num_cat"], "num_cat", 0, n - 1)
-    _floats(block["leaf_value"], n, "leaf_value", True)
+    _floats(block["leaf_value"], n, "leaf_value")
     if "shrinkage" in block:
-        _floats(block["shrinkage"], 1, "shrinkage", True)
+        _floats(block["shrinkage"], 1, "shrinkage")
     for key in LEAF_INT:
         if key in block:
-            _ints(block[key], n, key, 0)
+            _described(block[key], n, key, True)
     for key in LEAF_FLOAT:
         if key in block and key != "leaf_value":
-            _floats(block[key], n, key, False)
+            _described(block[key], n, key)
     if n == 1:
         for key in NODE_INT + NODE_FLOAT:
             if block.get(key):
@@ -170,23 +200,26 @@ def _check_tree(block: dict, max_feature: int) -> int:
     for key in ("split_feature", "threshold", "left_child", "right_child"):
         if key not in block:
             raise _Fault(f"no {key}")
-    feature = _ints(block["split_feature"], m, "split_feature", 0, max_feature)
-    del feature
-    threshold = _floats(block["threshold"], m, "threshold", True)
+    _ints(block["split_feature"], m, "split_feature", 0, max_feature)
     left = _ints(block["left_child"], m, "left_child", -n, m - 1)
     right = _ints(block["right_child"], m, "right_child", -n, m - 1)
     decision = _ints(block["decision_type"], m, "decision_type", 0, 15) if "decision_type" in block \
         else np.zeros(m, dtype=np.int64)
-    bad = [int(d) for d in decision if int(d) not in DECISION_TYPES]
-    if bad:
-        raise _Fault(f"decision_type {bad[0]} is not one of LightGBM's")
+    categorical = (decision & 1) == 1
+    if categorical.any():  # a category-set index: parsed; else numbers or +-inf (never NaN) are all it needs
+        threshold = _floats(block["threshold"], m, "threshold", True)
+    elif _count(block["threshold"], m, "threshold", _INF_CHARS, "numbers") and \
+            not _INF_FLOATS.fullmatch(block["threshold"]):  # each token one LightGBM's reader reads whole
+        raise _Fault("threshold is not a list of numbers")
+    bad = ~np.isin(decision, sorted(DECISION_TYPES))
+    if bad.any():
+        raise _Fault(f"decision_type {int(decision[bad][0])} is not one of LightGBM's")
     if "internal_count" in block:
-        _ints(block["internal_count"], m, "internal_count", 0)
+        _described(block["internal_count"], m, "internal_count", True)
     for key in NODE_FLOAT:
         if key in block and key != "threshold":
-            _floats(block[key], m, key, False)
+            _described(block[key], m, key)
     _check_structure(left, right, n)
-    categorical = (decision & 1) == 1
     if categorical.any() or num_cat:
         if not num_cat:
             raise _Fault("a categorical split, but num_cat is 0")
@@ -200,7 +233,7 @@ def _check_tree(block: dict, max_feature: int) -> int:
         if words > 1 << 24:
             raise _Fault(f"cat_boundaries end at {words} words")
         _ints(block["cat_threshold"], words, "cat_threshold", 0, (1 << 32) - 1)
-        cats = threshold[categorical]
+        cats = threshold[categorical] if categorical.any() else np.zeros(0)
         if ((cats != np.floor(cats)) | (cats < 0) | (cats >= num_cat)).any():
             raise _Fault(f"a categorical split's threshold is not a category set index below num_cat {num_cat}")
     elif "cat_boundaries" in block or "cat_threshold" in block:
@@ -266,7 +299,7 @@ def _check_header(h: dict, where: str) -> tuple[int, str]:
     if "version" in h and not re.fullmatch(r"v[1-9]", h["version"]):
         fail("version", "not LightGBM's v1..v9")
     try:
-        num_class = _one(h["num_class"], "num_class", 1, 1)
+        _one(h["num_class"], "num_class", 1, 1)
         _one(h.get("num_tree_per_iteration", "1"), "num_tree_per_iteration", 1, 1)
         _one(h["label_index"], "label_index", 0, INT32[1])
         max_feature = _one(h["max_feature_idx"], "max_feature_idx", 0, MAX_FEATURES - 1)
@@ -274,7 +307,6 @@ def _check_header(h: dict, where: str) -> tuple[int, str]:
         if "num_class" in str(exc) or "num_tree" in str(exc):
             raise CksolveError(f"{where}: header {exc} (cksolve reads one-output regression models)") from None
         raise CksolveError(f"{where}: header {exc}") from None
-    del num_class
     if h.get("average_output", "") != "":
         fail("average_output", "has a value")
     width = max_feature + 1
