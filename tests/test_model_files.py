@@ -307,20 +307,20 @@ def test_select_model_refuses_as_evaluate_does(capsys, trained, tmp_path):
 def test_train_records_hashes_and_a_mixed_directory_is_refused(capsys, trained, tmp_path):
     model, csv = trained
     manifest = json.loads((model / "train_manifest.json").read_text())
-    assert sorted(manifest[SHA256_KEY]) == ["cv_metrics_tflops.json", "feature_importances_tflops.json",
+    assert sorted(manifest[SHA256_KEY]) == ["cv_metrics.json", "feature_importances_tflops.json",
                                             "feature_spec.json", "model_tflops.lgbm"]
     other = tmp_path / "other"
     train([csv], "gfx950", "bf16", "forward", other, seed=8, folds=0, trees=5)
-    for name in ("feature_spec.json", "model_tflops.lgbm", "train_manifest.json", "cv_metrics_tflops.json"):
+    for name in ("feature_spec.json", "model_tflops.lgbm", "train_manifest.json", "cv_metrics.json"):
         mixed = tmp_path / f"mixed_{name}"
         shutil.copytree(model, mixed)
         shutil.copy(other / name, mixed / name)  # what a kill between two moves of a non-atomic write left
-        if name == "cv_metrics_tflops.json" and (other / name).read_bytes() == (model / name).read_bytes():
+        if name == "cv_metrics.json" and (other / name).read_bytes() == (model / name).read_bytes():
             continue
         _one_line_exit_2(capsys, mixed, csv, "mixes two trainings")
     shutil.copytree(model, tmp_path / "lost")
-    (tmp_path / "lost" / "cv_metrics_tflops.json").unlink()
-    _one_line_exit_2(capsys, tmp_path / "lost", csv, "cv_metrics_tflops.json, listed in train_manifest.json, is missing")
+    (tmp_path / "lost" / "cv_metrics.json").unlink()
+    _one_line_exit_2(capsys, tmp_path / "lost", csv, "cv_metrics.json, listed in train_manifest.json, is missing")
     # CK's directories carry no hashes: they load as before
     assert read_model_dir(_ck_style(model, tmp_path / "ck")).trees == 20
 

@@ -59,8 +59,9 @@ def to_stderr(text: str) -> None:
         pass
 
 
-#: The longest run of characters without a space an error line keeps (a value, a path), and the longest line.
-RUN_CAP, LINE_CAP = 200, 1000
+#: The longest run of characters without a space an error line keeps (a value, a path), and the longest line;
+#: a value ``errors.shorten`` already cut (200 characters, quoted, ``...``) passes as it is.
+RUN_CAP, LINE_CAP = 240, 1000
 _RUN = re.compile(r"\S{%d,}" % (RUN_CAP + 1))
 
 

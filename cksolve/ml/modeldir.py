@@ -151,11 +151,11 @@ def read_model_dir(path: str | Path) -> ModelDir:
         raise CksolveError(f"{d}: the model reads {booster.num_feature()} features, its spec names {width}")
     semantics = spec.get("cksolve_feature_semantics", MODEL_SEMANTICS[0])
     if semantics not in MODEL_SEMANTICS:
-        raise CksolveError(f"{d / SPEC_FILE}: cksolve_feature_semantics {shorten(semantics)} is not one of "
+        raise CksolveError(f"{d / SPEC_FILE}: cksolve_feature_semantics {shorten(semantics, 40)} is not one of "
                            f"{', '.join(MODEL_SEMANTICS)}")
     score = spec.get("cksolve_score", SCORES[0])
     if score not in SCORES:
-        raise CksolveError(f"{d / SPEC_FILE}: cksolve_score {shorten(str(score))} is not one of {', '.join(SCORES)}")
+        raise CksolveError(f"{d / SPEC_FILE}: cksolve_score {shorten(str(score), 40)} is not one of {', '.join(SCORES)}")
     return ModelDir(d, booster, spec, manifest, columns, "tflops" in set(spec.get("log_targets") or ()), semantics,
                     booster.num_trees(), leaf_sum(booster, text), score)
 
