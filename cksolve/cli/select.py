@@ -16,7 +16,7 @@ from ..errors import CksolveError
 from ..outputs import StdoutStream, atomic_text_stream, write_stdout
 from .app import app
 from .errors import say
-from .options import (BuilderOpt, OneArchOpt, OutputOpt, check_format, choices, format_option, load_rule_set,
+from .options import (BuilderOpt, FactorsOpt, OneArchOpt, OutputOpt, check_format, choices, format_option, load_rule_set,
                       one_arch, refuse_unwritable)
 
 EVALUATE_FORMATS = ("table", "json")
@@ -105,6 +105,7 @@ def select_cmd(
                                             help="Score with measured TFLOPS (unmeasured kernels score 0)."),
     device: Optional[str] = typer.Option(None, "--device", metavar="DEVICE",
                                          help="The analytic model's device (default: the arch's, see `archs`)."),
+    factors: Optional[Path] = FactorsOpt,
     top: int = typer.Option(5, "--top", metavar="K", help="Kernels per problem."),
     fmt: str = format_option("table", SELECT_FORMATS),
     output: Optional[Path] = OutputOpt,
@@ -120,6 +121,8 @@ def select_cmd(
         raise CksolveError("give one of --rule-set and --names")
     if model is not None and measured is not None:
         raise CksolveError("give at most one of --model and --measurements")
+    if factors is not None and (model is not None or measured is not None):
+        raise CksolveError("--factors sets the analytic model's factors: not with --model or --measurements")
     if top < 1:
         raise CksolveError(f"--top {top} must be at least 1")
     refuse_unwritable(output)
@@ -131,7 +134,7 @@ def select_cmd(
     elif measured is not None:
         scorer = scoring.get_scorer("measured", path=measured)
     else:
-        scorer = scoring.get_scorer("analytic", device=device)
+        scorer = scoring.get_scorer("analytic", device=device, factors=factors)
     scorer.prepare(arch, dtype)  # a device of another arch, a model of another dtype: one error before any output
     say(f"ranking by {scorer.describe()}")
     records = scoring.select(plist, rs, arch, dtype, scorer, top)

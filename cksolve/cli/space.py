@@ -15,7 +15,7 @@ from ..formats import render, table_text
 from ..progress import Progress
 from .app import app
 from .listing import records_blocks, write_blocks
-from .options import (BuilderOpt, OneArchOpt, backend_option, OutputOpt, SelectionArgs, check_format, choices, format_option,
+from .options import (BuilderOpt, FactorsOpt, OneArchOpt, backend_option, OutputOpt, SelectionArgs, check_format, choices, format_option,
                       load_rule_set, one_arch, refuse_unwritable, rule_set_option, selection_options, write)
 
 SAMPLE_FORMATS = ("names", "jsonl", "csv")
@@ -95,6 +95,7 @@ def search_cmd(
                                             help="Re-rank the performance model's pool by measured TFLOPS."),
     pool: Optional[int] = typer.Option(None, "--pool", metavar="N",
                                        help="Tile shapes the performance model hands --model/--measurements (50)."),
+    factors: Optional[Path] = FactorsOpt,
 ) -> None:
     """The best valid configs for a problem by the performance model (one line per tile shape), over a rule set
     or the whole space; --backend cpsat ranks by the padding score."""
@@ -107,11 +108,12 @@ def search_cmd(
     if backend != "cpsat":  # the performance model (the direct backend's search)
         if backend is not None and backend not in explore.SEARCH_BACKENDS:
             explore.search(problem, arch, dtype, rs, top, (), backend)  # the one error line for this backend
-        _ranked_search(problem, arch, dtype, rs, top, tuple(where or ()), fmt, output, device, model, measured, pool)
+        _ranked_search(problem, arch, dtype, rs, top, tuple(where or ()), fmt, output, device, model, measured, pool,
+                       factors)
         return
-    if any(x is not None for x in (device, model, measured, pool)):
-        raise CksolveError("--backend cpsat searches by the padding score: --device, --model, --measurements and "
-                           "--pool need the performance model's search (the default backend)")
+    if any(x is not None for x in (device, model, measured, pool, factors)):
+        raise CksolveError("--backend cpsat searches by the padding score: --device, --model, --measurements, "
+                           "--pool and --factors need the performance model's search (the default backend)")
     results, status = explore.search(problem, arch, dtype, rs, top, tuple(where or ()), backend, time_limit)
     said = ("ranked by the padding score (tile padding x occupancy x reuse x vectors: --backend cpsat)\n"
             f"status: {status}" + (" (gap 0)" if status == "OPTIMAL" else ""))
@@ -133,7 +135,8 @@ def _write_results(results, status: str, said: str, columns: list, fmt: str, out
     tell(said)
 
 
-def _ranked_search(problem, arch, dtype, rs, top, where, fmt, output, device, model, measured, pool) -> None:
+def _ranked_search(problem, arch, dtype, rs, top, where, fmt, output, device, model, measured, pool,
+                   factors) -> None:
     """``search`` by the performance model, one line per tile shape, re-ranked by a model or measurements."""
     from .. import scoring  # deferred: the scorers (and lightgbm for --model) load for this search only
     from .errors import say  # deferred: only this search says what ranks
@@ -145,9 +148,10 @@ def _ranked_search(problem, arch, dtype, rs, top, where, fmt, output, device, mo
     if rescorer is not None:
         rescorer.prepare(arch, dtype)
     size = explore.RANK_POOL if pool is None else pool
-    ranking = {"device": device, "rescorer": rescorer, "pool": size}
+    analytic = scoring.get_scorer("analytic", device=device, factors=factors)
+    analytic.prepare(arch, dtype)  # a bad factors file: one error before the search
+    ranking = {"device": device, "rescorer": rescorer, "pool": size, "factors": factors}
     results, status = explore.search(problem, arch, dtype, rs, top, where, None, explore.TIME_LIMIT, ranking)
-    analytic = scoring.get_scorer("analytic", device=device)
     if rescorer is None:
         said = f"ranked by {analytic.describe()}; one line per tile shape\nstatus: {status}"
     else:
