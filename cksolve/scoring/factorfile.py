@@ -227,11 +227,14 @@ def calibration_of(arch: str, path: str | Path | None = None) -> str:
     _table, prov = _resolved(arch, None if path is None else str(path))
     if not prov:
         return ""
-    source = prov.get("source", "an unnamed source")
-    fitted = len(prov.get("_set", ()))
+    n = len(prov.get("_set", ()))
     which = "shipped calibration" if prov["_shipped"] else f"factors file {shorten(prov['_file'], 80)}"
+    what = f"{n} factor{'s' if n != 1 else ''}"
+    if "source" not in prov:
+        return f"{which}: {what} set"
+    how = "fitted to" if "objective" in prov else "from"  # calibrate writes its objective
     sha = prov.get("source_sha256", "")
-    return f"{which}: {fitted} factors fitted to {source}" + (f" (sha256 {sha[:12]})" if sha else "")
+    return f"{which}: {what} {how} {prov['source']}" + (f" (sha256 {sha[:12]})" if sha else "")
 
 
 def sha256_of(data: bytes) -> str:
