@@ -44,7 +44,7 @@ def test_factors_toml_covers_every_pipeline_and_its_free_factors_are_factors():
     ("[pipline.compv3]\ncompute = 0.5\n", "unknown factor 'pipline'; did you mean 'pipeline'?"),
     ("[pipeline.compv3]\ncompute = \"fast\"\n", "factor pipeline.compv3.compute must be a number"),
     ("[pipeline.compv3]\ncompute = true\n", "factor pipeline.compv3.compute must be a number"),
-    ("[pipeline.compv3]\ncompute = 1.5\n", "pipeline.compv3.compute = 1.5 is outside its bounds (0.3 .. 1)"),
+    ("[pipeline.compv3]\ncompute = 1.5\n", "pipeline.compv3.compute = 1.5 is outside its bounds (0.1 .. 1)"),
     ("[pipeline.compv3]\nprefetch = 1\n", "unknown factor 'pipeline.compv3.prefetch'"),
     ("[waves]\nper_workgroup = [1.0]\n", "factor waves.per_workgroup must be a list of 4 numbers"),
     ("[free]\nx = [1, 2]\n", "unknown factor 'free'"),
@@ -77,7 +77,7 @@ def test_only_gfx950_ships_a_calibration_and_the_others_keep_first_principles():
     s.prepare("gfx942", "fp16")
     assert s.describe() == "the analytic performance model (the arch's default device; docs/selection.md)"
     s.prepare("gfx950", "bf16")
-    assert "shipped calibration: 10 factors fitted to training_data_forward_bf16_20.csv" in s.describe()
+    assert "shipped calibration: 11 factors fitted to training_data_forward_bf16_20.csv (sha256 5dd4d711115c)" in s.describe()
 
 
 def test_group_folds_keep_a_group_whole_and_balance_rows():
@@ -143,7 +143,7 @@ def test_the_shipped_calibration_is_what_calibrate_writes_on_the_real_file(tmp_p
 @pytest.mark.ck_data
 @pytest.mark.slow
 def test_calibration_beats_first_principles_on_held_out_problems_of_the_real_file():
-    """Real: 5-fold problem-grouped CV on the sweep. Uncalibrated 88.4% mean / 70.2% P10; calibrated >= 93% / 79%."""
+    """Real: 5-fold problem-grouped CV on the sweep. Uncalibrated 88.4% mean / 70.2% P10; calibrated 94.8% / 83.2% (asserted: >= 94% / 82%)."""
     if not ck_available():
         pytest.skip("CK reference data absent")
     from cksolve.ml.measurements import read_measurements
@@ -156,7 +156,7 @@ def test_calibration_beats_first_principles_on_held_out_problems_of_the_real_fil
     cv = cross_validate(d, 5, "rank")
     before, after = cv["before"], cv["after"]
     assert round(before["mean"], 3) == 0.884 and round(before["p10"], 3) == 0.702, before
-    assert after["mean"] >= 0.93 and after["p10"] >= 0.79 and after["top1"] > before["top1"], after
+    assert after["mean"] >= 0.94 and after["p10"] >= 0.82 and after["top1"] > before["top1"], after
 
 
 @pytest.mark.ck_data

@@ -144,6 +144,10 @@ def estimate_batch(P: dict, C: dict, dev: Device, dtype: str, family: str, warp_
     bandwidth = cu["load_bytes_per_clock"] * clock  # the CU's load path (0: not modelled)
     if bandwidth > 0:  # every workgroup's tiles of every K step share it
         t_compute = np.maximum(t_compute, per_cu * steps * tile_bytes / bandwidth)
+    lds_rate = cu["lds_bytes_per_clock"] * clock  # LDS reads into the waves' registers (0: not modelled)
+    if lds_rate > 0:  # each wave reads its own rows of A and columns of B of every K step
+        wave_reads = (tm // np.maximum(C["wave_m"], 1) + tn // np.maximum(C["wave_n"], 1)) * tk * gm * bpe
+        t_compute = np.maximum(t_compute, per_cu * steps * waves * wave_reads / lds_rate)
 
     # roofline: global traffic
     mem = fx["memory"]

@@ -35,7 +35,7 @@ FACTORS_SCHEMA = {
     "latency": {"prefetch": _NUMBER, "no_prefetch": _NUMBER, "reason": str},
     "loop": {"cycles_per_k_step": _NUMBER, "launch_us": _NUMBER, "cycles_per_tile": _NUMBER, "reason": str},
     "memory": {"l2_miss": _NUMBER, "full_vector_bytes": _NUMBER, "reason": str},
-    "cu": {"load_bytes_per_clock": _NUMBER, "reason": str},
+    "cu": {"load_bytes_per_clock": _NUMBER, "lds_bytes_per_clock": _NUMBER, "reason": str},
     "warp_tile": {"*": {"*": _NUMBER}, "reason": str},
     "other": {"wave_k_split": _NUMBER, "specialized": _NUMBER, "split_image": _NUMBER,
               "default_epilogue_store": _NUMBER, "reason": str},
