@@ -25,10 +25,18 @@ for one group, G groups, backward-data phases, split-K):
   per M tile, a share of re-reads missing L2; C written once, in fp32 per split-K slice
   plus the two-stage conversion pass) over bandwidth times the pipeline's
   memory share and the vector width's share; time = max(compute, memory) +
-  K-step overhead + launch.
+  K-step overhead + launch;
+* **CU load path and LDS** (terms 0 -- not modelled -- in ``factors.toml``, set by
+  calibrations): the bytes per clock a CU brings into LDS bound the K loop (every
+  workgroup's A and B tiles of every step) and each workgroup pays its first tile
+  (two, double-buffered) and its C tile on it unoverlapped, with fixed
+  per-workgroup cycles; the bytes per clock its LDS gives the waves bound the K
+  loop too (each wave reads its tile_m/wave_m rows of A and tile_n/wave_n columns
+  of B per K).
 
-The score is useful FLOPs / time. It is a model, not a measurement: it has not
-been fitted to any GPU, and it ranks only by its assumptions (docs/selection.md).
+The score is useful FLOPs / time. It is a model, not a measurement: its factors
+are ``factorfile.factors_for(arch)``'s -- first principles, or an arch's shipped
+calibration fitted to measured TFLOPS (docs/calibration.md).
 """
 
 from __future__ import annotations
