@@ -177,3 +177,45 @@ def test_the_search_stays_exact_under_the_shipped_calibration(spec):
     want = sorted(best.values(), reverse=True)[:3]
     got, status = explore.search(spec, "gfx950", "bf16", rs, 3)
     assert status == "OPTIMAL" and [r.score for r in got] == pytest.approx(want, rel=1e-12), (got, want)
+
+
+@pytest.mark.parametrize("argv, message", [
+    (("--folds", "1"), "--folds 1 must be 0 (no cross-validation) or at least 2"),
+    (("--objective", "mse"), "unknown --objective 'mse'; valid: rank, log"),
+    (("--out", "/nonexistent/dir/f.toml"), "/nonexistent/dir"),
+    (("--dtype", "bf17"), "unknown --dtype 'bf17'"),
+])
+def test_calibrate_refuses_bad_options_in_one_line(tmp_path, argv, message):
+    csv = tmp_path / "m.csv"
+    csv.write_text("kernel,problem_idx,N,C,K,G,Hi,Wi,Y,X,stride_h,stride_w,pad_h,pad_w,latency_ms,tflops,non_zero\n"
+                   "grouped_conv_forward_bf16_2d_16x64x64_compv3,0,1,64,64,1,8,8,1,1,1,1,0,0,0.01,1.0,4096\n")
+    base = {"--measurements": str(csv), "--arch": "gfx950", "--dtype": "bf16", "--out": str(tmp_path / "f.toml")}
+    base.update(dict(zip(argv[::2], argv[1::2])))
+    got = _cli("calibrate", *[x for kv in base.items() for x in kv], cwd=tmp_path)
+    assert got.returncode == 2 and got.stdout == "" and got.stderr.count("\n") == 1, got.stderr
+    assert message in got.stderr, got.stderr
+    assert not (tmp_path / "f.toml").exists()
+
+
+@pytest.mark.ck_data
+def test_calibrate_excludes_invalid_rows_and_its_file_ranks_select(tmp_path):
+    """Real rows (the sweep's problem_idx 0-29: 29 distinct problems) plus one run of a kernel that cannot run its problem (C = 60:
+    vectors of 8 refuse it): the row is excluded and counted; the factors file it writes is one --factors takes."""
+    if not ck_available():
+        pytest.skip("CK reference data absent")
+    lines = SWEEP.read_text().splitlines()
+    head = [ln for ln in lines[1:] if int(ln.split(",")[1]) < 30]
+    bad = head[0].split(",")
+    bad[3] = "60"
+    (tmp_path / "m.csv").write_text("\n".join([lines[0], *head, ",".join(bad)]) + "\n")
+    got = _cli("calibrate", "--measurements", "m.csv", "--arch", "gfx950", "--dtype", "bf16", "--out", "f.toml",
+               "--folds", "0", cwd=tmp_path)
+    assert got.returncode == 0, got.stderr
+    assert "excluded 1 invalid row of 1 problem" in got.stderr, got.stderr
+    assert got.stdout.startswith(f"calibrated ") and "29 problems (13 kernels, 20 labels, 580 rows" in got.stdout, got.stdout
+    text = (tmp_path / "f.toml").read_text()
+    assert "invalid_rows = 1" in text and "cv_after" not in text, text
+    sel = _cli("select", "-p", "N=1,C=256,K=256,Hi=28,Wi=28,Y=3,X=3", "-r", "default", "-a", "gfx950", "--dtype",
+               "bf16", "--factors", "f.toml", cwd=tmp_path)
+    assert sel.returncode == 0 and "factors file 'f.toml': " in sel.stderr and "fitted to m.csv (sha256" in sel.stderr, \
+        sel.stderr

@@ -1,82 +1,114 @@
-"""Measurement labels -> kernels (``workload.labels``): full names, short names through ``default``, label maps."""
+"""Extra columns of a workload file (a model, a layer) pass through to every per-problem record."""
 
 from __future__ import annotations
 
-import csv
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
-from cksolve.errors import CksolveError
-from cksolve.workload.labels import LabelResolver, read_kernel_map
-
-from conftest import CK
-
-#: CK's gfx950 bf16 forward sweep (the real measurement file, shared/ck/measurements)
-REAL = CK / "measurements" / "training_data_forward_bf16_20.csv"
-C3 = "grouped_conv_fwd_bf16_nhwgc_2d_compv3_cshuffle_intrawave_"
-C4 = "grouped_conv_fwd_bf16_nhwgc_2d_compv4_cshuffle_intrawave_"
+ROOT = Path(__file__).resolve().parents[1]
 
 
-@pytest.mark.ck_data
-def test_real_file_labels_are_13_kernels():
-    """The 20 labels of the real file: 10 compv3 kernels as named, 10 compv4 labels on three compv4 kernels."""
-    with open(REAL, newline="") as fh:
-        labels = sorted({row["kernel"] for row in csv.DictReader(fh)})
-    assert len(labels) == 20
-    r = LabelResolver("gfx950")
-    got = {label: r.resolve(label) for label in labels}
-    assert all(x.config is not None for x in got.values()), [x for x in got.values() if x.config is None]
-    assert len({x.kernel for x in got.values()}) == 13
-    compv4 = {x.kernel for label, x in got.items() if label.endswith("_compv4")}
-    assert compv4 == {C4 + "16x64x128_1x4x1_16x16x16_dsb", C4 + "32x64x128_2x2x1_16x16x16_dsb",
-                      C4 + "64x64x128_4x1x1_16x16x16_dsb"}
-    assert all(x.how == "exact" for label, x in got.items() if label.endswith("_compv3"))
-    assert got["grouped_conv_forward_bf16_2d_128x128x64_compv4"].kernel == C4 + "64x64x128_4x1x1_16x16x16_dsb"
-    assert got["grouped_conv_forward_bf16_2d_32x128x64_compv4"].kernel == C4 + "32x64x128_2x2x1_16x16x16_dsb"
-    c = got["grouped_conv_forward_bf16_2d_64x64x64_compv3"].config
-    assert (c.wave_m, c.wave_n, c.wave_k, c.warp_tile_m, c.warp_tile_n, c.warp_tile_k) == (4, 1, 1, 16, 16, 16)
-    assert (c.vector_a, c.vector_b, c.vector_c) == (4, 8, 8)
+def _cli(*args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run([sys.executable, "-m", "cksolve", *args], capture_output=True, text=True, env=env,
+                          cwd=ROOT, timeout=300)
 
 
-def test_scheduler_token_and_full_names():
-    r = LabelResolver("gfx950")
-    a = r.resolve("grouped_conv_forward_bf16_2d_128x128x64_compv3")
-    b = r.resolve("grouped_conv_forward_bf16_2d_128x128x64_compv3_intrawave")
-    assert a.config == b.config and a.kernel == C3 + "128x128x64_4x4x1_32x32x16"
-    full = r.resolve(C3 + "64x64x64_4x1x1_16x16x16")
-    assert full.how == "name" and full.kernel == C3 + "64x64x64_4x1x1_16x16x16"
-    # a pipeline default lacks goes to the same tile's kernel of another pipeline (CK's compv5 labels)
-    assert r.resolve("grouped_conv_forward_bf16_2d_16x64x64_compv5").kernel == C3 + "16x64x64_1x4x1_16x16x16"
+def _coverage(path: Path, fmt: str) -> subprocess.CompletedProcess:
+    return _cli("coverage", "--problems", str(path), "-r", "tiny", "-a", "gfx942", "--dtype", "fp16", "--format", fmt)
 
 
-def test_unknown_label():
-    r = LabelResolver("gfx950")
-    x = r.resolve("my_kernel")
-    assert x.config is None and x.how == "unknown" and "neither" in x.why
-    with pytest.raises(CksolveError, match="my_kernel"):
-        r.config("my_kernel")
+def test_csv_labels_in_jsonl_and_csv(tmp_path):
+    path = tmp_path / "w.csv"
+    path.write_text('model,N,G,C,K,Hi,Wi,layer\nresnet50,8,1,64,64,56,56,conv1\nvit,8,1,64,128,28,28,"a, b"\n')
+    r = _coverage(path, "jsonl")
+    assert r.returncode == 0, r.stderr
+    records = [json.loads(line) for line in r.stdout.splitlines()]
+    assert [(d["model"], d["layer"]) for d in records] == [("resnet50", "conv1"), ("vit", "a, b")]
+    assert list(records[0])[-2:] == ["model", "layer"]  # after the record's own keys, in file order
+    r = _coverage(path, "csv")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines()[0].endswith(",applicable,blocked_by,model,layer")
+    assert r.stdout.splitlines()[2].endswith(',vit,"a, b"')
 
 
-def test_kernel_map_overrides(tmp_path):
-    m = tmp_path / "map.csv"
-    m.write_text(f"label,kernel\nmy_kernel,{C3}64x64x64_4x1x1_16x16x16\n"
-                 f"grouped_conv_forward_bf16_2d_16x64x64_compv4,{C3}16x64x64_1x4x1_16x16x16\n")
-    r = LabelResolver("gfx950", read_kernel_map(m))
-    assert r.resolve("my_kernel").how == "map"
-    assert r.resolve("grouped_conv_forward_bf16_2d_16x64x64_compv4").kernel == C3 + "16x64x64_1x4x1_16x16x16"
-    t = tmp_path / "map.toml"
-    t.write_text(f'"my_kernel" = "{C3}64x64x64_4x1x1_16x16x16"\n')
-    assert read_kernel_map(t) == {"my_kernel": C3 + "64x64x64_4x1x1_16x16x16"}
+def test_jsonl_labels(tmp_path):
+    path = tmp_path / "w.jsonl"
+    path.write_text('{"N": 8, "C": 64, "K": 64, "net": "unet"}\n{"N": 4, "C": 64, "K": 64, "net": "sd"}\n')
+    r = _coverage(path, "jsonl")
+    assert r.returncode == 0, r.stderr
+    assert [json.loads(line)["net"] for line in r.stdout.splitlines()] == ["unet", "sd"]
 
 
-@pytest.mark.parametrize("text, message", [
-    ("a,b\n", "header must be 'label,kernel'"),
-    ("label,kernel\nx,not_a_kernel\n", "not_a_kernel' is not a full kernel name"),
-    (f"label,kernel\nx,{C3}64x64x64_4x1x1_16x16x16\nx,{C3}64x64x64_4x1x1_16x16x16\n", "mapped twice"),
-    ("label,kernel\nx\n", "1 fields, expected 2"),
-])
-def test_bad_kernel_map(tmp_path, text, message):
-    m = tmp_path / "map.csv"
-    m.write_text(text)
-    with pytest.raises(CksolveError, match=message):
-        read_kernel_map(m)
+def test_no_labels_no_change(tmp_path):
+    path = tmp_path / "w.csv"
+    path.write_text("N,G,C,K,Hi,Wi\n8,1,64,64,56,56\n")
+    r = _coverage(path, "jsonl")
+    assert list(json.loads(r.stdout)) [-1] == "applicable"
+
+
+@pytest.mark.parametrize("column", ["Hi_", "stirde_h", "n", "pad-h", "Dilation_W"])
+def test_typos_of_fields_are_errors(tmp_path, column):
+    path = tmp_path / "w.csv"
+    path.write_text(f"N,C,K,{column}\n1,64,64,2\n")
+    r = _coverage(path, "jsonl")
+    assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
+    assert column in r.stderr and r.stdout == ""
+
+
+def test_a_label_may_not_take_a_record_key(tmp_path):
+    path = tmp_path / "w.csv"
+    path.write_text("N,C,K,dtype\n1,64,64,half\n")
+    r = _coverage(path, "jsonl")
+    assert r.returncode == 2 and "'dtype' is a name the records use" in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("header, column", [("N,N,C,K", "N"), ("model,N,C,K,model", "model")])
+def test_a_column_named_twice_is_an_error(tmp_path, header, column):
+    """A header naming a column twice kept the last cell silently (N=8 of '4,8', one of two labels): one
+    error line naming the column, in CSV workloads (both readers) and in measurement files alike."""
+    path = tmp_path / "w.csv"
+    cells = {"N,N,C,K": "4,8,64,64", "model,N,C,K,model": "x,4,64,64,y"}[header]
+    path.write_text(f"{header}\n{cells}\n")
+    r = _coverage(path, "csv")
+    assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
+    assert f"column '{column}' given twice" in r.stderr and "w.csv:1" in r.stderr, r.stderr
+    assert r.stdout == ""
+
+
+@pytest.mark.parametrize("header, cells", [("N,C,K,", "4,64,64,"), ("N,,C,K", "4,x,64,64")])
+def test_a_column_with_no_name_is_an_error(tmp_path, header, cells):
+    """An unnamed column (a spreadsheet's trailing comma) was a traceback in the column reader (numpy has no
+    field ''): one error line saying which column has no name."""
+    path = tmp_path / "w.csv"
+    path.write_text(f"{header}\n{cells}\n")
+    for command in (["coverage", "--format", "csv"], ["minimize"], ["features"]):
+        r = _cli(command[0], "--problems", str(path), "-r", "tiny", "-a", "gfx942", "--dtype", "fp16", *command[1:])
+        assert r.returncode == 2 and r.stderr.count("\n") == 1 and "Traceback" not in r.stderr, (command, r.stderr)
+        assert "of the header has no name" in r.stderr and r.stdout == "", (command, r.stderr)
+
+
+def test_a_header_with_no_problem_field_is_an_error(tmp_path):
+    """Any text file was a workload of default problems: its first line a label column, every other line a
+    label (a names file given as --problems covered '191 of 191', exit 0). A CSV header names a field."""
+    path = tmp_path / "names.txt"
+    path.write_text("grouped_conv_fwd_fp16_nhwgc_2d_compv3_cshuffle_intrawave_128x128x64_2x2x1_32x32x16\n"
+                    "grouped_conv_fwd_fp16_nhwgc_2d_compv3_cshuffle_intrawave_128x128x32_2x2x1_32x32x16\n")
+    for command in (["coverage"], ["minimize"], ["features"], ["select"]):
+        r = _cli(command[0], "--problems", str(path), "-r", "tiny", "-a", "gfx942", "--dtype", "fp16")
+        assert r.returncode == 2 and r.stderr.count("\n") == 1, (command, r.stderr)
+        assert "names no problem field" in r.stderr and "names.txt:1" in r.stderr and r.stdout == "", (command, r)
+
+
+def test_features_note_counts_one_kernel_in_the_singular(tmp_path):
+    """The note on kernels CK's parser cannot read said '1 kernels have dispatcher names'."""
+    path = tmp_path / "w.csv"
+    path.write_text("model,N,C,K,Hi,Wi,Y,X\nresnet,4,64,64,56,56,3,3\n")
+    r = _cli("features", "--problems", str(path), "-r", "tiny", "-a", "gfx942", "--dtype", "fp16", "--format", "csv")
+    assert r.returncode == 0, r.stderr
+    assert "note: 1 kernel has a dispatcher name CK's parser does not read" in r.stderr, r.stderr

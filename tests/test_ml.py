@@ -127,6 +127,27 @@ def test_train_then_evaluate_recovers_the_made_up_ranking(data, model, capsys):
             "val_groups"} <= set(cv["folds"][0])
 
 
+def test_evaluate_every_scorer_on_the_same_problems(data, model, capsys):
+    """``evaluate --scorer``: a model, the analytic model and the measurements themselves (100%) on the same
+    MADE-UP problems, with the same baselines; the JSON keys are exactly the documented ones."""
+    _, held_out, _ = data
+    out, _ = model
+    got = {}
+    for argv in (["--model", str(out)], ["--scorer", "analytic", "--arch", "gfx950"],
+                 ["--scorer", "measured", "--arch", "gfx950"]):
+        code, text, err = run(capsys, "evaluate", *argv, "--measurements", str(held_out), "--format", "json")
+        assert code == 0 and err == "", err
+        got[argv[1]] = json.loads(text)
+    model_, analytic, measured = got.values()
+    assert list(model_) == ["mean", "median", "p10", "min", "top1", "top5", "tau", "problems", "baselines", "invalid"]
+    assert measured["mean"] == 1.0 and measured["tau"] == 1.0
+    assert model_["problems"] == analytic["problems"] == measured["problems"]
+    assert model_["baselines"] == analytic["baselines"] == measured["baselines"]
+    assert model_["mean"] > model_["baselines"]["random"]["mean"]
+    code, _, err = run(capsys, "evaluate", "--scorer", "model", "--measurements", str(held_out))
+    assert code == 2 and "--scorer model needs --model DIR" in err
+
+
 @pytest.mark.parametrize("jobs", [1, 3])
 def test_train_is_deterministic(data, model, tmp_path, jobs):
     """Two runs write the same bytes, one fit at a time or three side by side (the fixture's: all cores)."""

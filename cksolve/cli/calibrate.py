@@ -11,7 +11,8 @@ from .. import query
 from ..errors import CksolveError
 from ..outputs import write_stdout
 from .app import app
-from .options import check_format, choices, format_option, one_arch, refuse_unwritable, write
+from .options import (KeepInvalidOpt, KernelMapOpt, MinWrittenOpt, check_format, choices, format_option,
+                      hygiene_options, one_arch, refuse_unwritable, say_hygiene, write)
 
 CALIBRATE_FORMATS = ("table", "json")
 #: ``scoring.calibrate.OBJECTIVES`` and its defaults repeated so that help needs no import of the fit (a test
@@ -37,10 +38,11 @@ def calibrate_cmd(
                                        "regression centred per problem."),
     device: Optional[str] = typer.Option(None, "--device", metavar="DEVICE",
                                          help="The analytic model's device (default: the arch's, see `archs`)."),
-    kernel_map: Optional[Path] = typer.Option(None, "--kernel-map", metavar="FILE",
-                                              help="Which kernel each label measured (CSV label,kernel or TOML)."),
     show: bool = typer.Option(False, "--show", help="Say where each arch's factors come from, and exit."),
     fmt: str = format_option("table", CALIBRATE_FORMATS),
+    kernel_map: Optional[Path] = KernelMapOpt,
+    min_written: float = MinWrittenOpt,
+    keep_invalid: bool = KeepInvalidOpt,
 ) -> None:
     """Fit the analytic model's free factors to measured TFLOPS, with problem-grouped cross-validation."""
     from .. import scoring  # deferred: the scoring layer loads for its commands only
@@ -56,7 +58,9 @@ def calibrate_cmd(
     if dtype not in query.DTYPES:
         raise CksolveError(f"unknown --dtype {dtype!r}; valid: {choices(query.DTYPES)}")
     refuse_unwritable(out)
-    result = scoring.calibrate([str(p) for p in measurements], one_arch(arch), dtype, folds, objective, device,
-                               kernel_map)
+    arch = one_arch(arch)
+    hygiene = hygiene_options(arch, kernel_map, min_written, keep_invalid)
+    result = scoring.calibrate([str(p) for p in measurements], arch, dtype, folds, objective, device, hygiene)
+    say_hygiene(result["verdict"])
     write(result["text"], out)
     write_stdout(scoring.calibration_report(result, fmt, str(out)))

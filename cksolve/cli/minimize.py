@@ -13,8 +13,9 @@ from ..outputs import write_stdout
 from ..progress import Progress
 from .app import app
 from .errors import to_stderr
-from .options import (BuilderOpt, WorkloadArgs, check_format, load_rule_set, refuse_unwritable, stdout_dash,
-                      workload_options, write)
+from .options import (BuilderOpt, KeepInvalidOpt, KernelMapOpt, MinWrittenOpt, WorkloadArgs, check_format,
+                      hygiene_options, load_rule_set, refuse_unwritable, say_hygiene, stdout_dash, workload_options,
+                      write)
 
 SUMMARY_FORMATS = ("text", "json")
 
@@ -39,6 +40,9 @@ def minimize_cmd(
     summary_format: str = typer.Option("text", "--summary-format", metavar="FORMAT",
                                        help=f"The summary (stderr, or stdout with --output): {', '.join(SUMMARY_FORMATS)}."),
     builder_configs: Optional[str] = BuilderOpt,
+    kernel_map: Optional[Path] = KernelMapOpt,
+    min_written: float = MinWrittenOpt,
+    keep_invalid: bool = KeepInvalidOpt,
 ) -> None:
     """The fewest kernels of a rule set that keep a workload covered and fast (CP-SAT)."""
     from .. import workload  # deferred: the workload layer loads only for its commands
@@ -48,10 +52,12 @@ def minimize_cmd(
                                         time_limit=time_limit)  # checked before anything is loaded
     refuse_unwritable(output, output_rule_set)
     arch, dtypes = wl.one_arch(), wl.dtypes()
+    hygiene = hygiene_options(arch, kernel_map, min_written, keep_invalid) if perf is not None else None
     rs = load_rule_set(wl.rule_set, builder_configs)
     with Progress(f"minimizing {rs.name} for {wl.problems.name} on {arch}", ticking=True):  # a terminal, past 1 s
         result = workload.minimize_kernels(wl.problems, rs, arch, dtypes, request, perf=perf,
-                                           scorer=_measured_scorer(perf))
+                                           scorer=_measured_scorer(perf, hygiene), hygiene=hygiene)
+    say_hygiene(result.hygiene)
     names = "".join(f"{c.name()}\n" for c in query.canonical_order(result.configs()))
     if output_rule_set is not None:
         desc = f"minimize: {len(result.kept)} kernels of {rs.name} for {wl.problems.name} on {arch}, keep {keep}"
@@ -68,7 +74,7 @@ def minimize_cmd(
         to_stderr(summary)
 
 
-def _measured_scorer(perf: Optional[Path]):
+def _measured_scorer(perf: Optional[Path], hygiene=None):
     """``--perf``'s scores come from the ``measured`` scorer (``cksolve.scoring``), as ``select``'s and
     ``search``'s ``--measurements`` do; the file is read once and checked by minimize, so the scorer is made
     (a function of the rows read) after that check."""
@@ -78,6 +84,6 @@ def _measured_scorer(perf: Optional[Path]):
     def made(rows):
         from .. import scoring  # deferred: the scorers load for --perf only
 
-        return scoring.get_scorer("measured", path=perf, rows=rows)
+        return scoring.get_scorer("measured", path=perf, rows=rows, hygiene=hygiene)
 
     return made

@@ -25,7 +25,8 @@ from .errors import say
 
 __all__ = ["FactorsOpt", "choices", "backend_option", "rule_set_option", "RuleSetOpt", "OneArchOpt", "BuilderOpt", "OutputOpt", "format_option",
            "selection_options", "stdout_dash", "SelectionArgs", "NameTarget", "name_target_options", "SectionArchOpt", "option_group", "workload_options", "WorkloadArgs", "one_arch", "write", "refuse_unwritable", "load_rule_set",
-           "ProblemsOpt", "ProblemDtypeOpt", "STRICT_ENV"]
+           "ProblemsOpt", "ProblemDtypeOpt", "STRICT_ENV", "KernelMapOpt", "MinWrittenOpt", "KeepInvalidOpt",
+           "hygiene_options", "say_hygiene"]
 
 
 def choices(values) -> str:
@@ -46,6 +47,12 @@ complete_rule_set = rule_set_names_and_files(query.RULE_SETS)
 RuleSetOpt = rule_set_option()
 OneArchOpt = typer.Option(..., "--arch", "-a", metavar="ARCH", help=f"Architecture: {choices(query.ARCHS)}.",
                           autocompletion=values(query.ARCHS))
+KernelMapOpt = typer.Option(None, "--kernel-map", metavar="FILE",
+                            help="Which kernel each measurement label measured: CSV 'label,kernel' or TOML "
+                                 "'\"label\" = \"kernel\"' of full kernel names (overrides label resolution).")
+MinWrittenOpt = typer.Option(0.9, "--min-written", metavar="SHARE",
+                             help="A row whose run wrote less than this share of its output (non_zero) is invalid.")
+KeepInvalidOpt = typer.Option(False, "--keep-invalid", help="Keep invalid measurement rows (they are counted).")
 BuilderOpt = typer.Option(None, "--builder-configs", envvar="CKSOLVE_BUILDER_CONFIGS", metavar="DIR",
                           help="Directory of CK Builder .conf files (for tests, profiler).")
 
@@ -182,6 +189,23 @@ def name_target_options(rule_set_help: str, sections: bool = False):
         False, f"{rule_set_help} {choices(query.RULE_SETS)}, or a rule-set file."))], NameTarget)
 
 
+def hygiene_options(arch: str, kernel_map: Optional[Path], min_written: float, keep_invalid: bool):
+    """The measurement hygiene the options ask for (``workload.hygiene.HygieneOptions``)."""
+    from .. import workload  # deferred: the workload layer loads for its commands only
+
+    if not 0.0 <= min_written <= 1.0:
+        raise CksolveError(f"--min-written {min_written}: a share between 0 and 1")
+    return workload.HygieneOptions(arch, workload.read_kernel_map(kernel_map) if kernel_map is not None else None,
+                                   min_written, keep_invalid)
+
+
+def say_hygiene(hygiene) -> None:
+    """The hygiene summary line on stderr, when some row is invalid."""
+    line = None if hygiene is None else hygiene.line()
+    if line is not None:
+        say(line)
+
+
 def one_arch(arch: str) -> str:
     """The one architecture an option names (``--arch`` of the commands that take one)."""
     if "," in arch:
@@ -240,7 +264,7 @@ CK_ENV = "CKSOLVE_CK"
 #: (added to every one of them by :func:`with_ck_options`, when ``cksolve.cli`` loads its family)
 CK_COMMANDS = ("enumerate", "count", "check", "explain", "neighbors", "diff", "emit", "rule-sets", "archs", "applicable", "coverage",
                "minimize", "features", "pipeline-variants", "select", "train", "evaluate", "audit", "sample", "search",
-               "report", "calibrate")
+               "report", "measurements", "calibrate")
 
 
 def _ck_params() -> list[inspect.Parameter]:

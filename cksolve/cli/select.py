@@ -6,6 +6,7 @@ and say so in one line (exit 2) without it.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import List, Optional
 
@@ -16,10 +17,13 @@ from ..errors import CksolveError
 from ..outputs import StdoutStream, atomic_text_stream, write_stdout
 from .app import app
 from .errors import say
-from .options import (BuilderOpt, FactorsOpt, OneArchOpt, OutputOpt, check_format, choices, format_option, load_rule_set,
-                      one_arch, refuse_unwritable)
+from .options import (BuilderOpt, FactorsOpt, KeepInvalidOpt, KernelMapOpt, MinWrittenOpt, OneArchOpt, OutputOpt,
+                      check_format, choices, format_option, hygiene_options, load_rule_set, one_arch, refuse_unwritable,
+                      say_hygiene)
 
 EVALUATE_FORMATS = ("table", "json")
+#: ``scoring.SCORERS`` repeated so that help needs no import of the scoring package
+EVALUATE_SCORERS = ("analytic", "model", "measured")
 SELECT_FORMATS = ("table", "jsonl", "csv")
 #: ``ml.MODEL_SEMANTICS`` repeated so that help needs no import of the ML package (a test holds them equal)
 MODEL_SEMANTICS = ("ck", "ck-names", "exact")
@@ -52,6 +56,9 @@ def train_cmd(
     jobs: Optional[int] = typer.Option(None, "--jobs", "-j", metavar="N",
                                        help="Fits (folds, final model) run side by side (default: all cores); "
                                             "the model does not depend on it."),
+    kernel_map: Optional[Path] = KernelMapOpt,
+    min_written: float = MinWrittenOpt,
+    keep_invalid: bool = KeepInvalidOpt,
 ) -> None:
     """Train a LightGBM model of TFLOPS on measurements, with CK's defaults, into a CK model directory."""
     from .. import ml  # deferred: the ML package loads only for its commands
@@ -59,8 +66,10 @@ def train_cmd(
     arch = one_arch(arch)
     if variant not in _GEMM_VARIANTS:
         raise CksolveError(f"unknown --variant {variant!r}; valid: {choices(_GEMM_VARIANTS)}")
+    hygiene = hygiene_options(arch, kernel_map, min_written, keep_invalid)
     result = ml.train([str(p) for p in measurements], arch, _dtype(dtype), variant, out, seed, folds, trees,
-                      semantics, gz, jobs)
+                      semantics, gz, jobs, hygiene)
+    say_hygiene(result["hygiene"])
     cv = result["cv"]
     line = (f"trained on {result['rows']} rows ({result['problems']} problems, {result['kernels']} kernels"
             + (f", {result['skipped']} rows with tflops <= 0 skipped" if result["skipped"] else "") + f") -> {out}")
@@ -73,21 +82,58 @@ def train_cmd(
 
 @app.command("evaluate")
 def evaluate_cmd(
-    model: Path = typer.Option(..., "--model", metavar="DIR", help="A model directory (CK's or cksolve's)."),
     measurements: List[Path] = MeasurementsOpt,
+    scorer_kind: Optional[str] = typer.Option(None, "--scorer", metavar="SCORER",
+                                              help=f"{choices(EVALUATE_SCORERS)} (default: model with --model, "
+                                                   "else analytic)."),
+    model: Optional[Path] = typer.Option(None, "--model", metavar="DIR", help="A model directory (CK's or cksolve's)."),
+    device: Optional[str] = typer.Option(None, "--device", metavar="DEVICE",
+                                         help="The analytic model's device (default: the arch's, see `archs`)."),
     arch: Optional[str] = typer.Option(None, "--arch", "-a", metavar="ARCH",
                                        help=f"{choices(query.ARCHS)} (default: the model's)."),
     dtype: Optional[str] = typer.Option(None, "--dtype", metavar="DTYPE",
-                                        help=f"{choices(query.DTYPES)} (default: the model's)."),
+                                        help=f"{choices(query.DTYPES)} (default: the model's, else the kernels')."),
+    factors: Optional[Path] = FactorsOpt,
     fmt: str = format_option("table", EVALUATE_FORMATS),
+    kernel_map: Optional[Path] = KernelMapOpt,
+    min_written: float = MinWrittenOpt,
+    keep_invalid: bool = KeepInvalidOpt,
 ) -> None:
-    """The model's pick among each problem's measured kernels, and its efficiency against the measured best."""
-    from .. import ml  # deferred (see above)
+    """A scorer's pick among each problem's measured kernels, its efficiency against the measured best, beside
+    the best single kernel's and a random pick's."""
+    from .. import scoring, workload  # deferred: the scorers load only for their commands
 
     check_format(fmt, EVALUATE_FORMATS)
-    result = ml.evaluate(model, [str(p) for p in measurements], one_arch(arch) if arch else None,
-                         _dtype(dtype) if dtype else None)
-    write_stdout(ml.evaluate_text(result, fmt))
+    kind = scorer_kind or ("model" if model is not None else "analytic")
+    if kind not in EVALUATE_SCORERS:
+        raise CksolveError(f"unknown --scorer {kind!r}; valid: {choices(EVALUATE_SCORERS)}")
+    if (kind == "model") != (model is not None):
+        raise CksolveError("--scorer model needs --model DIR" if model is None else
+                           f"--model is for --scorer model, not {kind}")
+    if device is not None and kind != "analytic":
+        raise CksolveError(f"--device is for --scorer analytic, not {kind}")
+    if factors is not None and kind != "analytic":
+        raise CksolveError(f"--factors is for --scorer analytic, not {kind}")
+    paths = [str(p) for p in measurements]
+    scorer = scoring.get_scorer("model", path=model) if kind == "model" else None
+    if scorer is not None:
+        arch = arch or scorer.model.spec.get("arch")
+        dtype = dtype or scorer.model.spec.get("dtype")
+    if not arch:
+        raise CksolveError(f"--scorer {kind} needs --arch" + (" (the model's spec names none)" if model else ""))
+    arch = one_arch(arch)
+    hygiene = hygiene_options(arch, kernel_map, min_written, keep_invalid)
+    read = None
+    if kind == "measured":  # the truth and the scorer are the same rows, read once
+        read = [workload.read_measurement_file(p) for p in paths]
+        scorer = scoring.get_scorer("measured", path=", ".join(paths), rows=[m for rows in read for m in rows],
+                                    hygiene=hygiene)
+    elif kind == "analytic":
+        scorer = scoring.get_scorer("analytic", device=device, factors=factors)
+        scorer.factors_for(arch)  # a bad factors file: one error before the files are read
+    result, verdict = scoring.evaluate_scorer(scorer, paths, arch, _dtype(dtype) if dtype else None, hygiene, read)
+    say_hygiene(verdict)
+    write_stdout(json.dumps(result, indent=2) + "\n" if fmt == "json" else scoring.evaluation_text(result, kind))
 
 
 @app.command("select")
@@ -110,6 +156,9 @@ def select_cmd(
     fmt: str = format_option("table", SELECT_FORMATS),
     output: Optional[Path] = OutputOpt,
     builder_configs: Optional[str] = BuilderOpt,
+    kernel_map: Optional[Path] = KernelMapOpt,
+    min_written: float = MinWrittenOpt,
+    keep_invalid: bool = KeepInvalidOpt,
 ) -> None:
     """Per problem, the K best kernels that can run it (CK Tile's run-time rules), by a scorer."""
     from .. import scoring, workload  # deferred: the workload and scoring layers load only for their commands
@@ -132,10 +181,12 @@ def select_cmd(
     if model is not None:
         scorer = scoring.get_scorer("model", path=model)
     elif measured is not None:
-        scorer = scoring.get_scorer("measured", path=measured)
+        scorer = scoring.get_scorer("measured", path=measured,
+                                    hygiene=hygiene_options(arch, kernel_map, min_written, keep_invalid))
     else:
         scorer = scoring.get_scorer("analytic", device=device, factors=factors)
     scorer.prepare(arch, dtype)  # a device of another arch, a model of another dtype: one error before any output
+    say_hygiene(getattr(scorer, "hygiene", None))
     say(f"ranking by {scorer.describe()}")
     records = scoring.select(plist, rs, arch, dtype, scorer, top)
     if output is None:

@@ -16,7 +16,8 @@ from ..progress import Progress
 from .app import app
 from .listing import records_blocks, write_blocks
 from .options import (BuilderOpt, FactorsOpt, OneArchOpt, backend_option, OutputOpt, SelectionArgs, check_format, choices, format_option,
-                      load_rule_set, one_arch, refuse_unwritable, rule_set_option, selection_options, write)
+                      load_rule_set, one_arch, refuse_unwritable, rule_set_option, selection_options, write,
+                      KeepInvalidOpt, KernelMapOpt, MinWrittenOpt, hygiene_options, say_hygiene)
 
 SAMPLE_FORMATS = ("names", "jsonl", "csv")
 SEARCH_FORMATS = ("table", "jsonl", "csv", "names")
@@ -96,6 +97,9 @@ def search_cmd(
     pool: Optional[int] = typer.Option(None, "--pool", metavar="N",
                                        help="Tile shapes the performance model hands --model/--measurements (50)."),
     factors: Optional[Path] = FactorsOpt,
+    kernel_map: Optional[Path] = KernelMapOpt,
+    min_written: float = MinWrittenOpt,
+    keep_invalid: bool = KeepInvalidOpt,
 ) -> None:
     """The best valid configs for a problem by the performance model (one line per tile shape), over a rule set
     or the whole space; --backend cpsat ranks by the padding score."""
@@ -108,8 +112,9 @@ def search_cmd(
     if backend != "cpsat":  # the performance model (the direct backend's search)
         if backend is not None and backend not in explore.SEARCH_BACKENDS:
             explore.search(problem, arch, dtype, rs, top, (), backend)  # the one error line for this backend
+        hygiene = hygiene_options(arch, kernel_map, min_written, keep_invalid) if measured is not None else None
         _ranked_search(problem, arch, dtype, rs, top, tuple(where or ()), fmt, output, device, model, measured, pool,
-                       factors)
+                       hygiene, factors)
         return
     if any(x is not None for x in (device, model, measured, pool, factors)):
         raise CksolveError("--backend cpsat searches by the padding score: --device, --model, --measurements, "
@@ -136,7 +141,7 @@ def _write_results(results, status: str, said: str, columns: list, fmt: str, out
 
 
 def _ranked_search(problem, arch, dtype, rs, top, where, fmt, output, device, model, measured, pool,
-                   factors) -> None:
+                   hygiene=None, factors=None) -> None:
     """``search`` by the performance model, one line per tile shape, re-ranked by a model or measurements."""
     from .. import scoring  # deferred: the scorers (and lightgbm for --model) load for this search only
     from .errors import say  # deferred: only this search says what ranks
@@ -144,9 +149,10 @@ def _ranked_search(problem, arch, dtype, rs, top, where, fmt, output, device, mo
     if model is not None and measured is not None:
         raise CksolveError("give at most one of --model and --measurements")
     rescorer = (scoring.get_scorer("model", path=model) if model is not None
-                else scoring.get_scorer("measured", path=measured) if measured is not None else None)
+                else scoring.get_scorer("measured", path=measured, hygiene=hygiene) if measured is not None else None)
     if rescorer is not None:
         rescorer.prepare(arch, dtype)
+        say_hygiene(getattr(rescorer, "hygiene", None))
     size = explore.RANK_POOL if pool is None else pool
     analytic = scoring.get_scorer("analytic", device=device, factors=factors)
     analytic.prepare(arch, dtype)  # a bad factors file: one error before the search

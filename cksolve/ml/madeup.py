@@ -10,7 +10,8 @@ with the forward implicit GEMM (M = N*Ho*Wo, N = K, K = C*Y*X, one group),
 ``eff_m``/``eff_n`` the useful share of the padded M/N tiles, ``fill`` the
 share of the last round of workgroups over 256 CUs, ``size`` = min(1,
 flops/2e10)^0.25 and noise normal with sigma 0.05. Rows are written as CK's
-tile-engine CSV (24 columns, short kernel names, some with ``_gm2``).
+tile-engine CSV (24 columns, short kernel names, some with ``_gm2``; ``non_zero``: every output
+element, as a run that wrote its output counts).
 
 ``python -m cksolve.ml.madeup --problems 40 --seed 1 > made_up.csv``
 """
@@ -71,9 +72,11 @@ def made_up_rows(problems: int, seed: int, kernels_per_problem: int = 40, dtype:
             tflops *= math.exp(rng.normal(0.0, 0.05))
             flops = 2.0 * p["N"] * p["K"] * p["C"] * p["Y"] * p["X"] * p["Hi"] * p["Wi"] / p["stride_h"] ** 2
             ms = flops / (tflops * 1e9)
+            ho = (p["Hi"] + 2 * p["pad_h"] - p["Y"]) // p["stride_h"] + 1
+            written = p["N"] * p["K"] * ho * ((p["Wi"] + 2 * p["pad_w"] - p["X"]) // p["stride_w"] + 1)
             yield (name, idx, p["N"], p["C"], p["K"], p["G"], p["Di"], p["Hi"], p["Wi"], p["Z"], p["Y"], p["X"],
                    p["stride_d"], p["stride_h"], p["stride_w"], p["pad_d"], p["pad_h"], p["pad_w"], p["dilation_d"],
-                   p["dilation_h"], p["dilation_w"], round(ms, 6), round(tflops, 4), 1)
+                   p["dilation_h"], p["dilation_w"], round(ms, 6), round(tflops, 4), written)
 
 
 def main(argv=None) -> None:

@@ -19,6 +19,7 @@ from typing import Iterable, Iterator
 from ..errors import CksolveError, shorten
 from ..space.variants import VARIANTS
 from ..workload import Problem
+from ..workload.hygiene import Hygiene, HygieneOptions, check_rows
 from ..workload.perf import CK_COLUMNS, Measurement, read_measurement_file
 from .names import KernelName, read_kernel_name
 
@@ -33,6 +34,7 @@ class Measurements:
     kernels: dict = field(default_factory=dict)  # name -> KernelName
     skipped: int = 0  # rows with tflops 0
     rows: int = 0
+    hygiene: Hygiene | None = None  # the rows' verdict (``workload.hygiene``), when read with options
 
     def pairs(self) -> Iterator[tuple[Problem, KernelName, float]]:
         for problem, measured in self.by_problem.items():
@@ -41,16 +43,22 @@ class Measurements:
 
 
 def read_measurements(paths: Iterable[str | Path], variant: str | None = None, dtype: str | None = None,
-                      read: list | None = None) -> Measurements:
+                      read: list | None = None, hygiene: HygieneOptions | None = None) -> Measurements:
     """Every row of ``paths``; with ``variant``/``dtype`` only kernels of that variant and dtype (others are an
     error naming the row: a file mixing them is two data sets). ``read``: each path's rows when the caller has
-    read them already (``read_measurement_file``; a FIFO is read once)."""
+    read them already (``read_measurement_file``; a FIFO is read once). ``hygiene``: the rows are checked
+    (``workload.hygiene``: invalid rows dropped unless kept) and the verdict is ``.hygiene``."""
     paths = list(paths)
     out = Measurements()
-    for i, path in enumerate(paths):
-        measurements_of(read_measurement_file(path) if read is None else read[i], variant, dtype, out)
+    rows = [read_measurement_file(path) if read is None else read[i] for i, path in enumerate(paths)]
+    if hygiene is not None:
+        kept, out.hygiene = check_rows((m for file_rows in rows for m in file_rows), hygiene)
+        rows = [kept]
+    for file_rows in rows:
+        measurements_of(file_rows, variant, dtype, out)
     if not out.by_problem:
-        raise CksolveError(f"{', '.join(map(str, paths))}: no measurement with tflops > 0")
+        none = "no valid measurement" if out.hygiene is not None and out.hygiene.invalid_rows else "no measurement"
+        raise CksolveError(f"{', '.join(map(str, paths))}: {none} with tflops > 0")
     return out
 
 

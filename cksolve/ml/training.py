@@ -34,6 +34,7 @@ import numpy as np
 
 from ..errors import CksolveError
 from ..features import FEATURE_NAMES
+from ..workload.hygiene import HygieneOptions
 from .efficiency import picks, summary
 from .fits import THREADS, default_jobs, fit, run_fits
 from .lgbm import group_kfold, lightgbm
@@ -132,11 +133,13 @@ def _timestamp(paths) -> str:
 
 
 def train(paths: list, arch: str, dtype: str, variant: str, out: str | Path, seed: int = 42, folds: int = 5,
-          trees: int = 2000, semantics: str = "ck-names", gz: bool = False, jobs: int | None = None) -> dict:
+          trees: int = 2000, semantics: str = "ck-names", gz: bool = False, jobs: int | None = None,
+          hygiene: HygieneOptions | None = None) -> dict:
     """Train on the measurement files and write the model directory ``out``; returns the CV summary.
 
     ``jobs``: fits run side by side (default: the cores this process may use); the bytes written do not
-    depend on it."""
+    depend on it. ``hygiene``: how rows are checked (default: ``HygieneOptions(arch)``, invalid rows dropped);
+    the verdict is the result's ``hygiene``."""
     if trees < 1:
         raise CksolveError(f"{{opt:trees}} {trees} must be at least 1")
     if folds < 0 or folds == 1:  # one fold would have nothing to validate on: trained silently without CV
@@ -146,7 +149,7 @@ def train(paths: list, arch: str, dtype: str, variant: str, out: str | Path, see
     if jobs is not None and jobs < 1:
         raise CksolveError(f"{{opt:jobs}} {jobs} must be at least 1")
     lightgbm()  # the missing extra is one line before the files are read
-    m = read_measurements(paths, variant, dtype)
+    m = read_measurements(paths, variant, dtype, hygiene=hygiene or HygieneOptions(arch))
     d = train_data(m, arch, dtype, semantics)
     booster, cv = fit_all(d, folds, seed, trees, default_jobs() if jobs is None else jobs)
     params = {**CK_PARAMS, "n_estimators": trees, "seed": seed, "n_jobs": THREADS, "deterministic": True}
@@ -170,7 +173,7 @@ def train(paths: list, arch: str, dtype: str, variant: str, out: str | Path, see
              "feature_importances_tflops.json": importances}
     write_model_dir(out, text, spec, manifest, extra, gz)
     return {"rows": int(len(d.y)), "problems": len(m.by_problem), "kernels": len(m.kernels),
-            "skipped": m.skipped, "folds": cv, "cv": cv_summary}
+            "skipped": m.skipped, "folds": cv, "cv": cv_summary, "hygiene": m.hygiene}
 
 
 def evaluate_rows(model, m: Measurements, arch: str, dtype: str) -> dict:

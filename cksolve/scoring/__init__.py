@@ -9,28 +9,28 @@ higher is better -- and sees every axis of each config::
     s = get_scorer("measured", path="bench.csv")          # a measurement file
     s.score([(problem, config), ...], "gfx942", "fp16")   # -> list of floats, one per pair
 
-``select`` (``select.py``) ranks, per problem, the kernels that can run it by a scorer. ``calibrate``
+``select`` (``select.py``) ranks, per problem, the kernels that can run it by a scorer;
+``evaluate_scorer`` (``evaluation.py``) measures a scorer's picks against measurement files. ``calibrate``
 (``calibration.py``) fits the analytic model's free factors to measurements; ``factorfile.py`` reads factors
 files and says where each arch's factors come from.
 """
 
 from __future__ import annotations
 
+from .evaluation import evaluate_scorer, evaluation_text
 from .protocol import SCORERS, Scorer, get_scorer
 from .select import SelectRecord, names_rule_set, select, write_select
 
-__all__ = ["Scorer", "SCORERS", "get_scorer", "select", "write_select", "names_rule_set", "SelectRecord", "calibrate",
-           "calibration_report", "calibration_show"]
+__all__ = ["Scorer", "SCORERS", "get_scorer", "select", "write_select", "names_rule_set", "SelectRecord",
+           "evaluate_scorer", "evaluation_text", "calibrate", "calibration_report", "calibration_show"]
 
 
 def calibrate(paths, arch: str, dtype: str, folds: int, objective: str, device: str | None = None,
-              kernel_map_path=None) -> dict:
-    """``calibration.calibrate`` (``kernel_map_path``: a label map file, ``workload.labels.read_kernel_map``)."""
-    from ..workload.labels import read_kernel_map  # deferred: the fit and its readers load for calibrate only
-    from .calibration import calibrate as fit  # deferred: as above
+              hygiene=None) -> dict:
+    """``calibration.calibrate`` (``hygiene``: ``workload.HygieneOptions``)."""
+    from .calibration import calibrate as fit  # deferred: the fit loads for calibrate only
 
-    mapping = None if kernel_map_path is None else read_kernel_map(kernel_map_path)
-    return fit(paths, arch, dtype, folds, objective, device, mapping)
+    return fit(paths, arch, dtype, folds, objective, device, hygiene)
 
 
 def calibration_report(result: dict, fmt: str, out: str) -> str:

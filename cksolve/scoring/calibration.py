@@ -265,6 +265,8 @@ def cross_validate(d: CalibrationData, folds: int, objective: str = "log") -> di
 
 
 def _value_text(v) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
     if isinstance(v, list):
         return "[" + ", ".join(_value_text(x) for x in v) + "]"
     return repr(float(v)) if isinstance(v, float) else str(v)
@@ -289,7 +291,7 @@ def factors_text(values: dict, provenance: dict) -> str:
         elif isinstance(value, str):
             lines.append(f"{key} = {_string(value)}")
         else:
-            lines.append(f"{key} = {value}")
+            lines.append(f"{key} = {_value_text(value)}")
     tables: dict = {}
     for path, value in values.items():
         tables.setdefault(path[:-1], []).append((path[-1], value))
@@ -300,30 +302,35 @@ def factors_text(values: dict, provenance: dict) -> str:
 
 
 def calibrate(paths: list, arch: str, dtype: str, folds: int = DEFAULT_FOLDS, objective: str = DEFAULT_OBJECTIVE,
-              device_name: str | None = None, kernel_map: dict | None = None) -> dict:
-    """Fit ``arch``'s free factors to the measurement files ``paths`` (labels resolved by
-    ``workload.labels.LabelResolver``, with ``kernel_map``); cross-validate with ``folds`` problem-grouped folds
-    (0: none). The result: ``values`` (path -> value), ``text`` (the factors file), ``cv``, the data's size."""
-    from ..ml.measurements import read_measurements  # deferred: the readers load for this command only
-    from ..workload.labels import LabelResolver  # deferred: as above
+              device_name: str | None = None, hygiene=None) -> dict:
+    """Fit ``arch``'s free factors to the measurement files ``paths``, their rows checked and their labels
+    resolved by ``hygiene`` (``workload.HygieneOptions``; default: the arch's, every invalid row excluded);
+    cross-validate with ``folds`` problem-grouped folds (0: none). The result: ``values`` (path -> value),
+    ``text`` (the factors file), ``cv``, ``verdict`` (``workload.Hygiene``), the data's size."""
+    from ..ml.measurements import measurements_of  # deferred: the readers load for this command only
+    from ..workload.hygiene import HygieneOptions, check_rows  # deferred: as above
     from ..workload.perf import read_measurement_file  # deferred: as above
 
     if objective not in OBJECTIVES:
         raise CksolveError(f"unknown {{opt:objective}} {objective!r}; valid: {', '.join(OBJECTIVES)}")
     if folds != 0 and folds < 2:
         raise CksolveError(f"{{opt:folds}} {folds} must be 0 (no cross-validation) or at least 2")
-    digests, read = [], []
+    hygiene = hygiene or HygieneOptions(arch)
+    digests, rows = [], []
     for path in paths:
-        read.append(read_measurement_file(path))
+        rows.extend(read_measurement_file(path))
         try:
             with open(path, "rb") as f:
                 digests.append(sha256_of(f.read()))
         except OSError:  # a FIFO read already: its rows are all there is
             digests.append("")
-    m = read_measurements(paths, dtype=dtype, read=read)
-    resolver = LabelResolver(arch, kernel_map)
+    resolver = hygiene.resolver()
+    kept, verdict = check_rows(rows, hygiene, resolver)
+    m = measurements_of(kept, dtype=dtype)
+    if not m.by_problem:
+        raise CksolveError(f"{', '.join(map(str, paths))}: no valid measurement with tflops > 0 to calibrate on")
     d = calibration_data(m.by_problem, resolver.config, arch, dtype, device_name)
-    d.rows = m.rows  # every row read (a repeated measurement of a pair is one pair of the data)
+    d.rows = m.rows  # every row used (a repeated measurement of a pair is one pair of the data)
     cv = cross_validate(d, folds, objective) if folds else None
     values, names, loss = fit(d, objective)
     leaves = flat(base_factors())
@@ -334,12 +341,16 @@ def calibrate(paths: list, arch: str, dtype: str, folds: int = DEFAULT_FOLDS, ob
                   "arch": arch, "dtype": dtype, "device": d.device.name, "objective": objective,
                   "problems": int(len(np.unique(d.problem))), "kernels": len(d.kernels), "rows": d.rows,
                   "folds": folds, "fitted": [factor_name(p) for p in names], "command": command}
+    if verdict.invalid_rows:  # the rows the checks refused (kept with --keep-invalid)
+        provenance["invalid_rows"] = verdict.invalid_rows
+        provenance["kept_invalid"] = verdict.kept_invalid
     if cv is not None:
         provenance["cv_before"] = _figures(cv["before"])
         provenance["cv_after"] = _figures(cv["after"])
     return {"values": values, "before": {p: leaves[p] for p in values}, "fitted": names, "loss": loss, "cv": cv,
             "folds": folds, "objective": objective, "provenance": provenance, "text": factors_text(values, provenance),
-            "problems": provenance["problems"], "kernels": len(d.kernels), "labels": d.labels, "rows": d.rows}
+            "problems": provenance["problems"], "kernels": len(d.kernels), "labels": d.labels, "rows": d.rows,
+            "verdict": verdict}
 
 
 def _figures(s: dict) -> dict:
@@ -351,7 +362,8 @@ def calibration_report(result: dict, fmt: str, out: str) -> str:
     cv = result["cv"]
     if fmt == "json":
         doc = {"out": out, "problems": result["problems"], "kernels": result["kernels"], "labels": result["labels"],
-               "rows": result["rows"], "objective": result["objective"], "folds": result["folds"],
+               "rows": result["rows"], "invalid": result["verdict"].invalid(), "objective": result["objective"],
+               "folds": result["folds"],
                "factors": {factor_name(p): {"before": result["before"][p], "after": v}
                            for p, v in result["values"].items()},
                "cv": None if cv is None else {k: {x: round(y, 4) if isinstance(y, float) else y

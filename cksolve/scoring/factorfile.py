@@ -44,7 +44,8 @@ FACTORS_SCHEMA = {
 }
 #: a factors file's provenance table: key -> type
 CALIBRATION_KEYS = {"source": str, "source_sha256": str, "arch": str, "dtype": str, "device": str, "objective": str,
-                    "problems": int, "kernels": int, "rows": int, "folds": int, "fitted": [str],
+                    "problems": int, "kernels": int, "rows": int, "invalid_rows": int, "kept_invalid": bool,
+                    "folds": int, "fitted": [str],
                     "cv_before": dict, "cv_after": dict, "command": str}
 _CALIBRATIONS = "calibrations"
 

@@ -13,9 +13,16 @@ A problem's C and K are totals over its G groups, as in CK's problem files; the
 rules see them per group (``Problem.facts()``). The rules themselves are data
 (``applicability.toml``) and become named constraints ``apply.<direction>.<rule>``
 (``rules.applicability_constraints``) that ``evaluate`` and ``explain`` accept.
+
+Measurement files are read by ``read_measurement_file`` and checked by ``check_rows``
+(``HygieneOptions`` -> the rows to use and a ``Hygiene`` verdict; labels -> kernels:
+``LabelResolver``, ``read_kernel_map``): docs/measurements.md.
 """
 
 from .coverage import CoverageRecord, Workspace, applicable, coverage
+from .hygiene import Hygiene, HygieneOptions, check_rows
+from .labels import LabelResolver, read_kernel_map
+from .perf import read_measurement_file
 from .problem import DIRECTIONS, FIELDS, Problem, ProblemError, ProblemFacts, parse_problem
 from .problem_table import read_problems
 from .rules import RULES, applicability_constraints
@@ -45,4 +52,10 @@ __all__ = [
     "minimize_summary",
     "RULES",
     "applicability_constraints",
+    "read_measurement_file",
+    "check_rows",
+    "HygieneOptions",
+    "Hygiene",
+    "LabelResolver",
+    "read_kernel_map",
 ]

@@ -35,7 +35,7 @@ API::
     r = resolver.resolve("grouped_conv_forward_bf16_2d_16x64x64_compv4")
     r.config       # KernelConfig (or DepthwiseConfig for a full depthwise name); None when unknown
     r.how          # "name" | "map" | "exact" | "nearest" | "unknown"
-    r.why          # for an unknown label: why (one line)
+    r.why          # for an unknown label: why (one line); r.spelled: False when not a kernel name at all
     resolver.config(label)   # the config, or a CksolveError naming the label
 """
 
@@ -49,6 +49,7 @@ from pathlib import Path
 
 from ..errors import CksolveError, shorten
 from ..rulesets import get_rule_set
+from ..selection import DTYPES
 from ..solver import enumerate_combo
 from ..space.combo import Combo
 from ..space.config import AnyConfig, KernelConfig
@@ -77,6 +78,7 @@ class Resolved:
     config: AnyConfig | None
     how: str
     why: str = ""
+    spelled: bool = True  # the label is a full or short kernel name (an unknown one may not be)
 
     @property
     def kernel(self) -> str | None:
@@ -114,11 +116,14 @@ class LabelResolver:
             try:
                 return Resolved(label, parse_name(label), "name")
             except CksolveError:
-                return Resolved(label, None, "unknown", "neither a full kernel name nor a dispatcher short name")
+                return Resolved(label, None, "unknown", "neither a full kernel name nor a dispatcher short name",
+                                False)
         return self._short(label, dict(zip(_SHORT_FIELDS, fields)))
 
     def _short(self, label: str, want: dict) -> Resolved:
         combo = Combo(self.arch, want["variant"], want["dtype"], want["ndim"])
+        if want["dtype"] not in DTYPES:
+            return Resolved(label, None, "unknown", f"unknown dtype {want['dtype']!r}; valid: {', '.join(DTYPES)}")
         try:
             candidates = default_kernels(combo)
         except CksolveError as exc:

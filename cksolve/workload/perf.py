@@ -7,7 +7,9 @@ kernel's name (``kernel``, or ``kernel_name`` as CK's parquet spells it) and
 (``CK_COLUMNS``: ``tile_engine/ops/grouped_conv/grouped_conv_full_benchmark.py``
 @54f25023e8af49decbd174c8a6154356e8f815d0); its bookkeeping columns are read
 and ignored (``IGNORED``: ``problem_idx`` among them -- problems are keyed by
-their dimensions, never by a row index).
+their dimensions, never by a row index). Which rows can be trusted (the
+kernel a label stands for can run the problem; the run wrote its output) is
+``hygiene``'s, on the rows read here.
 
 What a number is (``_number``: ASCII decimal digits, JSON numbers as they are,
 JSON ``true`` is not 1) and which columns a file may have (``COLUMNS``, one
@@ -39,10 +41,11 @@ __all__ = ["read_perf", "perf_scores", "read_measurement_file", "Measurement", "
 CK_COLUMNS = ("kernel", "problem_idx", "N", "C", "K", "G", "Di", "Hi", "Wi", "Z", "Y", "X", "stride_d", "stride_h",
               "stride_w", "pad_d", "pad_h", "pad_w", "dilation_d", "dilation_h", "dilation_w", "latency_ms", "tflops",
               "non_zero")
-#: The columns of a measurement file besides the problem's fields.
-MEASURES = ("kernel", "kernel_name", "tflops", "time_ms")
+#: The columns of a measurement file besides the problem's fields (``non_zero``: the output elements the run
+#: wrote, which ``hygiene`` checks).
+MEASURES = ("kernel", "kernel_name", "tflops", "time_ms", "non_zero")
 #: Columns read and ignored: CK's bookkeeping (``latency_ms`` is its time; tflops is what counts).
-IGNORED = ("problem_idx", "latency_ms", "non_zero", "bandwidth_gb_s", "run_id", "is_valid", "error_msg")
+IGNORED = ("problem_idx", "latency_ms", "bandwidth_gb_s", "run_id", "is_valid", "error_msg")
 #: Every column a measurement file may have.
 COLUMNS = (*FIELDS, *MEASURES, *IGNORED)
 _INTEGERS = frozenset(FIELDS) - {"direction"}
@@ -60,6 +63,7 @@ class Measurement:
     tflops: float
     values: tuple  # ((field, integer), ...) of the fields given, without direction
     direction: str | None  # the row's direction column, if any
+    non_zero: float | None = None  # the output elements the run wrote (CK's ``non_zero``), if given
 
     @property
     def where(self) -> str:
@@ -128,10 +132,20 @@ def read_measurement_file(path: str | Path) -> list[Measurement]:
                 read[key] = values
         kernel = shared.setdefault(kernel, kernel)
         out.append(Measurement(name, line, kernel, _score(where, row.get("tflops"), row.get("time_ms")), values,
-                               direction))
+                               direction, _non_zero(where, row.get("non_zero"))))
     if not out:
         raise ProblemError(f"{path}: no measurements")
     return out
+
+
+def _non_zero(where: str, raw) -> float | None:
+    """The ``non_zero`` count: a number, not negative; None when the cell is empty or absent."""
+    if raw is None or str(raw).strip() == "":
+        return None
+    value = _number(where, "non_zero", raw)
+    if value < 0:
+        raise ProblemError(f"{where}: field non_zero: {value} must not be negative")
+    return value
 
 
 def _score(where: str, tflops, time_ms) -> float:

@@ -32,6 +32,7 @@ class Plan:
     candidates: int                  # kernels of R that run at least one problem
     ratios: tuple[float, ...]        # per covered problem: best kept score / best score in R
     scored_by: str                   # "analytic" or the perf file
+    hygiene: object = None           # the perf file's verdict (``hygiene.Hygiene``), when scored by one
 
     @property
     def kept(self) -> tuple[str, ...]:

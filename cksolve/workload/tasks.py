@@ -7,12 +7,14 @@ spec or a workload file (the command line among them); the pieces they join
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Sequence
 
 from ..rulesets import RuleSet
 from ..selection import Record
 from .coverage import CoverageStream, Workspace, coverage
+from .hygiene import HygieneOptions, check_rows
 from .minimize import Request
 from .perf import perf_scores, read_measurement_file
 from .plan import known_kernels, plan
@@ -56,23 +58,27 @@ def minimize_request(keep: float = 0.9, per_problem: int = 1, max_kernels: int |
 
 
 def minimize_kernels(problems: Path | Sequence[Problem], rule_set: RuleSet, arch: str, dtypes: Sequence[str],
-                     request: Request | None = None, *, perf: Path | None = None, scorer=None):
+                     request: Request | None = None, *, perf: Path | None = None, scorer=None,
+                     hygiene: HygieneOptions | None = None):
     """``minimize``'s plan (``plan.Plan``) for ``request`` (:func:`minimize_request`; default: its
     defaults) over a workload file or its problems already read: analytic scores, or the measured ones in
     ``perf`` (the file read once and checked by ``perf.perf_scores``; with ``scorer``, a function of the rows
     read, called after that check, returning an object with ``score(pairs, arch, dtype)`` such as the measured
     scorer of ``cksolve.scoring`` on the same rows, the pairs of the file's problems and R's kernels are scored
-    by it)."""
+    by it). ``perf``'s rows are checked first (``hygiene``; default ``HygieneOptions(arch)``: invalid rows
+    dropped); the verdict is the plan's ``hygiene``."""
     request = minimize_request() if request is None else request
     workload = read_problems(problems) if isinstance(problems, (str, Path)) else list(problems)
     measured = None
     if perf is not None:
         rows = read_measurement_file(perf)  # read once: the file may be a FIFO
+        rows, verdict = check_rows(rows, hygiene or HygieneOptions(arch))
         known = known_kernels(rule_set, workload, arch, dtypes)
         measured = perf_scores(rows, known)  # checked here: kernels of R
         if scorer is not None:
             measured = _scored(measured, scorer(rows), sorted(known), arch, dtypes[0])
-    return plan(workload, rule_set, arch, dtypes, request, measured, str(perf) if perf is not None else "analytic")
+    made = plan(workload, rule_set, arch, dtypes, request, measured, str(perf) if perf is not None else "analytic")
+    return made if perf is None else replace(made, hygiene=verdict)
 
 
 def _scored(measured: dict, scorer, names: list[str], arch: str, dtype: str) -> dict:
