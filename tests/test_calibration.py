@@ -80,6 +80,14 @@ def test_only_gfx950_ships_a_calibration_and_the_others_keep_first_principles():
     assert "shipped calibration: 11 factors fitted to training_data_forward_bf16_20.csv (sha256 5dd4d711115c)" in s.describe()
 
 
+def test_the_cli_repeats_the_fit_s_choices():
+    from cksolve.cli import calibrate as cli
+    from cksolve.scoring import calibration
+
+    assert (cli.OBJECTIVES, cli.DEFAULT_FOLDS) == (calibration.OBJECTIVES, calibration.DEFAULT_FOLDS)
+    assert cli.OBJECTIVES[0] == calibration.DEFAULT_OBJECTIVE
+
+
 def test_group_folds_keep_a_group_whole_and_balance_rows():
     groups = np.array([0, 0, 0, 1, 1, 2, 3, 3, 3, 3, 4])
     folds = group_folds(groups, 3)
@@ -143,7 +151,7 @@ def test_the_shipped_calibration_is_what_calibrate_writes_on_the_real_file(tmp_p
 @pytest.mark.ck_data
 @pytest.mark.slow
 def test_calibration_beats_first_principles_on_held_out_problems_of_the_real_file():
-    """Real: 5-fold problem-grouped CV on the sweep. Uncalibrated 88.4% mean / 70.2% P10; calibrated 94.8% / 83.2% (asserted: >= 94% / 82%)."""
+    """Real: 5-fold problem-grouped CV on the sweep. Uncalibrated 88.3% mean / 69.6% P10 (evaluate's figures); calibrated 94.7% / 83.2% (asserted: >= 94% / 82%)."""
     if not ck_available():
         pytest.skip("CK reference data absent")
     from cksolve.ml.measurements import read_measurements
@@ -155,7 +163,7 @@ def test_calibration_beats_first_principles_on_held_out_problems_of_the_real_fil
     assert (len(np.unique(d.problem)), len(d.kernels)) == (185, 13)
     cv = cross_validate(d, 5, "rank")
     before, after = cv["before"], cv["after"]
-    assert round(before["mean"], 3) == 0.884 and round(before["p10"], 3) == 0.702, before
+    assert round(before["mean"], 3) == 0.883 and round(before["p10"], 3) == 0.696, before
     assert after["mean"] >= 0.94 and after["p10"] >= 0.82 and after["top1"] > before["top1"], after
 
 

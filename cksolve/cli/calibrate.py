@@ -15,7 +15,7 @@ from .options import (KeepInvalidOpt, KernelMapOpt, MinWrittenOpt, check_format,
                       hygiene_options, one_arch, refuse_unwritable, say_hygiene, write)
 
 CALIBRATE_FORMATS = ("table", "json")
-#: ``scoring.calibrate.OBJECTIVES`` and its defaults repeated so that help needs no import of the fit (a test
+#: ``scoring.calibration.OBJECTIVES`` and ``DEFAULT_FOLDS`` repeated so that help needs no import of the fit (a test
 #: holds them equal)
 OBJECTIVES = ("rank", "log")
 DEFAULT_FOLDS = 5

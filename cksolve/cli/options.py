@@ -62,7 +62,7 @@ def stdout_dash(value: Optional[Path]) -> Optional[Path]:
     return None if value is not None and str(value) == "-" else value
 
 
-#: ``--factors``: the analytic model's factors file (search, select)
+#: ``--factors``: the analytic model's factors file (search, select, evaluate)
 FactorsOpt = typer.Option(None, "--factors", metavar="FILE",
                           help="The analytic model's factors (a `calibrate` output; default: the arch's shipped "
                                "calibration, else first principles; `calibrate --show`).")
