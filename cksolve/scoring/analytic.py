@@ -103,10 +103,13 @@ def estimate_batch(P: dict, C: dict, dev: Device, dtype: str, family: str, warp_
     clock = dev.clock_mhz * 1e6
     peak = dev.matrix.get(dtype, 256) * clock
     names = C["pipeline"]
-    compute = _per_value(lambda p: pipes.get(p, {}).get("compute", 0.8), names)
-    memory = _per_value(lambda p: pipes.get(p, {}).get("memory", 0.8), names)
-    prefetch = _per_value(lambda p: pipes.get(p, {}).get("prefetch", True), names).astype(bool)
-    dbuf = _per_value(lambda p, d: double_buffered(str(p), bool(d)), names, C["double_smem_buffer"]).astype(bool)
+    def pipe(p, d):  # the pipeline's shares, whether it prefetches, whether it double-buffers
+        row = pipes.get(p, {})
+        return (row.get("compute", 0.8), row.get("memory", 0.8), row.get("prefetch", True), double_buffered(p, d))
+
+    piped = _per_value(pipe, names, C["double_smem_buffer"].astype(bool)).astype(np.float64).reshape(-1, 4)
+    compute, memory = piped[:, 0], piped[:, 1]
+    prefetch, dbuf = piped[:, 2].astype(bool), piped[:, 3].astype(bool)
     tm, tn, tk = (C[a].astype(np.int64) for a in ("tile_m", "tile_n", "tile_k"))
     gm = np.maximum(C["groups_to_merge"].astype(np.int64), 1)
     waves = (C["wave_m"] * C["wave_n"] * C["wave_k"]).astype(np.int64)
