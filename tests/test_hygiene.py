@@ -202,3 +202,26 @@ def test_real_file_evaluate_scorers(capsys):
     a = got["analytic"]
     assert a["mean"] > a["baselines"]["random"]["mean"] and 0 < a["tau"] < 1
     assert a["baselines"] == got["measured"]["baselines"]  # the baselines depend on the measurements only
+
+
+@pytest.mark.ck_data
+def test_real_file_select_by_measurements_finds_the_kernels(capsys):
+    """``select --measurements`` on the real file: its labels have no scheduler token and the compv4 ones name
+    no built kernel, yet every kernel of ``default`` is found as the kernel its labels resolved to, scored by
+    their best measurement on the problem (first problem of the file: N=1, C=128, K=256, 32x32, 2x2 stride 2)."""
+    import csv
+
+    problem = "N=1,C=128,K=256,Hi=32,Wi=32,Y=2,X=2,stride_h=2,stride_w=2"
+    code, out, _ = run(capsys, "select", "--problem", problem, "-r", "default", "-a", "gfx950", "--dtype", "bf16",
+                       "--measurements", str(REAL), "--top", "13", "--format", "jsonl")
+    assert code == 0
+    got = {r["name"]: r["score"] for r in map(json.loads, out.splitlines())}
+    from cksolve.workload.labels import LabelResolver
+
+    resolver, want = LabelResolver("gfx950"), {}
+    with open(REAL, newline="") as fh:
+        for row in csv.DictReader(fh):
+            if row["problem_idx"] == "0":
+                k = resolver.resolve(row["kernel"]).kernel
+                want[k] = max(want.get(k, 0.0), float(row["tflops"]))
+    assert len(want) == 13 and got == pytest.approx(want)
