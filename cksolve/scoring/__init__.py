@@ -17,6 +17,7 @@ files and says where each arch's factors come from.
 
 from __future__ import annotations
 
+from .calibration import calibrate, calibration_report, calibration_show
 from .evaluation import evaluate_scorer, evaluation_text
 from .protocol import SCORERS, Scorer, get_scorer
 from .select import SelectRecord, names_rule_set, select, write_select
@@ -24,23 +25,3 @@ from .select import SelectRecord, names_rule_set, select, write_select
 __all__ = ["Scorer", "SCORERS", "get_scorer", "select", "write_select", "names_rule_set", "SelectRecord",
            "evaluate_scorer", "evaluation_text", "calibrate", "calibration_report", "calibration_show"]
 
-
-def calibrate(paths, arch: str, dtype: str, folds: int, objective: str, device: str | None = None,
-              hygiene=None) -> dict:
-    """``calibration.calibrate`` (``hygiene``: ``workload.HygieneOptions``)."""
-    from .calibration import calibrate as fit  # deferred: the fit loads for calibrate only
-
-    return fit(paths, arch, dtype, folds, objective, device, hygiene)
-
-
-def calibration_report(result: dict, fmt: str, out: str) -> str:
-    from .calibration import calibration_report as report  # deferred: as above
-
-    return report(result, fmt, out)
-
-
-def calibration_show(archs, fmt: str) -> str:
-    """Per arch, where the analytic model's factors come from."""
-    from .calibration import show_text  # deferred: as above
-
-    return show_text(archs, fmt)

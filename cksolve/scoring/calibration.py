@@ -44,7 +44,7 @@ from .factorfile import (base_factors, calibrated_arch_file, calibration_of, fac
                          sha256_of)
 
 __all__ = ["OBJECTIVES", "CalibrationData", "calibration_data", "fit", "cross_validate", "efficiency",
-           "group_folds", "factors_text", "MAX_SWEEPS", "calibrate", "calibration_report", "show_text", "DEFAULT_FOLDS",
+           "group_folds", "factors_text", "MAX_SWEEPS", "calibrate", "calibration_report", "calibration_show", "DEFAULT_FOLDS",
            "DEFAULT_OBJECTIVE"]
 
 OBJECTIVES = ("rank", "log")
@@ -385,7 +385,7 @@ def calibration_report(result: dict, fmt: str, out: str) -> str:
     return text
 
 
-def show_text(archs, fmt: str = "table") -> str:
+def calibration_show(archs, fmt: str = "table") -> str:
     """Per arch, where the analytic model's factors come from (``calibrate --show``)."""
     rows = []
     for arch in archs:
