@@ -136,7 +136,7 @@ def estimate_batch(P: dict, C: dict, dev: Device, dtype: str, family: str, warp_
     waves_per_simd = concurrent * per_simd
     lat = fx["latency"]
     base = np.where(prefetch | dbuf, lat["prefetch"], lat["no_prefetch"])
-    hidden = np.minimum(1.0, base + (1 - base) * np.maximum(0.0, waves_per_simd - 1))
+    hidden = np.minimum(1.0, base + (1 - base) * np.maximum(0.0, waves_per_simd - 1) / (lat["waves_to_hide"] - 1))
     sched = np.where((C["scheduler"] == "interwave") & (waves_per_simd < 2),
                      fx["scheduler"]["interwave_single_wave"], 1.0)
     table = fx["warp_tile"].get(family, {})

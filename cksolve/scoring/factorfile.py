@@ -32,7 +32,7 @@ _NUMBER = (int, float)
 FACTORS_SCHEMA = {
     "pipeline": {"*": {"compute": _NUMBER, "memory": _NUMBER, "prefetch": bool, "reason": str}},
     "scheduler": {"interwave_single_wave": _NUMBER, "reason": str},
-    "latency": {"prefetch": _NUMBER, "no_prefetch": _NUMBER, "reason": str},
+    "latency": {"prefetch": _NUMBER, "no_prefetch": _NUMBER, "waves_to_hide": _NUMBER, "reason": str},
     "loop": {"cycles_per_k_step": _NUMBER, "launch_us": _NUMBER, "cycles_per_tile": _NUMBER, "reason": str},
     "memory": {"l2_miss": _NUMBER, "full_vector_bytes": _NUMBER, "reason": str},
     "cu": {"load_bytes_per_clock": _NUMBER, "lds_bytes_per_clock": _NUMBER, "reason": str},
