@@ -17,8 +17,9 @@ for one group, G groups, backward-data phases, split-K):
 * **matrix-core rate**: the device's dense FLOPs per clock per CU for the dtype,
   times the share of SIMDs the concurrent waves fill, the warp tile's
   instruction rate on the arch family, the pipeline's compute share, the
-  latency hidden (one wave per SIMD hides all of it only with prefetch), the
-  scheduler (interwave needs a second wave per SIMD), the K split across waves
+  latency hidden (one wave per SIMD hides most of it only with prefetch;
+  ``latency.waves_to_hide`` waves per SIMD hide all of it), the scheduler
+  (interwave needs a second wave per SIMD), the K split across waves
   and how many waves share a K step's copies;
 * **roofline**: global traffic (the operand tensors as stored, not their
   im2col expansion: the M-side one re-read once per N tile and the N-side one
