@@ -24,14 +24,13 @@ pipelines and problems it was not fitted on. The fit:
 
 from __future__ import annotations
 
+import json
 import math
-from dataclasses import dataclass, field
+import os
+from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
-
-import json
-import os
 
 from ..arch.facts import arch_facts
 from ..errors import CksolveError
@@ -75,7 +74,6 @@ class CalibrationData:
     warp_size: int
     labels: int = 0  # measured labels read
     rows: int = 0  # measurement rows used
-    pairs: list = field(default_factory=list)  # (i, j, weight) rows of the ranking loss
 
     def subset(self, rows: np.ndarray) -> "CalibrationData":
         pick = lambda v: v[rows] if isinstance(v, np.ndarray) and v.shape[:1] == self.measured.shape else v  # noqa: E731
@@ -191,7 +189,7 @@ def _sensitive(d: CalibrationData, base: dict, free: dict) -> list:
     return out
 
 
-def fit(d: CalibrationData, objective: str = "log", start: dict | None = None, sweeps: int = MAX_SWEEPS
+def fit(d: CalibrationData, objective: str = DEFAULT_OBJECTIVE, start: dict | None = None, sweeps: int = MAX_SWEEPS
         ) -> tuple[dict, list, float]:
     """(fitted values: path -> value, the factors fitted, final loss) from ``start`` (default: factors.toml)."""
     base = base_factors() if start is None else start
@@ -253,7 +251,7 @@ def group_folds(groups: np.ndarray, folds: int) -> list[np.ndarray]:
     return [np.flatnonzero(at == f) for f in range(folds)]
 
 
-def cross_validate(d: CalibrationData, folds: int, objective: str = "log") -> dict:
+def cross_validate(d: CalibrationData, folds: int, objective: str = DEFAULT_OBJECTIVE) -> dict:
     """Held-out figures before (factors.toml) and after calibration (factors fitted on the other folds)."""
     base = base_factors()
     before = np.empty(len(d.measured))

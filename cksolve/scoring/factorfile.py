@@ -5,7 +5,7 @@ A factors file has ``factors.toml``'s layout and sets some of its numbers (a del
 the table's value), plus an optional ``[calibration]`` table saying where the numbers come from
 (``cksolve calibrate`` writes both). Every key must be one of the table's (an unknown one is refused, with
 the nearest known key), every value a number (a list: as long as the table's) inside its bounds: the
-``[free]`` table's for the factors ``calibrate`` fits, else positive.
+``[free]`` table's for the factors ``calibrate`` fits, else not negative.
 
 Which factors an arch's estimates use: ``--factors FILE`` when given, else the arch's shipped calibration
 when there is one, else ``factors.toml`` alone (first principles).
@@ -48,6 +48,7 @@ CALIBRATION_KEYS = {"source": str, "source_sha256": str, "arch": str, "dtype": s
                     "folds": int, "fitted": [str],
                     "cv_before": dict, "cv_after": dict, "command": str}
 _CALIBRATIONS = "calibrations"
+_MAX_BYTES = 1 << 20  # a factors file is a few hundred bytes; a larger one is not one
 
 
 @MEMOS.cached("scoring.factorfile.base", maxsize=1)
@@ -190,9 +191,11 @@ def read_factors_file(path: str | Path) -> tuple[dict, dict]:
     cannot be read or is malformed."""
     try:
         with open(path, "rb") as f:
-            raw = f.read(1 << 20)
+            raw = f.read(_MAX_BYTES + 1)
     except OSError as exc:
         raise CksolveError(f"{shorten(str(path), 120)}: cannot read the factors file: {exc.strerror or exc}") from None
+    if len(raw) > _MAX_BYTES:
+        raise CksolveError(f"{shorten(str(path), 120)}: not a factors file (over {_MAX_BYTES // 1024} KiB)")
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
