@@ -230,7 +230,7 @@ def test_console_script_runs_without_the_cyclic_gc_and_main_leaves_it(monkeypatc
 
 COMMANDS = ("enumerate", "count", "check", "explain", "diff", "emit", "rule-sets", "archs", "applicable", "coverage",
             "minimize", "features", "pipeline-variants", "audit", "cmake-dir", "report", "train", "evaluate", "select",
-            "plan")
+            "plan", "calibrate")
 
 
 @pytest.mark.parametrize("command", COMMANDS)

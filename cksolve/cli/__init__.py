@@ -30,7 +30,7 @@ COMMANDS = {
     "emit": "emit", "cmake-dir": "emit", "rule-sets": "listing", "archs": "listing", "applicable": "workloads",
     "coverage": "workloads", "minimize": "minimize", "features": "features", "pipeline-variants": "features",
     "audit": "audit", "sample": "space", "search": "space", "report": "report", "train": "select",
-    "evaluate": "select", "select": "select", "measurements": "measurements", "plan": "plan",
+    "evaluate": "select", "select": "select", "measurements": "measurements", "plan": "plan", "calibrate": "calibrate",
 }
 
 

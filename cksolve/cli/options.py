@@ -24,7 +24,7 @@ from ..outputs import check_writable, write_stdout, write_text_atomic
 from .completion import rule_set_names_and_files, values
 from .errors import say
 
-__all__ = ["choices", "backend_option", "rule_set_option", "RuleSetOpt", "OneArchOpt", "BuilderOpt", "OutputOpt", "format_option",
+__all__ = ["FactorsOpt", "choices", "backend_option", "rule_set_option", "RuleSetOpt", "OneArchOpt", "BuilderOpt", "OutputOpt", "format_option",
            "selection_options", "stdout_dash", "SelectionArgs", "NameTarget", "name_target_options", "SectionArchOpt", "option_group", "workload_options", "WorkloadArgs", "one_arch", "write", "refuse_unwritable", "load_rule_set",
            "ProblemsOpt", "ProblemDtypeOpt", "STRICT_ENV", "KernelMapOpt", "MinWrittenOpt", "KeepInvalidOpt",
            "hygiene_options", "say_hygiene", "arch_spellings"]
@@ -81,6 +81,10 @@ def stdout_dash(value: Optional[Path]) -> Optional[Path]:
     return None if value is not None and str(value) == "-" else value
 
 
+#: ``--factors``: the analytic model's factors file (search, select, evaluate)
+FactorsOpt = typer.Option(None, "--factors", metavar="FILE",
+                          help="The analytic model's factors (a `calibrate` output; default: the arch's shipped "
+                               "calibration, else first principles; `calibrate --show`).")
 OutputOpt = typer.Option(None, "--output", "-o", metavar="FILE", callback=stdout_dash,
                          help="Write here instead of stdout (-: stdout).")
 ProblemDtypeOpt = typer.Option(None, "--dtype", metavar="DTYPE", help=f"{choices(query.DTYPES)} (default: all).",
@@ -280,7 +284,7 @@ CK_ENV = "CKSOLVE_CK"
 #: (added to every one of them by :func:`with_ck_options`, when ``cksolve.cli`` loads its family)
 CK_COMMANDS = ("enumerate", "count", "check", "explain", "neighbors", "diff", "emit", "rule-sets", "archs", "applicable", "coverage",
                "minimize", "features", "pipeline-variants", "select", "train", "evaluate", "audit", "sample", "search",
-               "report", "plan", "measurements")
+               "report", "plan", "measurements", "calibrate")
 
 
 def _ck_params() -> list[inspect.Parameter]:

@@ -17,9 +17,9 @@ from ..errors import CksolveError
 from ..outputs import StdoutStream, atomic_text_stream, write_stdout
 from .app import app
 from .errors import say
-from .options import (AllowUnmeasuredOpt, BuilderOpt, KeepInvalidOpt, KernelMapOpt, MinWrittenOpt, OneArchOpt,
-                      OutputOpt, arch_spellings, check_format, choices, format_option, hygiene_options, load_rule_set,
-                      one_arch, refuse_unwritable, say_hygiene)
+from .options import (AllowUnmeasuredOpt, BuilderOpt, FactorsOpt, KeepInvalidOpt, KernelMapOpt, MinWrittenOpt,
+                      OneArchOpt, OutputOpt, arch_spellings, check_format, choices, format_option, hygiene_options,
+                      load_rule_set, one_arch, refuse_unwritable, say_hygiene)
 
 EVALUATE_FORMATS = ("table", "json")
 #: ``scoring.SCORERS`` repeated so that help needs no import of the scoring package
@@ -121,6 +121,7 @@ def evaluate_cmd(
                                        help=f"{choices(query.BUNDLED_ARCHS)} (default: the model's)."),
     dtype: Optional[str] = typer.Option(None, "--dtype", metavar="DTYPE",
                                         help=f"{choices(query.DTYPES)} (default: the model's, else the kernels')."),
+    factors: Optional[Path] = FactorsOpt,
     fmt: str = format_option("table", EVALUATE_FORMATS),
     kernel_map: Optional[Path] = KernelMapOpt,
     min_written: float = MinWrittenOpt,
@@ -139,6 +140,8 @@ def evaluate_cmd(
                            f"--model is for --scorer model, not {kind}")
     if device is not None and kind != "analytic":
         raise CksolveError(f"--device is for --scorer analytic, not {kind}")
+    if factors is not None and kind != "analytic":
+        raise CksolveError(f"--factors is for --scorer analytic, not {kind}")
     paths = [str(p) for p in measurements]
     scorer = scoring.get_scorer("model", path=model) if kind == "model" else None
     if scorer is not None:
@@ -154,7 +157,8 @@ def evaluate_cmd(
         scorer = scoring.get_scorer("measured", path=", ".join(paths), rows=[m for rows in read for m in rows],
                                     hygiene=hygiene)
     elif kind == "analytic":
-        scorer = scoring.get_scorer("analytic", device=device)
+        scorer = scoring.get_scorer("analytic", device=device, factors=factors)
+        scorer.factors_for(arch)  # a bad factors file: one error before the files are read
     result, verdict = scoring.evaluate_scorer(scorer, paths, arch, _dtype(dtype) if dtype else None, hygiene, read)
     say_hygiene(verdict)
     write_stdout(json.dumps(result, indent=2) + "\n" if fmt == "json" else scoring.evaluation_text(result, kind))
@@ -176,6 +180,7 @@ def select_cmd(
     device: Optional[str] = typer.Option(None, "--device", metavar="DEVICE",
                                          help="The analytic model's device (default: the arch's, see `archs`)."),
     allow_unmeasured: bool = AllowUnmeasuredOpt,
+    factors: Optional[Path] = FactorsOpt,
     top: int = typer.Option(5, "--top", metavar="K", help="Kernels per problem."),
     fmt: str = format_option("table", SELECT_FORMATS),
     output: Optional[Path] = OutputOpt,
@@ -194,6 +199,8 @@ def select_cmd(
         raise CksolveError("give one of --rule-set and --names")
     if model is not None and measured is not None:
         raise CksolveError("give at most one of --model and --measurements")
+    if factors is not None and (model is not None or measured is not None):
+        raise CksolveError("--factors sets the analytic model's factors: not with --model or --measurements")
     if top < 1:
         raise CksolveError(f"--top {top} must be at least 1")
     if allow_unmeasured and measured is None:
@@ -208,7 +215,7 @@ def select_cmd(
         scorer = scoring.get_scorer("measured", path=measured,
                                     hygiene=hygiene_options(arch, kernel_map, min_written, keep_invalid))
     else:
-        scorer = scoring.get_scorer("analytic", device=device)
+        scorer = scoring.get_scorer("analytic", device=device, factors=factors)
     scorer.prepare(arch, dtype)  # a device of another arch, a model of another dtype: one error before any output
     say_hygiene(getattr(scorer, "hygiene", None))
     note = None

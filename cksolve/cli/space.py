@@ -15,8 +15,8 @@ from ..formats import render, table_text
 from ..progress import Progress
 from .app import app
 from .listing import records_blocks, write_blocks
-from .options import (AllowUnmeasuredOpt, BuilderOpt, OneArchOpt, backend_option, OutputOpt, SelectionArgs,
-                      check_format, choices, format_option, load_rule_set, one_arch, refuse_unwritable,
+from .options import (AllowUnmeasuredOpt, BuilderOpt, FactorsOpt, OneArchOpt, backend_option, OutputOpt,
+                      SelectionArgs, check_format, choices, format_option, load_rule_set, one_arch, refuse_unwritable,
                       rule_set_option, selection_options, write, KeepInvalidOpt, KernelMapOpt, MinWrittenOpt,
                       hygiene_options, say_hygiene)
 
@@ -97,6 +97,7 @@ def search_cmd(
                                             help="Re-rank the performance model's pool by measured TFLOPS."),
     pool: Optional[int] = typer.Option(None, "--pool", metavar="N",
                                        help="Tile shapes the performance model hands --model/--measurements (50)."),
+    factors: Optional[Path] = FactorsOpt,
     kernel_map: Optional[Path] = KernelMapOpt,
     min_written: float = MinWrittenOpt,
     keep_invalid: bool = KeepInvalidOpt,
@@ -115,11 +116,12 @@ def search_cmd(
             explore.search(problem, arch, dtype, rs, top, (), backend)  # the one error line for this backend
         hygiene = hygiene_options(arch, kernel_map, min_written, keep_invalid) if measured is not None else None
         _ranked_search(problem, arch, dtype, rs, top, tuple(where or ()), fmt, output, device, model, measured, pool,
-                       hygiene, allow_unmeasured)
+                       hygiene, allow_unmeasured, factors)
         return
-    if any(x is not None for x in (device, model, measured, pool)) or allow_unmeasured:
-        raise CksolveError("--backend cpsat searches by the padding score: --device, --model, --measurements and "
-                           "--pool need the performance model's search (the default backend)")
+    if any(x is not None for x in (device, model, measured, pool, factors)) or allow_unmeasured:
+        raise CksolveError("--backend cpsat searches by the padding score: --device, --model, --measurements, "
+                           "--allow-unmeasured, --pool and --factors need the performance model's search (the "
+                           "default backend)")
     results, status = explore.search(problem, arch, dtype, rs, top, tuple(where or ()), backend, time_limit)
     said = ("ranked by the padding score (tile padding x occupancy x reuse x vectors: --backend cpsat)\n"
             f"status: {status}" + (" (gap 0)" if status == "OPTIMAL" else ""))
@@ -142,7 +144,7 @@ def _write_results(results, status: str, said: str, columns: list, fmt: str, out
 
 
 def _ranked_search(problem, arch, dtype, rs, top, where, fmt, output, device, model, measured, pool,
-                   hygiene=None, allow_unmeasured=False) -> None:
+                   hygiene=None, allow_unmeasured=False, factors=None) -> None:
     """``search`` by the performance model, one line per tile shape, re-ranked by a model or measurements."""
     from .. import scoring  # deferred: the scorers (and lightgbm for --model) load for this search only
     from .errors import say  # deferred: only this search says what ranks
@@ -163,9 +165,10 @@ def _ranked_search(problem, arch, dtype, rs, top, where, fmt, output, device, mo
 
         note = unmeasured_note(rescorer, [parse_problem(problem)], dtype, allow_unmeasured)
     size = explore.RANK_POOL if pool is None else pool
-    ranking = {"device": device, "rescorer": rescorer, "pool": size}
+    analytic = scoring.get_scorer("analytic", device=device, factors=factors)
+    analytic.prepare(arch, dtype)  # a bad factors file: one error before the search
+    ranking = {"device": device, "rescorer": rescorer, "pool": size, "factors": factors}
     results, status = explore.search(problem, arch, dtype, rs, top, where, None, explore.TIME_LIMIT, ranking)
-    analytic = scoring.get_scorer("analytic", device=device)
     if rescorer is None:
         said = f"ranked by {analytic.describe()}; one line per tile shape\nstatus: {status}"
     else:

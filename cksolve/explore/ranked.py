@@ -129,12 +129,14 @@ def _tuples(model, domains: dict):
 
 
 def ranked_search(problem, combo, model, domains: dict, arch: str, dtype: str, top: int, pool: int,
-                  device: str | None = None, rescorer=None) -> tuple[list[RankedResult], str]:
-    """(results, status): see the module docstring; ``domains``: the model's, pruned."""
+                  device: str | None = None, rescorer=None, factors=None) -> tuple[list[RankedResult], str]:
+    """(results, status): see the module docstring; ``domains``: the model's, pruned; ``factors``: a factors
+    file (None: the arch's default factors, ``scoring.factorfile``)."""
     if pool < 1:
         raise CksolveError(f"{{opt:pool}} {pool} must be at least 1")
-    analytic = get_scorer("analytic", device=device)
+    analytic = get_scorer("analytic", device=device, factors=factors)
     dev = analytic.device_for(arch)
+    fx = analytic.factors_for(arch)
     from ..arch.facts import arch_facts  # deferred: the arch's family and warp size for the model
 
     a = arch_facts(arch)
@@ -155,7 +157,7 @@ def ranked_search(problem, combo, model, domains: dict, arch: str, dtype: str, t
         if c not in columns and c != "streamk":
             columns[c] = np.full(size, second.get(c, domains.get(c, (0,))[0]))
     bounds = np.max([estimate_batch(terms, {**columns, "streamk": np.full(size, s)}, dev, dtype, a.family,
-                                    a.warp_size)["tflops"] for s in streamks], axis=0)
+                                    a.warp_size, fx)["tflops"] for s in streamks], axis=0)
     ranked = np.argsort(-bounds, kind="stable")  # best bound first, ties in enumeration order
     fixed = {x: d[0] for x, d in domains.items() if len(d) == 1 and x in model.axes}
     want = max(top, pool) if rescorer is not None else top
@@ -200,7 +202,7 @@ def ranked_search(problem, combo, model, domains: dict, arch: str, dtype: str, t
             if not anyc.count():
                 continue
             config = decode(anyc, 0)
-            exact = estimate(facts, config, dev, dtype, a.family, a.warp_size)["tflops"]
+            exact = estimate(facts, config, dev, dtype, a.family, a.warp_size, fx)["tflops"]
             same = {x: getattr(config, x) for x in (*PRIMARY, *SECONDARY) if x in model.axes}
             n = solve(pinned(model, same)).count()
             heapq.heappush(resolved, (-exact, k, RankedResult(combo, config, exact, exact, n)))

@@ -107,7 +107,7 @@ def search(problem_spec: str, arch: str, dtype: str, rule_set: RuleSet | None = 
 
     ``objective`` is one of ``SEARCH_OBJECTIVES`` (None: "padding" for the cpsat backend, else
     "performance"). By the performance model the results are ``ranked.RankedResult``s, one per tile shape
-    (``ranking``: {device, rescorer, pool}, each optional); by the padding score ``SearchResult``s.
+    (``ranking``: {device, rescorer, pool, factors}, each optional); by the padding score ``SearchResult``s.
 
     The status is OPTIMAL, INFEASIBLE (no config), FEASIBLE (the best-first search passed its limits; CP-SAT
     ran out of ``time_limit`` and says its gap, "FEASIBLE (gap 0.25)": the best score might be that much

@@ -10,14 +10,18 @@ higher is better -- and sees every axis of each config::
     s.score([(problem, config), ...], "gfx942", "fp16")   # -> list of floats, one per pair
 
 ``select`` (``select.py``) ranks, per problem, the kernels that can run it by a scorer;
-``evaluate_scorer`` (``evaluation.py``) measures a scorer's picks against measurement files.
+``evaluate_scorer`` (``evaluation.py``) measures a scorer's picks against measurement files. ``calibrate``
+(``calibration.py``) fits the analytic model's free factors to measurements; ``factorfile.py`` reads factors
+files and says where each arch's factors come from.
 """
 
 from __future__ import annotations
 
+from .calibration import calibrate, calibration_report, calibration_show
 from .evaluation import evaluate_scorer, evaluation_text
 from .protocol import SCORERS, Scorer, get_scorer
 from .select import SelectRecord, names_rule_set, select, write_select
 
 __all__ = ["Scorer", "SCORERS", "get_scorer", "select", "write_select", "names_rule_set", "SelectRecord",
-           "evaluate_scorer", "evaluation_text"]
+           "evaluate_scorer", "evaluation_text", "calibrate", "calibration_report", "calibration_show"]
+

@@ -17,18 +17,27 @@ for one group, G groups, backward-data phases, split-K):
 * **matrix-core rate**: the device's dense FLOPs per clock per CU for the dtype,
   times the share of SIMDs the concurrent waves fill, the warp tile's
   instruction rate on the arch family, the pipeline's compute share, the
-  latency hidden (one wave per SIMD hides all of it only with prefetch), the
-  scheduler (interwave needs a second wave per SIMD), the K split across waves
+  latency hidden (one wave per SIMD hides most of it only with prefetch;
+  ``latency.waves_to_hide`` waves per SIMD hide all of it), the scheduler
+  (interwave needs a second wave per SIMD), the K split across waves
   and how many waves share a K step's copies;
 * **roofline**: global traffic (the operand tensors as stored, not their
   im2col expansion: the M-side one re-read once per N tile and the N-side one
   per M tile, a share of re-reads missing L2; C written once, in fp32 per split-K slice
   plus the two-stage conversion pass) over bandwidth times the pipeline's
   memory share and the vector width's share; time = max(compute, memory) +
-  K-step overhead + launch.
+  K-step overhead + launch;
+* **CU load path and LDS** (terms 0 -- not modelled -- in ``factors.toml``, set by
+  calibrations): the bytes per clock a CU brings into LDS bound the K loop (every
+  workgroup's A and B tiles of every step) and each workgroup pays its first tile
+  (two, double-buffered) and its C tile on it unoverlapped, with fixed
+  per-workgroup cycles; the bytes per clock its LDS gives the waves bound the K
+  loop too (each wave reads its tile_m/wave_m rows of A and tile_n/wave_n columns
+  of B per K).
 
-The score is useful FLOPs / time. It is a model, not a measurement: it has not
-been fitted to any GPU, and it ranks only by its assumptions (docs/selection.md).
+The score is useful FLOPs / time. It is a model, not a measurement: its factors
+are ``factorfile.factors_for(arch)``'s -- first principles, or an arch's shipped
+calibration fitted to measured TFLOPS (docs/calibration.md).
 """
 
 from __future__ import annotations
@@ -42,7 +51,8 @@ from ..arch.facts import arch_facts, common_facts
 from ..space.kinds import GEMM, kernel_kind
 from ..space.pipelines import double_buffered
 from ..workload.facts import ceil_div
-from .device import Device, device, factors
+from .device import Device, device
+from .factorfile import base_factors, calibration_of, factors_for
 
 __all__ = ["AnalyticScorer", "estimate", "estimate_batch", "problem_terms", "COLUMNS"]
 
@@ -79,20 +89,35 @@ def _columns(configs) -> dict:
     return {c: np.array([getattr(x, c) for x in configs]) for c in COLUMNS}
 
 
-def estimate_batch(P: dict, C: dict, dev: Device, dtype: str, family: str, warp_size: int) -> dict:
+def _per_value(fn, *columns) -> np.ndarray:
+    """``fn`` of each row's values of ``columns``, called once per distinct combination (a batch holds few)."""
+    uniques, codes = zip(*(np.unique(np.asarray(c), return_inverse=True) for c in columns))
+    shape = tuple(len(u) for u in uniques)
+    combined, inverse = np.unique(np.ravel_multi_index([c.reshape(-1) for c in codes], shape), return_inverse=True)
+    at = np.unravel_index(combined, shape)
+    values = [fn(*(u[i].item() for u, i in zip(uniques, ix))) for ix in zip(*at)]
+    return np.array(values)[inverse.reshape(-1)]
+
+
+def estimate_batch(P: dict, C: dict, dev: Device, dtype: str, family: str, warp_size: int,
+                   fx: dict | None = None) -> dict:
     """The model's terms for problem terms ``P`` (``problem_terms``, scalars or arrays) and config columns ``C``
-    (arrays, one element per pair): the module docstring, in array form; ``tflops`` is the score."""
+    (arrays, one element per pair): the module docstring, in array form; ``tflops`` is the score. ``fx``: the
+    factor table (``factorfile.factors_for``; default: ``factors.toml`` alone)."""
+    fx = base_factors() if fx is None else fx
     P = _as_floats(P)
-    fx = factors()
     pipes = fx["pipeline"]
     bpe = common_facts().element_size[dtype]
     clock = dev.clock_mhz * 1e6
     peak = dev.matrix.get(dtype, 256) * clock
     names = C["pipeline"]
-    compute = np.array([pipes.get(p, {}).get("compute", 0.8) for p in names])
-    memory = np.array([pipes.get(p, {}).get("memory", 0.8) for p in names])
-    prefetch = np.array([pipes.get(p, {}).get("prefetch", True) for p in names], dtype=bool)
-    dbuf = np.array([double_buffered(p, bool(d)) for p, d in zip(names, C["double_smem_buffer"])], dtype=bool)
+    def pipe(p, d):  # the pipeline's shares, whether it prefetches, whether it double-buffers
+        row = pipes.get(p, {})
+        return (row.get("compute", 0.8), row.get("memory", 0.8), row.get("prefetch", True), double_buffered(p, d))
+
+    piped = _per_value(pipe, names, C["double_smem_buffer"].astype(bool)).astype(np.float64).reshape(-1, 4)
+    compute, memory = piped[:, 0], piped[:, 1]
+    prefetch, dbuf = piped[:, 2].astype(bool), piped[:, 3].astype(bool)
     tm, tn, tk = (C[a].astype(np.int64) for a in ("tile_m", "tile_n", "tile_k"))
     gm = np.maximum(C["groups_to_merge"].astype(np.int64), 1)
     waves = (C["wave_m"] * C["wave_n"] * C["wave_k"]).astype(np.int64)
@@ -119,20 +144,29 @@ def estimate_batch(P: dict, C: dict, dev: Device, dtype: str, family: str, warp_
     waves_per_simd = concurrent * per_simd
     lat = fx["latency"]
     base = np.where(prefetch | dbuf, lat["prefetch"], lat["no_prefetch"])
-    hidden = np.minimum(1.0, base + (1 - base) * np.maximum(0.0, waves_per_simd - 1))
+    hidden = np.minimum(1.0, base + (1 - base) * np.maximum(0.0, waves_per_simd - 1) / (lat["waves_to_hide"] - 1))
     sched = np.where((C["scheduler"] == "interwave") & (waves_per_simd < 2),
                      fx["scheduler"]["interwave_single_wave"], 1.0)
     table = fx["warp_tile"].get(family, {})
-    warp = np.array([table.get(f"{a}x{b}x{c}", 1.0) for a, b, c in
-                     zip(C["warp_tile_m"], C["warp_tile_n"], C["warp_tile_k"])])
+    warp = _per_value(lambda a, b, c: table.get(f"{a}x{b}x{c}", 1.0), C["warp_tile_m"], C["warp_tile_n"],
+                      C["warp_tile_k"])
     other = fx["other"]
     extra = (np.where(C["wave_k"] > 1, other["wave_k_split"], 1.0)
              * np.where(C["specialization"] != "default", other["specialized"], 1.0)
              * np.where(C["split_image"].astype(bool), other["split_image"], 1.0))
     per_wg = fx["waves"]["per_workgroup"]
     copies = np.array(per_wg)[np.minimum(waves, len(per_wg)) - 1]
+    cu = fx["cu"]
     rate = peak * simd_share * warp * compute * hidden * sched * spill * extra * copies
     t_compute = per_cu * wg_flops / rate + np.where(streamk, wg_flops / rate, 0.0)  # stream-K: partial-tile fixup
+    tile_bytes = (tm + tn) * tk * gm * bpe  # a K step's A and B tiles
+    bandwidth = cu["load_bytes_per_clock"] * clock  # the CU's load path (0: not modelled)
+    if bandwidth > 0:  # every workgroup's tiles of every K step share it
+        t_compute = np.maximum(t_compute, per_cu * steps * tile_bytes / bandwidth)
+    lds_rate = cu["lds_bytes_per_clock"] * clock  # LDS reads into the waves' registers (0: not modelled)
+    if lds_rate > 0:  # each wave reads its own rows of A and columns of B of every K step
+        wave_reads = (tm // np.maximum(C["wave_m"], 1) + tn // np.maximum(C["wave_n"], 1)) * tk * gm * bpe
+        t_compute = np.maximum(t_compute, per_cu * steps * waves * wave_reads / lds_rate)
 
     # roofline: global traffic
     mem = fx["memory"]
@@ -148,24 +182,31 @@ def estimate_batch(P: dict, C: dict, dev: Device, dtype: str, family: str, warp_
     t_memory = traffic / (dev.hbm_tbps * 1e12 * memory)
     loop = fx["loop"]
     t_loop = np.ceil(per_cu / concurrent) * steps * loop["cycles_per_k_step"] / clock
+    # each workgroup's prologue (its first tile, two when double-buffered, loaded before any math) and epilogue
+    # (its C tile stored): fixed cycles per round of concurrent workgroups, and their bytes on the load path
+    t_loop = t_loop + np.ceil(per_cu / concurrent) * loop["cycles_per_tile"] / clock
+    if bandwidth > 0:
+        t_loop = t_loop + per_cu * (tile_bytes * np.where(dbuf, 2, 1) + tm * tn * gm * bpe) / bandwidth
     seconds = np.maximum(t_compute, t_memory) + t_loop + loop["launch_us"] * 1e-6
     return {"tflops": P["useful"] / seconds / 1e12, "workgroups": tiles, "occupancy": occupancy, "per_cu": per_cu,
             "compute_us": t_compute * 1e6, "memory_us": t_memory * 1e6, "loop_us": t_loop * 1e6,
             "rate_share": rate / peak}
 
 
-def estimate(f, c, dev: Device, dtype: str, family: str, warp_size: int) -> dict:
+def estimate(f, c, dev: Device, dtype: str, family: str, warp_size: int, fx: dict | None = None) -> dict:
     """``estimate_batch`` for one problem's facts ``f`` and one config ``c``: its terms as floats."""
-    got = estimate_batch(problem_terms(f), _columns([c]), dev, dtype, family, warp_size)
+    got = estimate_batch(problem_terms(f), _columns([c]), dev, dtype, family, warp_size, fx)
     return {key: float(v[0]) for key, v in got.items()}
 
 
 class AnalyticScorer:
     kind = "analytic"
 
-    def __init__(self, device: str | None = None, **_ignored):
+    def __init__(self, device: str | None = None, factors: str | None = None, **_ignored):
         self.device_name = device
+        self.factors_path = factors  # a factors file (``--factors``); None: the arch's default (factorfile)
         self._devices: dict = {}
+        self._prepared: str | None = None  # the arch prepare() was given (describe says its factors)
 
     def _device(self, arch: str) -> Device:
         d = self._devices.get(arch)
@@ -175,16 +216,25 @@ class AnalyticScorer:
 
     def describe(self) -> str:
         which = self.device_name or "the arch's default device"
+        if self._prepared is not None:  # where the factors come from, when not factors.toml alone
+            which += "".join(f"; {c}" for c in [calibration_of(self._prepared, self.factors_path)] if c)
         return f"the analytic performance model ({which}; docs/selection.md)"
 
     def device_for(self, arch: str) -> Device:
         return self._device(arch)
 
+    def factors_for(self, arch: str) -> dict:
+        """The factor table this scorer's estimates for ``arch`` use (``factorfile.factors_for``)."""
+        return factors_for(arch, self.factors_path)
+
     def prepare(self, arch: str, dtype: str) -> None:
         self._device(arch)
+        self.factors_for(arch)  # a bad factors file: one error before any output
+        self._prepared = arch
 
     def score(self, pairs: Sequence[tuple], arch: str, dtype: str) -> list[float]:
         dev = self._device(arch)
+        fx = self.factors_for(arch)
         a = arch_facts(arch)
         out = [0.0] * len(pairs)
         by_problem: dict = {}
@@ -193,7 +243,8 @@ class AnalyticScorer:
                 by_problem.setdefault(problem, []).append(i)
         for problem, rows in by_problem.items():
             terms = problem_terms(problem.facts())
-            got = estimate_batch(terms, _columns([pairs[i][1] for i in rows]), dev, dtype, a.family, a.warp_size)
+            got = estimate_batch(terms, _columns([pairs[i][1] for i in rows]), dev, dtype, a.family, a.warp_size,
+                                 fx)
             for i, v in zip(rows, got["tflops"].tolist()):
                 out[i] = v
         return out
