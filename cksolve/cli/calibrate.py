@@ -11,7 +11,7 @@ from .. import query
 from ..errors import CksolveError
 from ..outputs import write_stdout
 from .app import app
-from .options import (KeepInvalidOpt, KernelMapOpt, MinWrittenOpt, check_format, choices, format_option,
+from .options import (KeepInvalidOpt, KernelMapOpt, MinWrittenOpt, arch_spellings, check_format, choices, format_option,
                       hygiene_options, one_arch, refuse_unwritable, say_hygiene, write)
 
 CALIBRATE_FORMATS = ("table", "json")
@@ -26,8 +26,8 @@ def calibrate_cmd(
     measurements: Optional[List[Path]] = typer.Option(
         None, "--measurements", metavar="FILE",
         help="CK's tile-engine benchmark CSV or cksolve's measurement CSV/JSONL (repeatable)."),
-    arch: Optional[str] = typer.Option(None, "--arch", "-a", metavar="ARCH",
-                                       help=f"Architecture: {choices(query.ARCHS)} (--show: default all)."),
+    arch: Optional[str] = typer.Option(None, "--arch", "-a", metavar="ARCH", callback=arch_spellings,
+                                       help=f"Architecture: {choices(query.BUNDLED_ARCHS)} (--show: default all)."),
     dtype: Optional[str] = typer.Option(None, "--dtype", metavar="DTYPE", help=f"{choices(query.DTYPES)}."),
     out: Optional[Path] = typer.Option(None, "--out", metavar="FACTORS",
                                        help="The factors file to write (TOML; give it to --factors)."),
@@ -51,7 +51,7 @@ def calibrate_cmd(
     if show:
         if measurements or out is not None:
             raise CksolveError("--show takes no --measurements or --out")
-        write_stdout(scoring.calibration_show([one_arch(arch)] if arch else query.ARCHS, fmt))
+        write_stdout(scoring.calibration_show([one_arch(arch)] if arch else query.archs(), fmt))
         return
     if not measurements or arch is None or dtype is None or out is None:
         raise CksolveError("give --measurements, --arch, --dtype and --out (or --show)")
