@@ -5,7 +5,7 @@ from __future__ import annotations
 from os import PathLike
 from pathlib import Path
 from dataclasses import dataclass
-from typing import Iterable, Iterator, NamedTuple
+from typing import TYPE_CHECKING, Iterable, Iterator, NamedTuple
 
 from ..errors import CksolveError, shorten
 from ..rulesets import RuleSet, candidate_rule_sets
@@ -15,6 +15,9 @@ from ..space.namesfile import section_line, sectioned_entries
 from ..space.naming import NameError_, line_reason, parse_name
 from ..space.shortnames import read_short
 from ..space.textfile import numbered_lines
+
+if TYPE_CHECKING:  # the workload layer loads for a problem only (see explain_name)
+    from ..workload import Problem
 
 __all__ = ["CheckRecord", "check_names", "section_archs", "explain_name", "Explanation", "ShortExplanation",
            "SHORT_CONSTRAINT"]
@@ -126,9 +129,9 @@ def section_archs(entries: Iterable[tuple[int, str | None, str]], arch: str | No
 
 
 def explain_name(name: str, arch: str, rule_set: RuleSet | None = None, nearest: int = 3,
-                 problem: str | None = None) -> Explanation:
+                 problem: Problem | str | None = None) -> Explanation:
     """The record of ``explain``: valid, member (of ``rule_set``, if given), the violated constraints with
-    their messages, with ``problem`` (a FIELD=VALUE spec) whether it can run it and why not, and the
+    their messages, with ``problem`` (a ``Problem`` or a FIELD=VALUE spec) whether it can run it and why not, and the
     ``nearest`` valid configs. ``.ok`` is ``check``'s verdict (and the exit code); ``.text`` the words;
     ``.as_dict()`` the JSON."""
     if nearest < 0:
@@ -139,10 +142,10 @@ def explain_name(name: str, arch: str, rule_set: RuleSet | None = None, nearest:
     if problem is None:  # the workload layer is loaded only for a problem (start-up of every other explain)
         return explanation(config, arch, rule_set, nearest,
                            candidates=candidate_rule_sets() if rule_set is None else ())
-    from ..workload import parse_problem  # deferred, with the next line: see the comment above
+    from ..workload import as_problem  # deferred, with the next line: see the comment above
     from ..workload.explain import explain_on_problem  # deferred
 
-    return explain_on_problem(config, arch, parse_problem(problem), rule_set, nearest)
+    return explain_on_problem(config, arch, as_problem(problem), rule_set, nearest)
 
 
 @dataclass(frozen=True)
@@ -198,7 +201,7 @@ class ShortExplanation:
         return "\n".join(lines) + "\n" + self.resolved.text
 
 
-def _explain_short(name: str, arch: str, rule_set: RuleSet | None, nearest: int, problem: str | None
+def _explain_short(name: str, arch: str, rule_set: RuleSet | None, nearest: int, problem: Problem | str | None
                    ) -> ShortExplanation:
     from ..workload.expand import expand_short  # deferred: the workload layer only when a short name is explained
 

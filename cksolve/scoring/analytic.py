@@ -44,7 +44,7 @@ from ..space.pipelines import double_buffered
 from ..workload.facts import ceil_div
 from .device import Device, device, factors
 
-__all__ = ["AnalyticScorer", "estimate", "estimate_batch", "problem_terms", "COLUMNS"]
+__all__ = ["AnalyticScorer", "estimate", "estimate_batch", "problem_terms", "COLUMNS", "per_distinct"]
 
 
 def problem_terms(f) -> dict:
@@ -73,6 +73,24 @@ def _columns(configs) -> dict:
     return {c: np.array([getattr(x, c) for x in configs]) for c in COLUMNS}
 
 
+def per_distinct(f, *columns, dtype=float) -> np.ndarray:
+    """``f`` of each pair's values of ``columns`` as a numpy column, ``f`` called once per distinct combination
+    of values (a batch has millions of pairs and a handful of pipelines or warp tiles)."""
+    values, codes = [], []
+    for col in columns:
+        u, inv = np.unique(np.asarray(col), return_inverse=True)
+        values.append(u.tolist())
+        codes.append(inv.reshape(-1))
+    if not codes[0].size:
+        return np.zeros(0, dtype=dtype)
+    if len(codes) == 1:
+        keys, inv = np.arange(len(values[0]))[:, None], codes[0]
+    else:
+        keys, inv = np.unique(np.stack(codes, axis=1), axis=0, return_inverse=True)
+    out = np.array([f(*(v[i] for v, i in zip(values, key))) for key in keys.tolist()], dtype=dtype)
+    return out[inv.reshape(-1)]
+
+
 def estimate_batch(P: dict, C: dict, dev: Device, dtype: str, family: str, warp_size: int) -> dict:
     """The model's terms for problem terms ``P`` (``problem_terms``, scalars or arrays) and config columns ``C``
     (arrays, one element per pair): the module docstring, in array form; ``tflops`` is the score."""
@@ -82,10 +100,10 @@ def estimate_batch(P: dict, C: dict, dev: Device, dtype: str, family: str, warp_
     clock = dev.clock_mhz * 1e6
     peak = dev.matrix.get(dtype, 256) * clock
     names = C["pipeline"]
-    compute = np.array([pipes.get(p, {}).get("compute", 0.8) for p in names])
-    memory = np.array([pipes.get(p, {}).get("memory", 0.8) for p in names])
-    prefetch = np.array([pipes.get(p, {}).get("prefetch", True) for p in names], dtype=bool)
-    dbuf = np.array([double_buffered(p, bool(d)) for p, d in zip(names, C["double_smem_buffer"])], dtype=bool)
+    compute = per_distinct(lambda p: pipes.get(p, {}).get("compute", 0.8), names)
+    memory = per_distinct(lambda p: pipes.get(p, {}).get("memory", 0.8), names)
+    prefetch = per_distinct(lambda p: pipes.get(p, {}).get("prefetch", True), names, dtype=bool)
+    dbuf = per_distinct(lambda p, d: double_buffered(p, bool(d)), names, C["double_smem_buffer"], dtype=bool)
     tm, tn, tk = (C[a].astype(np.int64) for a in ("tile_m", "tile_n", "tile_k"))
     gm = np.maximum(C["groups_to_merge"].astype(np.int64), 1)
     waves = (C["wave_m"] * C["wave_n"] * C["wave_k"]).astype(np.int64)
@@ -116,8 +134,8 @@ def estimate_batch(P: dict, C: dict, dev: Device, dtype: str, family: str, warp_
     sched = np.where((C["scheduler"] == "interwave") & (waves_per_simd < 2),
                      fx["scheduler"]["interwave_single_wave"], 1.0)
     table = fx["warp_tile"].get(family, {})
-    warp = np.array([table.get(f"{a}x{b}x{c}", 1.0) for a, b, c in
-                     zip(C["warp_tile_m"], C["warp_tile_n"], C["warp_tile_k"])])
+    warp = per_distinct(lambda a, b, c: table.get(f"{a}x{b}x{c}", 1.0), C["warp_tile_m"], C["warp_tile_n"],
+                        C["warp_tile_k"])
     other = fx["other"]
     extra = (np.where(C["wave_k"] > 1, other["wave_k_split"], 1.0)
              * np.where(C["specialization"] != "default", other["specialized"], 1.0)
