@@ -9,11 +9,10 @@ kernel of the rule set given.
 from __future__ import annotations
 
 import json
-import sys
 
 import pytest
 
-from cksolve.cli import main
+from test_cli import run  # the CLI run in-process: (exit code, stdout, stderr)
 from cksolve.rulesets import get_rule_set
 from cksolve.solver import enumerate_combo
 from cksolve.space.combo import Combo
@@ -24,17 +23,6 @@ from cksolve.workload.labels import LabelResolver
 EXACT = "grouped_conv_forward_bf16_2d_64x64x64_compv3"  # a default kernel's short name at gfx950
 NEAREST = "grouped_conv_forward_bf16_2d_16x64x64_compv4"  # no default kernel has it: CK's runner maps it
 BAD_DTYPE = "grouped_conv_forward_xx9_2d_64x64x64_compv3"
-
-
-def run(capsys, *argv, stdin=None, monkeypatch=None):
-    if stdin is not None:
-        import io
-
-        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin.encode()), encoding="utf-8"))
-    with pytest.raises(SystemExit) as exc:
-        main(list(argv))
-    out, err = capsys.readouterr()
-    return exc.value.code, out, err
 
 
 @pytest.mark.parametrize("rule_set", ["default", "full"])
