@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from os import PathLike
 from pathlib import Path
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable, Iterator, NamedTuple
 
 from ..errors import CksolveError, shorten
@@ -129,11 +129,11 @@ def section_archs(entries: Iterable[tuple[int, str | None, str]], arch: str | No
 
 
 def explain_name(name: str, arch: str, rule_set: RuleSet | None = None, nearest: int = 3,
-                 problem: Problem | str | None = None) -> Explanation:
+                 problem: Problem | str | None = None) -> Explanation | ShortExplanation:
     """The record of ``explain``: valid, member (of ``rule_set``, if given), the violated constraints with
-    their messages, with ``problem`` (a ``Problem`` or a FIELD=VALUE spec) whether it can run it and why not, and the
-    ``nearest`` valid configs. ``.ok`` is ``check``'s verdict (and the exit code); ``.text`` the words;
-    ``.as_dict()`` the JSON."""
+    their messages, with ``problem`` (a ``Problem`` or a FIELD=VALUE spec) whether it can run it and why not,
+    and the ``nearest`` valid configs. ``.ok`` is ``check``'s verdict (and the exit code); ``.text`` the words;
+    ``.as_dict()`` the JSON. ``name`` may be a dispatcher short name: a ``ShortExplanation`` then."""
     if nearest < 0:
         raise CksolveError(f"{{option}} {nearest} must not be negative", option="nearest")
     if read_short(name) is not None:

@@ -35,12 +35,7 @@ from ..space.naming import NameError_
 from ..space.shortnames import read_short
 from .labels import RESOLVE_RULE_SET, LabelResolver, Resolved, SHORT_FIELDS
 
-__all__ = ["Expansion", "expand_short", "is_short"]
-
-
-def is_short(name: str) -> bool:
-    """Whether ``name`` is a dispatcher short name (not a full kernel name)."""
-    return read_short(name) is not None
+__all__ = ["Expansion", "expand_short"]
 
 
 @dataclass(frozen=True)
