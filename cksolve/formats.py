@@ -17,12 +17,13 @@ from __future__ import annotations
 import csv
 import io
 import json
-from typing import Callable, Iterable, Mapping, Sequence
+from typing import Callable, Iterable, Mapping, Sequence, TextIO
 
 from .errors import CksolveError, did_you_mean, shorten
 from .space.axes import value_text
 
-__all__ = ["FORMATS", "render", "table_text", "csv_text", "check_format", "value_text"]
+__all__ = ["FORMATS", "render", "table_text", "csv_text", "check_format", "value_text", "csv_writer",
+           "csv_dict_writer"]
 
 
 def _dict(row) -> Mapping:
@@ -48,13 +49,25 @@ def _jsonl(rows: Sequence, columns: Sequence[str]) -> str:
     return "".join(json.dumps(_dict(row)) + "\n" for row in rows)
 
 
+def csv_writer(out: TextIO):
+    """cksolve's one CSV writer (every CSV it writes comes from here or ``csv_dict_writer``): a field holding a
+    comma, a quote or a line break is quoted and its quotes doubled (RFC 4180, what Python's and pandas' readers
+    read back), lines end in ``\n``."""
+    return csv.writer(out, lineterminator="\n")
+
+
+def csv_dict_writer(out: TextIO, fieldnames: Sequence[str]):
+    """``csv_writer``'s rules for rows given as dicts of ``fieldnames``."""
+    return csv.DictWriter(out, fieldnames=list(fieldnames), lineterminator="\n")
+
+
 def csv_text(rows: Sequence, columns: Sequence[str] = ()) -> str:
     """Every key of every row, in first-seen order; nothing at all for no rows."""
     if not rows:
         return ""
     rows = [_dict(row) for row in rows]
     buf = io.StringIO()
-    writer = csv.DictWriter(buf, fieldnames=list(dict.fromkeys(k for row in rows for k in row)), lineterminator="\n")
+    writer = csv_dict_writer(buf, dict.fromkeys(k for row in rows for k in row))
     writer.writeheader()
     writer.writerows({k: _csv_value(v) for k, v in row.items()} for row in rows)
     return buf.getvalue()

@@ -31,6 +31,7 @@ COMMANDS = {
     "coverage": "workloads", "minimize": "minimize", "features": "features", "pipeline-variants": "features",
     "audit": "audit", "sample": "space", "search": "space", "report": "report", "train": "select",
     "evaluate": "select", "select": "select", "measurements": "measurements", "plan": "plan", "calibrate": "calibrate",
+    "names": "checking",
 }
 
 
@@ -47,6 +48,10 @@ def load_families(names=None) -> None:
     for info in app.registered_commands:  # --ck and --arch-specs: one definition, every command that needs CK's facts
         if info.name in CK_COMMANDS:
             info.callback = with_ck_options(info.callback)
+    for group in app.registered_groups:  # a group's commands: "names expand" is in CK_COMMANDS as "names"
+        if group.name in CK_COMMANDS:
+            for info in group.typer_instance.registered_commands:
+                info.callback = with_ck_options(info.callback)
     order = list(COMMANDS)
     app.registered_commands.sort(key=lambda c: order.index(c.name) if c.name in order else len(order))
 

@@ -67,3 +67,50 @@ def explain_cmd(
     record = query.explain_name(name, arch, rs, nearest, problem)
     write_stdout(json.dumps(record.as_dict()) + "\n" if fmt == "json" else record.text)
     raise typer.Exit(0 if record.ok else 1)
+
+
+NAMES_FORMATS = ("text", "jsonl")
+names_app = typer.Typer(name="names", help="Kernel names: what CK's dispatcher short names stand for.",
+                        no_args_is_help=True, rich_markup_mode=None)
+app.add_typer(names_app, name="names")
+
+
+@names_app.command("expand")
+@name_target_options("Rule set whose kernels to list (default: default, the one CK's runner builds from):")
+def names_expand_cmd(
+    shorts: list[str] = typer.Argument(..., metavar="SHORT...",
+                                       help="Dispatcher short names (grouped_conv_forward_bf16_2d_64x64x64_compv3)."),
+    target: NameTarget = None,
+    fmt: str = format_option("text", NAMES_FORMATS),
+    builder_configs: Optional[str] = BuilderOpt,
+) -> None:
+    """List the full kernel names each SHORT name stands for in a rule set, and the one CK's runner builds.
+
+    Exit 1 when some SHORT stands for no kernel of the rule set.
+    """
+    from ..workload.expand import expand_short  # deferred: the workload layer for this command only
+    from ..workload.labels import LabelResolver  # deferred: as above
+
+    check_format(fmt, NAMES_FORMATS)
+    arch, rs = target.load(builder_configs)
+    resolver = LabelResolver(arch)
+    expansions = [expand_short(s, arch, rs, resolver) for s in shorts]  # every name read before any output
+    for e in expansions:
+        if fmt == "jsonl":
+            write_stdout(json.dumps(e.as_dict()) + "\n")
+            continue
+        write_stdout(expansion_text(e))
+    raise typer.Exit(0 if all(e.kernels for e in expansions) else 1)
+
+
+def expansion_text(e) -> str:
+    """``names expand``'s words for one short name."""
+    n, r = len(e.kernels), e.resolved
+    lines = [f"{e.short}: {n} kernel{'s' * (n != 1)} in rule set {e.rule_set} for {e.arch}"]
+    lines.extend(f"  {k}" + ("  (CK's runner builds this one)" if k == r.kernel else "") for k in e.kernels)
+    if r.config is None:
+        lines.append(f"  CK's runner builds none: {r.why}")
+    elif r.kernel not in e.kernels:
+        which = "that very kernel" if r.how == "exact" else "the nearest"
+        lines.append(f"  CK's runner builds {which} of the {e.resolved_rule_set} rule set: {r.kernel}")
+    return "\n".join(lines) + "\n"

@@ -284,7 +284,7 @@ CK_ENV = "CKSOLVE_CK"
 #: (added to every one of them by :func:`with_ck_options`, when ``cksolve.cli`` loads its family)
 CK_COMMANDS = ("enumerate", "count", "check", "explain", "neighbors", "diff", "emit", "rule-sets", "archs", "applicable", "coverage",
                "minimize", "features", "pipeline-variants", "select", "train", "evaluate", "audit", "sample", "search",
-               "report", "plan", "measurements", "calibrate")
+               "report", "plan", "measurements", "calibrate", "names")
 
 
 def _ck_params() -> list[inspect.Parameter]:

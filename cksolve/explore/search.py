@@ -40,8 +40,9 @@ import heapq
 from dataclasses import dataclass
 from itertools import product
 from types import SimpleNamespace
+from typing import TYPE_CHECKING
 
-from ..errors import CksolveError, shorten
+from ..errors import CksolveError, did_you_mean, shorten
 from ..rulesets.base import RuleSet
 from ..rulesets.where import MAX_EXPRESSIONS, WhereError, where_check
 from ..solver import build_model, decode, get_backend, pinned, prune_domains, solve
@@ -50,7 +51,11 @@ from ..space.combo import Combo
 from ..space.kinds import GEMM
 from ..space.variants import VARIANTS
 
-__all__ = ["SearchResult", "search", "SEARCH_BACKENDS", "SEARCH_OBJECTIVES", "TIME_LIMIT", "RANK_POOL"]
+if TYPE_CHECKING:  # the workload layer loads numpy: imported in search itself (see there), here for the annotation
+    from ..workload import Problem
+
+__all__ = ["SearchResult", "search", "SEARCH_BACKENDS", "SEARCH_OBJECTIVES", "TIME_LIMIT", "RANK_POOL",
+           "RANKING_KEYS"]
 
 #: The backends that search: exact best-first over score tuples (the default), CP-SAT optimisation.
 SEARCH_BACKENDS = ("direct", "cpsat")
@@ -99,11 +104,16 @@ def _models(problem, rule_set: RuleSet | None, arch: str, dtype: str, extra: tup
     return combo, build_model(combo, rule_set, (*rules, *extra))
 
 
-def search(problem_spec: str, arch: str, dtype: str, rule_set: RuleSet | None = None, top: int = 1,
+#: The keys of ``search``'s ``ranking``.
+RANKING_KEYS = ("device", "rescorer", "pool")
+
+
+def search(problem: Problem | str, arch: str, dtype: str, rule_set: RuleSet | None = None, top: int = 1,
            where: tuple[str, ...] = (), backend: str | None = None,
            time_limit: float = TIME_LIMIT, ranking: dict | None = None,
            objective: str | None = None) -> tuple[list, str]:
-    """(the ``top`` best configs, status) for the problem, over ``rule_set`` (None: the whole space).
+    """(the ``top`` best configs, status) for the problem (a ``Problem`` or a FIELD=VALUE spec), over ``rule_set``
+    (None: the whole space).
 
     ``objective`` is one of ``SEARCH_OBJECTIVES`` (None: "padding" for the cpsat backend, else
     "performance"). By the performance model the results are ``ranked.RankedResult``s, one per tile shape
@@ -115,7 +125,7 @@ def search(problem_spec: str, arch: str, dtype: str, rule_set: RuleSet | None = 
     ``SEARCH_BACKENDS`` (None: the first)."""
     # The workload layer (problems, run-time rules, scores) is imported here, not at the top: every command
     # imports this face, and the workload layer's numpy costs the others 50 ms of start-up.
-    from ..workload import parse_problem  # deferred: see the comment above
+    from ..workload import as_problem  # deferred: see the comment above
 
     if top < 1:
         raise CksolveError(f"{{opt:top}} {top} must be at least 1")
@@ -132,10 +142,14 @@ def search(problem_spec: str, arch: str, dtype: str, rule_set: RuleSet | None = 
     if objective == "performance" and backend == "cpsat":
         raise CksolveError("the cpsat backend searches by the padding score only (the performance model is not "
                            "compiled to CP-SAT); search by the performance model with the direct backend")
+    for key in ranking or {}:
+        if key not in RANKING_KEYS:
+            raise CksolveError(f"unknown ranking key {shorten(key)}; valid: {', '.join(RANKING_KEYS)}"
+                               f"{did_you_mean(key, RANKING_KEYS)}")
     if ranking is not None and objective != "performance":
         raise CksolveError("a device, model or measurements rank by the performance model: not with the "
                            "padding score (the cpsat backend)")
-    problem = parse_problem(problem_spec)
+    problem = as_problem(problem)
     extra = []
     if len(where) > MAX_EXPRESSIONS:
         raise CksolveError(f"{len(where)} {{opt:where}} conditions, more than {MAX_EXPRESSIONS}")

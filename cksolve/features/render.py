@@ -8,7 +8,6 @@ pyarrow, an optional extra (``pip install 'cksolve[parquet]'``).
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 from typing import Iterable, Sequence, TextIO
@@ -16,6 +15,7 @@ from typing import Iterable, Sequence, TextIO
 import numpy as np
 
 from ..errors import CksolveError
+from ..formats import csv_writer
 from ..space.axes import value_text
 
 __all__ = ["FORMATS", "render", "write_rows", "write_parquet"]
@@ -43,7 +43,7 @@ def write_rows(columns: Sequence[str], rows: Iterable[tuple], fmt: str, out: Tex
     n = 0
     if fmt == "csv":
         flags = [i for i, c in enumerate(columns) if c.startswith("config_")]
-        writer = csv.writer(out, lineterminator="\n")
+        writer = csv_writer(out)
         writer.writerow(columns)
         for r in rows:
             writer.writerow(_spelled(r, flags) if flags else r)

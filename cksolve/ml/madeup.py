@@ -27,6 +27,8 @@ import sys
 import numpy as np
 
 from ..workload.perf import MADE_UP
+from ..formats import csv_writer
+from ..workload.facts import output_sizes
 from .measurements import CK_COLUMNS
 
 __all__ = ["made_up_rows", "made_up_tflops", "MADE_UP_COLUMNS", "TILES", "PIPELINE", "SCHEDULER"]
@@ -40,9 +42,13 @@ PIPELINE = {"compv3": 1.0, "compv4": 1.08, "compv5": 0.93, "mem": 0.8, "basic_v1
 SCHEDULER = {"intrawave": 1.0, "interwave": 0.9}
 
 
+def _output_hw(p: dict) -> tuple:
+    return output_sizes((p["Hi"], p["Wi"]), (p["Y"], p["X"]), (p["stride_h"], p["stride_w"]), (p["pad_h"], p["pad_w"]),
+                        (p["dilation_h"], p["dilation_w"]))
+
+
 def made_up_tflops(p: dict, tile: tuple, pipeline: str, scheduler: str) -> float:
-    ho = (p["Hi"] + 2 * p["pad_h"] - p["Y"]) // p["stride_h"] + 1
-    wo = (p["Wi"] + 2 * p["pad_w"] - p["X"]) // p["stride_w"] + 1
+    ho, wo = _output_hw(p)
     m, n, k = p["N"] * ho * wo, p["K"], p["C"] * p["Y"] * p["X"]
     tm, tn, _tk = tile
     em = m / (math.ceil(m / tm) * tm)
@@ -78,8 +84,7 @@ def made_up_rows(problems: int, seed: int, kernels_per_problem: int = 40, dtype:
             tflops *= math.exp(rng.normal(0.0, 0.05))
             flops = 2.0 * p["N"] * p["K"] * p["C"] * p["Y"] * p["X"] * p["Hi"] * p["Wi"] / p["stride_h"] ** 2
             ms = flops / (tflops * 1e9)
-            ho = (p["Hi"] + 2 * p["pad_h"] - p["Y"]) // p["stride_h"] + 1
-            written = p["N"] * p["K"] * ho * ((p["Wi"] + 2 * p["pad_w"] - p["X"]) // p["stride_w"] + 1)
+            written = p["N"] * p["K"] * math.prod(_output_hw(p))
             yield (name, idx, p["N"], p["C"], p["K"], p["G"], p["Di"], p["Hi"], p["Wi"], p["Z"], p["Y"], p["X"],
                    p["stride_d"], p["stride_h"], p["stride_w"], p["pad_d"], p["pad_h"], p["pad_w"], p["dilation_d"],
                    p["dilation_h"], p["dilation_w"], round(ms, 6), round(tflops, 4), written)
@@ -92,9 +97,9 @@ def main(argv=None) -> None:
     ap.add_argument("--kernels", type=int, default=40, help="kernels measured per problem")
     args = ap.parse_args(argv)
     out = sys.stdout
-    out.write(",".join(MADE_UP_COLUMNS) + "\n")
-    for row in made_up_rows(args.problems, args.seed, args.kernels):
-        out.write(",".join(map(str, (*row, MADE_UP))) + "\n")
+    writer = csv_writer(out)
+    writer.writerow(MADE_UP_COLUMNS)
+    writer.writerows((*row, MADE_UP) for row in made_up_rows(args.problems, args.seed, args.kernels))
 
 
 if __name__ == "__main__":

@@ -14,7 +14,6 @@ plan or nothing; an existing DIR must be empty.
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 import os
@@ -24,6 +23,7 @@ from pathlib import Path
 from typing import Sequence
 
 from ..errors import CksolveError
+from ..formats import csv_writer
 from ..workload import FIELDS
 from .choose import Plan
 from .shards import balance, imbalance
@@ -49,7 +49,7 @@ def check_out_dir(out: Path) -> None:
 def pairs_text(rows: Sequence[tuple]) -> str:
     """pairs.csv of (problem row, Problem, Pick) tuples."""
     buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
+    w = csv_writer(buf)
     w.writerow(PAIRS_COLUMNS)
     for row, problem, pick in rows:
         w.writerow([row, *(getattr(problem, f) for f in FIELDS), pick.kernel, pick.label, pick.why,

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Sequence
 
 from ..errors import CksolveError, shorten
+from ..formats import csv_writer
 from ..space.textfile import read_text
 from ..space.variants import VARIANTS
 from ..workload import Problem
@@ -167,7 +168,7 @@ def merge_results(paths: Sequence, keep_extra: bool = False) -> MergeResult:
                     res.missing_pairs.append((row, label))
     out_rows.sort(key=lambda t: (t[0], t[1]))
     buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
+    w = csv_writer(buf)
     w.writerow(CK_COLUMNS)
     for row, kernel, p, cells, m in out_rows:
         dims = [getattr(p, c) for c in CK_COLUMNS[2:21]]

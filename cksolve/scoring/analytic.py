@@ -54,7 +54,7 @@ from ..workload.facts import ceil_div
 from .device import Device, device
 from .factorfile import base_factors, calibration_of, factors_for
 
-__all__ = ["AnalyticScorer", "estimate", "estimate_batch", "problem_terms", "COLUMNS"]
+__all__ = ["AnalyticScorer", "estimate", "estimate_batch", "problem_terms", "COLUMNS", "per_distinct"]
 
 
 def problem_terms(f) -> dict:
@@ -89,14 +89,22 @@ def _columns(configs) -> dict:
     return {c: np.array([getattr(x, c) for x in configs]) for c in COLUMNS}
 
 
-def _per_value(fn, *columns) -> np.ndarray:
-    """``fn`` of each row's values of ``columns``, called once per distinct combination (a batch holds few)."""
-    uniques, codes = zip(*(np.unique(np.asarray(c), return_inverse=True) for c in columns))
-    shape = tuple(len(u) for u in uniques)
-    combined, inverse = np.unique(np.ravel_multi_index([c.reshape(-1) for c in codes], shape), return_inverse=True)
-    at = np.unravel_index(combined, shape)
-    values = [fn(*(u[i].item() for u, i in zip(uniques, ix))) for ix in zip(*at)]
-    return np.array(values)[inverse.reshape(-1)]
+def per_distinct(f, *columns, dtype=float) -> np.ndarray:
+    """``f`` of each pair's values of ``columns`` as a numpy column, ``f`` called once per distinct combination
+    of values (a batch has millions of pairs and a handful of pipelines or warp tiles)."""
+    values, codes = [], []
+    for col in columns:
+        u, inv = np.unique(np.asarray(col), return_inverse=True)
+        values.append(u.tolist())
+        codes.append(inv.reshape(-1))
+    if not codes[0].size:
+        return np.zeros(0, dtype=dtype)
+    if len(codes) == 1:
+        keys, inv = np.arange(len(values[0]))[:, None], codes[0]
+    else:
+        keys, inv = np.unique(np.stack(codes, axis=1), axis=0, return_inverse=True)
+    out = np.array([f(*(v[i] for v, i in zip(values, key))) for key in keys.tolist()], dtype=dtype)
+    return out[inv.reshape(-1)]
 
 
 def estimate_batch(P: dict, C: dict, dev: Device, dtype: str, family: str, warp_size: int,
@@ -111,13 +119,10 @@ def estimate_batch(P: dict, C: dict, dev: Device, dtype: str, family: str, warp_
     clock = dev.clock_mhz * 1e6
     peak = dev.matrix.get(dtype, 256) * clock
     names = C["pipeline"]
-    def pipe(p, d):  # the pipeline's shares, whether it prefetches, whether it double-buffers
-        row = pipes.get(p, {})
-        return (row.get("compute", 0.8), row.get("memory", 0.8), row.get("prefetch", True), double_buffered(p, d))
-
-    piped = _per_value(pipe, names, C["double_smem_buffer"].astype(bool)).astype(np.float64).reshape(-1, 4)
-    compute, memory = piped[:, 0], piped[:, 1]
-    prefetch, dbuf = piped[:, 2].astype(bool), piped[:, 3].astype(bool)
+    compute = per_distinct(lambda p: pipes.get(p, {}).get("compute", 0.8), names)
+    memory = per_distinct(lambda p: pipes.get(p, {}).get("memory", 0.8), names)
+    prefetch = per_distinct(lambda p: pipes.get(p, {}).get("prefetch", True), names, dtype=bool)
+    dbuf = per_distinct(lambda p, d: double_buffered(p, bool(d)), names, C["double_smem_buffer"], dtype=bool)
     tm, tn, tk = (C[a].astype(np.int64) for a in ("tile_m", "tile_n", "tile_k"))
     gm = np.maximum(C["groups_to_merge"].astype(np.int64), 1)
     waves = (C["wave_m"] * C["wave_n"] * C["wave_k"]).astype(np.int64)
@@ -148,8 +153,8 @@ def estimate_batch(P: dict, C: dict, dev: Device, dtype: str, family: str, warp_
     sched = np.where((C["scheduler"] == "interwave") & (waves_per_simd < 2),
                      fx["scheduler"]["interwave_single_wave"], 1.0)
     table = fx["warp_tile"].get(family, {})
-    warp = _per_value(lambda a, b, c: table.get(f"{a}x{b}x{c}", 1.0), C["warp_tile_m"], C["warp_tile_n"],
-                      C["warp_tile_k"])
+    warp = per_distinct(lambda a, b, c: table.get(f"{a}x{b}x{c}", 1.0), C["warp_tile_m"], C["warp_tile_n"],
+                        C["warp_tile_k"])
     other = fx["other"]
     extra = (np.where(C["wave_k"] > 1, other["wave_k_split"], 1.0)
              * np.where(C["specialization"] != "default", other["specialized"], 1.0)

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Iterable, Iterator, Sequence, TextIO
 
 from ..errors import CksolveError
+from ..formats import csv_writer
 from ..rulesets.listed import ListedRuleSet
 from ..space.kinds import GEMM, kernel_kind
 from ..space.naming import parse_name, parse_names
@@ -135,8 +136,9 @@ def _chunk(chunk, pools: _Pools, done: dict, arch: str, dtype: str, scorer, top:
 def write_select(records: Iterable[SelectRecord], fmt: str, out: TextIO) -> int:
     """Write the records in ``fmt`` (``SELECT_FORMATS``); returns how many problems were blocked."""
     blocked = 0
+    writer = csv_writer(out)
     if fmt == "csv":
-        out.write("problem,rank,name,score,blocked_by\n")
+        writer.writerow(("problem", "rank", "name", "score", "blocked_by"))
     last = None
     for r in records:
         blocked += r.blocked_by is not None
@@ -145,7 +147,7 @@ def write_select(records: Iterable[SelectRecord], fmt: str, out: TextIO) -> int:
         elif fmt == "csv":
             cells = [str(r.problem), "" if r.rank is None else str(r.rank), r.name or "",
                      "" if r.score is None else f"{r.score:.6g}", r.blocked_by or ""]
-            out.write(",".join(f'"{c}"' if "," in c else c for c in cells) + "\n")
+            writer.writerow(cells)
         else:
             if r.problem != last:
                 out.write(f"problem {r.problem}: {r.spec}\n")

@@ -23,7 +23,7 @@ from .coverage import CoverageRecord, Workspace, applicable, coverage
 from .hygiene import Hygiene, HygieneOptions, check_rows
 from .labels import LabelResolver, read_kernel_map
 from .perf import read_measurement_file
-from .problem import DIRECTIONS, FIELDS, Problem, ProblemError, ProblemFacts, parse_problem
+from .problem import DIRECTIONS, FIELDS, Problem, ProblemError, ProblemFacts, as_problem, parse_problem
 from .problem_table import read_problems
 from .rules import applicability_constraints, rules
 from .coverage import iter_coverage
@@ -32,6 +32,7 @@ from .tasks import (applicable_records, coverage_records, coverage_stream, minim
 
 __all__ = [
     "parse_problem",
+    "as_problem",
     "read_problems",
     "Problem",
     "ProblemError",

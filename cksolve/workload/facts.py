@@ -29,7 +29,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ["Facts", "all_of", "ceil_div", "derive", "gcd", "isin", "minimum", "not_", "where"]
+__all__ = ["Facts", "all_of", "ceil_div", "derive", "gcd", "isin", "minimum", "not_", "where", "output_sizes"]
 
 
 class Facts(NamedTuple):
@@ -57,13 +57,19 @@ class Facts(NamedTuple):
     gemm_count: object  # backward data: one GEMM per filter phase (CK's tilde GEMMs)
 
 
+def output_sizes(inp: tuple, filt: tuple, stride: tuple, pad: tuple, dilation: tuple) -> tuple:
+    """The output's size per spatial dimension (ints, or numpy columns of problems): CK's
+    ``(in + 2 pad - dilation (filter - 1) - 1) / stride + 1``, rounded down. The one statement of it."""
+    return tuple((i + 2 * p - dl * (f - 1) - 1) // s + 1 for i, f, s, p, dl in zip(inp, filt, stride, pad, dilation))
+
+
 def derive(direction: str, ndim: int, N, G, C, K, split_k, inp: tuple, filt: tuple, stride: tuple, pad: tuple,
            dilation: tuple) -> Facts:
     """The facts of a problem (or of columns of problems) from CK's fields; spatial ones per dimension.
 
     C and K are totals over the G groups (CK's files), the rules see them per group.
     """
-    out = tuple((i + 2 * p - dl * (f - 1) - 1) // s + 1 for i, f, s, p, dl in zip(inp, filt, stride, pad, dilation))
+    out = output_sizes(inp, filt, stride, pad, dilation)
     cg, kg = C // G, K // G
     pf, pdi, pdo = prod(filt), prod(inp), prod(out)
     # Implicit-GEMM sizes per direction (applicability.md F-GEMM, D-GEMM, W-GEMM), for one

@@ -57,7 +57,7 @@ from ..space.naming import parse_name
 from ..space.shortnames import read_short
 from ..space.textfile import read_text
 
-__all__ = ["Resolved", "LabelResolver", "read_kernel_map", "RESOLVE_RULE_SET", "HOW"]
+__all__ = ["Resolved", "LabelResolver", "read_kernel_map", "RESOLVE_RULE_SET", "HOW", "SHORT_FIELDS"]
 
 #: The rule set whose kernels CK's runner built for a short label.
 RESOLVE_RULE_SET = "default"
@@ -66,7 +66,7 @@ HOW = ("name", "map", "exact", "nearest", "unknown")
 #: The epilogue of a request (CK's ``GroupedConvKernelConfig`` default).
 _REQUEST_EPILOGUE = "cshuffle"
 #: The short name's fields that must all agree for an exact match (``ml.names.ShortName`` order).
-_SHORT_FIELDS = ("variant", "dtype", "ndim", "tile_m", "tile_n", "tile_k", "pipeline", "scheduler",
+SHORT_FIELDS = ("variant", "dtype", "ndim", "tile_m", "tile_n", "tile_k", "pipeline", "scheduler",
                  "groups_to_merge", "double_smem_buffer", "split_image", "two_stage")
 
 
@@ -118,7 +118,7 @@ class LabelResolver:
             except CksolveError:
                 return Resolved(label, None, "unknown", "neither a full kernel name nor a dispatcher short name",
                                 False)
-        return self._short(label, dict(zip(_SHORT_FIELDS, fields)))
+        return self._short(label, dict(zip(SHORT_FIELDS, fields)))
 
     def _short(self, label: str, want: dict) -> Resolved:
         combo = Combo(self.arch, want["variant"], want["dtype"], want["ndim"])
@@ -131,7 +131,7 @@ class LabelResolver:
         if not candidates:
             return Resolved(label, None, "unknown", f"the {RESOLVE_RULE_SET} rule set has no kernels for {combo.key}")
         for c in candidates:
-            if all(getattr(c, f) == want[f] for f in _SHORT_FIELDS):
+            if all(getattr(c, f) == want[f] for f in SHORT_FIELDS):
                 return Resolved(label, c, "exact")
         tile = (want["tile_m"], want["tile_n"], want["tile_k"])
         same_tile = next((c for c in candidates if (c.tile_m, c.tile_n, c.tile_k) == tile), None)

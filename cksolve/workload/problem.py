@@ -19,9 +19,10 @@ from typing import Iterable
 from ..errors import CksolveError, did_you_mean
 from ..space.textfile import read_text
 from ..space.variants import VARIANTS
-from .facts import Facts, derive
+from .facts import Facts, derive, output_sizes
 
-__all__ = ["Problem", "ProblemFacts", "ProblemError", "DIRECTIONS", "FIELDS", "parse_problem", "read_workload"]
+__all__ = ["Problem", "ProblemFacts", "ProblemError", "DIRECTIONS", "FIELDS", "parse_problem", "read_workload",
+           "as_problem"]
 
 #: The convolution directions, and the kernel variants that can run each (variants.toml ``direction``).
 DIRECTIONS: dict[str, tuple[str, ...]] = {
@@ -86,7 +87,7 @@ class Problem:
         dil = tuple(getattr(self, f"dilation_{d}") for d in dims)
         inp = tuple(inputs[d] for d in dims)
         filt = tuple(filters[d] for d in dims)
-        out = tuple((i + 2 * p - dl * (f - 1) - 1) // s + 1 for i, f, s, p, dl in zip(inp, filt, stride, pad, dil))
+        out = output_sizes(inp, filt, stride, pad, dil)
         return {"input": inp, "filter": filt, "stride": stride, "pad": pad, "dilation": dil, "output": out}
 
     def facts(self) -> Facts:
@@ -226,6 +227,15 @@ def parse_problem(spec: str) -> Problem:
         return _from_mapping(values)
     except ProblemError as exc:
         raise ProblemError(f"problem spec {_echo(spec)!r}: {exc}") from None
+
+
+def as_problem(problem: Problem | str) -> Problem:
+    """A library entry point's problem: a ``Problem`` as it is, a FIELD=VALUE spec (the CLI's string) parsed."""
+    if isinstance(problem, Problem):
+        return problem
+    if isinstance(problem, str):
+        return parse_problem(problem)
+    raise ProblemError(f"a problem is a Problem or a FIELD=VALUE spec, not a {type(problem).__name__}")
 
 
 #: Keys a per-problem record writes besides the fields: a label column may not take them.

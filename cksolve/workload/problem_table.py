@@ -23,6 +23,7 @@ from typing import Sequence
 
 import numpy as np
 
+from .facts import output_sizes
 from .problem import (DIRECTIONS, FIELDS, MAX_DIGITS, RECORD_KEYS, Problem, ProblemError, _from_mapping,
                       check_label, csv_header, read_file, read_workload, skipped)
 
@@ -279,7 +280,7 @@ def _invalid(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     three = (v["Di"] > 1) | (v["Z"] > 1) | (v["pad_d"] > 0)
     for n, (i, f, st, p, dl) in enumerate(_DIMS):
         i, f, st, p, dl = (v[FIELDS[k]] for k in (i, f, st, p, dl))
-        out = (i + 2 * p - dl * (f - 1) - 1) // st + 1
+        (out,) = output_sizes((i,), (f,), (st,), (p,), (dl,))
         wrong |= (out < 1) & (three if n == 0 else True)
     bad |= safe & wrong
     for row in np.flatnonzero(big & ~bad):

@@ -18,7 +18,7 @@ from .hygiene import HygieneOptions, check_rows
 from .minimize import Request
 from .perf import perf_scores, read_measurement_file
 from .plan import known_kernels, plan
-from .problem import Problem, parse_problem
+from .problem import Problem, as_problem
 from .problem_table import read_problems, read_table
 from . import writers
 
@@ -26,9 +26,10 @@ __all__ = ["applicable_records", "coverage_records", "coverage_stream", "write_c
            "minimize_kernels", "minimize_summary"]
 
 
-def applicable_records(problem: str, rule_set: RuleSet, arch: str, dtypes: Sequence[str]) -> list[Record]:
-    """The kernels of the rule set valid for ``arch`` that can run the problem (a FIELD=VALUE spec)."""
-    p = parse_problem(problem)
+def applicable_records(problem: Problem | str, rule_set: RuleSet, arch: str, dtypes: Sequence[str]) -> list[Record]:
+    """The kernels of the rule set valid for ``arch`` that can run the problem (a ``Problem`` or a FIELD=VALUE
+    spec)."""
+    p = as_problem(problem)
     ws = Workspace(rule_set)
     return [Record(rule_set.name, combo, c) for d in dtypes for combo, c in ws.decide(p, arch, d)[0]]
 

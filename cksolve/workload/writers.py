@@ -16,12 +16,12 @@ the column on every row, empty when covered.
 
 from __future__ import annotations
 
-import csv
 import json
 from typing import Callable, Iterable, TextIO
 
 import numpy as np
 
+from ..formats import csv_dict_writer, csv_writer
 from .coverage import CoverageRecord, CoverageStream
 from .problem import FIELDS
 from .problem_table import DIRECTION, DIRECTION_NAMES
@@ -61,7 +61,7 @@ def write_coverage(records: Iterable[CoverageRecord], fmt: str, out: TextIO, wit
             if with_kernels:
                 row["kernels"] = " ".join(row["kernels"])
             if writer is None:
-                writer = csv.DictWriter(out, fieldnames=list(row), lineterminator="\n")
+                writer = csv_dict_writer(out, list(row))
                 writer.writeheader()
             writer.writerow(row)
             n += 1
@@ -103,7 +103,7 @@ def _write_columns(stream: CoverageStream, fmt: str, out: TextIO, with_kernels: 
     table, decisions, dtypes = stream.table, stream.decisions, stream.dtypes
     listed = with_kernels and stream.with_kernels  # a stream made without kernels lists none
     names = np.array(DIRECTION_NAMES, dtype=object)
-    writer = csv.writer(out, lineterminator="\n")
+    writer = csv_writer(out)
     if fmt == "jsonl":
         body = ", ".join(json.dumps(k) + (': "%s"' if k == "direction" else ": %d") for k in (*FIELDS, "ndim"))
         templates = {d: body + f', "dtype": {json.dumps(d).replace("%", "%%")}, "applicable": %d' for d in dtypes}
