@@ -105,7 +105,7 @@ def _models(problem, rule_set: RuleSet | None, arch: str, dtype: str, extra: tup
 
 
 #: The keys of ``search``'s ``ranking``.
-RANKING_KEYS = ("device", "rescorer", "pool")
+RANKING_KEYS = ("device", "rescorer", "pool", "factors")
 
 
 def search(problem: Problem | str, arch: str, dtype: str, rule_set: RuleSet | None = None, top: int = 1,
