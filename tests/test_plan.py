@@ -252,3 +252,20 @@ def test_rule_set_candidates_are_distinct_kernels_of_the_runner():
     (cands,) = rule_set_candidates([p], query.load_rule_set("full"), "gfx950", "bf16", resolver=resolver)
     built = [resolver.config(c.label).name() for c in cands]
     assert len(cands) > 1 and len(set(built)) == len(built)  # no two labels the runner builds as one kernel
+
+
+def test_a_measured_label_marks_its_kernel_measured(tmp_path):
+    # a round measured the compv4 request 16x64x64, which the runner builds as the 16x64x128 double-buffered
+    # kernel: that kernel's candidate (planned through its own label) is measured, not planned again
+    from cksolve.plan.tasks import earlier_rounds, read_workload
+
+    (tmp_path / "w.csv").write_text(WORKLOAD)
+    w = read_workload(tmp_path / "w.csv", query.load_rule_set("default"), "gfx950", "bf16")
+    canon = "grouped_conv_forward_bf16_2d_16x64x128_compv4_intrawave_dsb"
+    assert canon in [c.label for c in w.candidates[0]]
+    (tmp_path / "r1.csv").write_text("kernel,N,G,C,K,Hi,Wi,Y,X,stride_h,stride_w,pad_h,pad_w,tflops\n"
+                                     "grouped_conv_forward_bf16_2d_16x64x64_compv4,4,4,256,256,28,28,1,1,1,1,0,0,9.0\n")
+    hints, counts = earlier_rounds(w, "gfx950", "bf16", [tmp_path / "r1.csv"])
+    assert hints.measured == {(0, canon)} and counts["measured_outside"] == 0
+    plan = make_plan(w.problems, w.candidates, 1000, hints=hints)
+    assert (0, canon) not in {(p.problem, p.label) for p in plan.picks}
