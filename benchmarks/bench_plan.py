@@ -2,7 +2,7 @@
 
     python benchmarks/bench_plan.py [--file FILE] [--like-ck]
         [--budgets 5,10,20,30,50,100] [--trees N] [--folds 5] [--seeds 3] [--plot plan.png]
-        [--per-problem K[,K...]] [--pattern WCC]
+        [--per-problem K[,K...]] [--pattern WWC] [--methods plan,random,problems]
 
 For each fold of a problem-grouped cross-validation (CK's group key, ``ml.folds.ck_group_key``;
 GroupKFold), the training-fold problems are the workload: at each budget (a percentage of the

@@ -18,5 +18,5 @@ from .shards import balance, imbalance
 from .tasks import Workload, earlier_rounds, plan_workload
 
 __all__ = ["Candidate", "Pick", "Plan", "Hints", "make_plan", "shape_vectors", "rule_set_candidates",
-           "named_candidates", "canonical_labels", "label_key", "write_plan", "check_out_dir", "PAIRS_COLUMNS", "merge_results",
-           "MergeResult", "balance", "imbalance", "Workload", "plan_workload", "earlier_rounds"]
+           "named_candidates", "canonical_labels", "label_key", "write_plan", "check_out_dir", "PAIRS_COLUMNS",
+           "merge_results", "MergeResult", "balance", "imbalance", "Workload", "plan_workload", "earlier_rounds"]

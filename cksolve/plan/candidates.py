@@ -5,11 +5,12 @@ CK's tile engine names (and builds) a kernel by its dispatcher short name, the *
 (``features.ckname.dispatcher_name``): kernels of a rule set that differ only in what the label leaves
 out (wave split, warp tile, vectors, epilogue) are one measurement to it. And it builds a requested
 label as the nearest kernel of CK's ``default`` list (``workload.labels``): labels it resolves to one
-kernel are one measurement too, planned once through the canonical label (``canonical_labels``). A problem's candidates are
-therefore its applicable kernels (``workload.iter_coverage``, the ``applicable`` answer; implicit-GEMM
-kernels only, as ``select`` ranks them) grouped by label, each label represented by its first kernel in
-canonical order, scored by a scorer (the analytic one by default: ``scoring.get_scorer("analytic")``,
-so its calibration is what the plan sees). ``est_ms`` is the problem's useful FLOPs over that estimate.
+kernel are one measurement too, planned once through the canonical label (``canonical_labels``). A
+problem's candidates are therefore its applicable kernels (``workload.iter_coverage``, the
+``applicable`` answer; implicit-GEMM kernels only, as ``select`` ranks them) grouped by label, each
+label represented by its first kernel in canonical order, the canonical labels kept, scored by a
+scorer (the analytic one by default: ``scoring.get_scorer("analytic")``, so its calibration is what
+the plan sees). ``est_ms`` is the problem's useful FLOPs over that estimate.
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ from ..space.naming import parse_name
 from ..workload import iter_coverage
 from ..workload.labels import LabelResolver
 
-__all__ = ["Candidate", "rule_set_candidates", "named_candidates", "label_key", "canonical_labels", "est_ms", "useful_flops", "CHUNK"]
+__all__ = ["Candidate", "rule_set_candidates", "named_candidates", "label_key", "canonical_labels", "est_ms",
+           "useful_flops", "CHUNK"]
 
 #: problems scored in one batch
 CHUNK = 64
