@@ -12,9 +12,11 @@ from conftest import CK
 from test_cli import run
 
 from cksolve import query
-from cksolve.plan import Candidate, Hints, balance, imbalance, make_plan, merge_results
+from cksolve.plan import (Candidate, Hints, balance, canonical_labels, imbalance, make_plan, merge_results,
+                          named_candidates, rule_set_candidates)
 from cksolve.plan.tile_engine import trait_of
 from cksolve.workload import applicable, parse_problem, read_problems
+from cksolve.workload.labels import LabelResolver
 
 SHARED = CK / "measurements" / "training_data_forward_bf16_20.csv"
 WORKLOAD = """N,G,C,K,Hi,Wi,Y,X,stride_h,stride_w,pad_h,pad_w
@@ -42,7 +44,7 @@ def _pairs(path: Path) -> list[dict]:
 def test_plan_pairs_are_applicable_distinct_and_deterministic(capsys, tmp_path):
     code, out, err = _plan(capsys, tmp_path, "--seed", "3")
     assert code == 0, err
-    assert out.startswith("planned 12 pairs on 4 of 5 problems")
+    assert out.startswith("planned 12 pairs on 3 of 5 problems")  # five kernels each, then two
     pairs = _pairs(tmp_path / "p" / "pairs.csv")
     assert len(pairs) == 12
     problems = read_problems(tmp_path / "w.csv")
@@ -55,7 +57,7 @@ def test_plan_pairs_are_applicable_distinct_and_deterministic(capsys, tmp_path):
         assert row["label"].startswith("grouped_conv_forward_bf16_2d_"), row
         assert float(row["est_ms"]) > 0
     assert len({(r["problem"], r["label"]) for r in pairs}) == 12  # a label is measured once per problem
-    assert {r["why"].split(" (")[0] for r in pairs} == {"winner", "kernel coverage"}
+    assert {r["why"].split(" (")[0] for r in pairs} == {"winner", "near-winner", "kernel coverage"}
     first = (tmp_path / "p" / "pairs.csv").read_bytes()
     code, _, _ = _plan(capsys, tmp_path, "--seed", "3", out="q")
     assert code == 0 and (tmp_path / "q" / "pairs.csv").read_bytes() == first
@@ -105,19 +107,23 @@ def test_plan_refuses_bad_input(capsys, tmp_path):
 
 
 def _cands(n):
-    return [Candidate(f"k{j}", f"grouped_conv_forward_bf16_2d_{16 << (j % 4)}x64x64_compv3", 10.0 - j, 1.0 + j)
-            for j in range(n)]
+    return [Candidate(f"k{j}", f"grouped_conv_forward_bf16_2d_{16 << (j % 4)}x{64 << (j // 4)}x64_compv3", 10.0 - j,
+                      1.0 + j) for j in range(n)]
 
 
 def test_make_plan_spreads_and_never_replans_measured():
     problems = [parse_problem(f"N={n},C={c},K=64") for n in (1, 2, 4, 8, 16) for c in (64, 128, 256)]
-    cands = [_cands(4) for _ in problems]
+    cands = [_cands(6) for _ in problems]
     plan = make_plan(problems, cands, 15, seed=0)
-    assert len(plan.picks) == 15 and len({p.problem for p in plan.picks}) == 5  # three slots on five problems
+    assert len(plan.picks) == 15 and len({p.problem for p in plan.picks}) == 3  # five slots on three problems
+    assert [p.why.split(" (")[0] for p in plan.picks[:5]] == ["winner", "near-winner", "kernel coverage",
+                                                            "near-winner", "near-winner"]
+    four = make_plan(problems, cands, 15, seed=0, first=4)
+    assert len({p.problem for p in four.picks}) == 4  # four slots on three problems, three on a fourth
     measured = frozenset((p.problem, p.label) for p in plan.picks)
     again = make_plan(problems, cands, 100, seed=0, hints=Hints(measured=measured))
     assert not {(p.problem, p.label) for p in again.picks} & measured
-    assert len(again.picks) == 15 * 4 - 15  # every candidate left, once
+    assert len(again.picks) == 15 * 6 - 15  # every candidate left, once
     assert again.skipped_measured == 15
 
 
@@ -224,3 +230,42 @@ def test_plan_bytes_do_not_depend_on_the_hash_seed(tmp_path):
     assert files == sorted(p.relative_to(tmp_path / "h2") for p in (tmp_path / "h2").rglob("*") if p.is_file())
     for f in files:
         assert (tmp_path / "h1" / f).read_bytes() == (tmp_path / "h2" / f).read_bytes(), f
+
+
+def test_labels_of_one_kernel_are_one_candidate():
+    # CK's runner builds the compv4 requests 16x64x64 and 16x64x128 as one default kernel (16x64x128,
+    # double-buffered): planned once, through the label with the kernel's tile
+    resolver = LabelResolver("gfx950")
+    v4 = [f"grouped_conv_forward_bf16_2d_{t}_compv4" for t in ("16x64x64", "16x64x128", "64x64x64", "64x64x128",
+                                                               "128x128x64")]
+    v3 = ["grouped_conv_forward_bf16_2d_16x64x64_compv3"]
+    assert canonical_labels(v4 + v3, resolver) == sorted([v3[0], v4[1], v4[3]])
+    p = parse_problem("N=2,C=128,K=128,Hi=28,Wi=28")
+    (cands,) = named_candidates([p], [v4 + v3], "gfx950", "bf16", resolver=resolver)
+    assert sorted(c.label for c in cands) == sorted([v3[0], v4[1], v4[3]])
+    assert len({c.kernel for c in cands}) == 3 and all(c.kernel == resolver.config(c.label).name() for c in cands)
+
+
+def test_rule_set_candidates_are_distinct_kernels_of_the_runner():
+    resolver = LabelResolver("gfx950")
+    p = parse_problem("N=2,C=128,K=128,Hi=28,Wi=28")
+    (cands,) = rule_set_candidates([p], query.load_rule_set("full"), "gfx950", "bf16", resolver=resolver)
+    built = [resolver.config(c.label).name() for c in cands]
+    assert len(cands) > 1 and len(set(built)) == len(built)  # no two labels the runner builds as one kernel
+
+
+def test_a_measured_label_marks_its_kernel_measured(tmp_path):
+    # a round measured the compv4 request 16x64x64, which the runner builds as the 16x64x128 double-buffered
+    # kernel: that kernel's candidate (planned through its own label) is measured, not planned again
+    from cksolve.plan.tasks import earlier_rounds, read_workload
+
+    (tmp_path / "w.csv").write_text(WORKLOAD)
+    w = read_workload(tmp_path / "w.csv", query.load_rule_set("default"), "gfx950", "bf16")
+    canon = "grouped_conv_forward_bf16_2d_16x64x128_compv4_intrawave_dsb"
+    assert canon in [c.label for c in w.candidates[0]]
+    (tmp_path / "r1.csv").write_text("kernel,N,G,C,K,Hi,Wi,Y,X,stride_h,stride_w,pad_h,pad_w,tflops\n"
+                                     "grouped_conv_forward_bf16_2d_16x64x64_compv4,4,4,256,256,28,28,1,1,1,1,0,0,9.0\n")
+    hints, counts = earlier_rounds(w, "gfx950", "bf16", [tmp_path / "r1.csv"])
+    assert hints.measured == {(0, canon)} and counts["measured_outside"] == 0
+    plan = make_plan(w.problems, w.candidates, 1000, hints=hints)
+    assert (0, canon) not in {(p.problem, p.label) for p in plan.picks}

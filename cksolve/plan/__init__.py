@@ -10,7 +10,7 @@ The method is ``choose``'s docstring; the tile-engine formats are ``tile_engine`
 directory ``layout``'s; the merge's checks ``merge``'s (docs/plan.md shows a whole round).
 """
 
-from .candidates import Candidate, label_key, named_candidates, rule_set_candidates
+from .candidates import Candidate, canonical_labels, label_key, named_candidates, rule_set_candidates
 from .choose import Hints, Pick, Plan, make_plan, shape_vectors
 from .layout import PAIRS_COLUMNS, check_out_dir, write_plan
 from .merge import MergeResult, merge_results
@@ -18,5 +18,5 @@ from .shards import balance, imbalance
 from .tasks import Workload, earlier_rounds, plan_workload
 
 __all__ = ["Candidate", "Pick", "Plan", "Hints", "make_plan", "shape_vectors", "rule_set_candidates",
-           "named_candidates", "label_key", "write_plan", "check_out_dir", "PAIRS_COLUMNS", "merge_results",
-           "MergeResult", "balance", "imbalance", "Workload", "plan_workload", "earlier_rounds"]
+           "named_candidates", "canonical_labels", "label_key", "write_plan", "check_out_dir", "PAIRS_COLUMNS",
+           "merge_results", "MergeResult", "balance", "imbalance", "Workload", "plan_workload", "earlier_rounds"]

@@ -1,4 +1,4 @@
-"""The plan: which (problem, label) pairs to measure, ``budget`` of them, for a selector trained on them.
+"""The plan: which (problem, kernel) pairs to measure, ``budget`` of them, for a selector trained on them.
 
 The method (deterministic given ``seed``; no clock, no hash order):
 
@@ -11,15 +11,17 @@ The method (deterministic given ``seed``; no clock, no hash order):
    the measured labels is not the measured best) come first, then problems with no measurement yet,
    then problems where the model is *uncertain* (its top label and the analytic model's differ),
    each group in traversal order; then the rest. Measured pairs are never planned again.
-3. **Quotas.** Slots are dealt in passes over that order: the first pass gives each problem three
-   (``FIRST``: a selector learns from contrasts within a problem), later passes one each, until the
-   budget is spent or every candidate is planned. A budget under three times the problems thus
-   measures the first budget/3 problems of the order three times each.
-4. **Slots.** A problem's slots follow ``PATTERN`` (winner, coverage, coverage, near-winner, ...):
+3. **Quotas.** Slots are dealt in passes over that order: the first pass gives each problem five
+   (``FIRST``: a selector learns a problem's best from contrasts within it), later passes one each,
+   until the budget is spent or every candidate is planned. A budget under five times the problems
+   thus measures the first budget/5 problems of the order with five kernels each. A candidate is a
+   *kernel*, measured through one canonical label (``candidates``): labels the tile engine builds as
+   one kernel are one measurement, never planned twice.
+4. **Slots.** A problem's slots follow ``PATTERN`` (winner, near-winner, coverage, near-winner, ...):
    *winner* / *near-winner* is the best analytic estimate among its unplanned candidates (with a
    model, the model's pick takes the first slot); *kernel coverage* is the label planned least often
    so far over the whole plan, so every kernel gets representative problems and each problem a
-   contrast (ties: a seeded order of the labels).
+   contrast beyond its likely winners (ties: a seeded order of the labels).
 
 Each pick says why (``Pick.why``).
 """
@@ -34,14 +36,16 @@ import numpy as np
 
 from ..errors import CksolveError
 
-#: a problem's slots, repeated: W the next by analytic rank (winner, then near-winners), C kernel coverage
-#: (replayed on the shared file, ``benchmarks/bench_plan.py``, 150 trees, 10% budget: WCC with 3 first slots
-#: 90.0%, WC with 2 88.1%, coverage only 89.0%, winners only 71.0% (one seed); a density-weighted order
-#: (k-means++ seeding) instead of the farthest-point one 89.6%; coverage ties by analytic rank 86.2%; coverage
-#: counted per region of shapes 89.7-90.1%; winner, near-winner, coverage 90.2%: within the seeds' noise)
-PATTERN = "WCC"
-#: slots each problem gets in the first pass
-FIRST = 3
+#: a problem's slots, repeated: W the next by analytic rank (winner, then near-winners), C kernel coverage.
+#: Replayed on the shared file (``benchmarks/bench_plan.py``, train's trainer, problem-grouped 5-fold CV,
+#: 5 seeds, 10% budget; all rows 98.9%): WWC 97.3/97.3/97.8/97.1% at 3/4/5/6 kernels a problem; WCC
+#: 95.4/97.6/96.7% at 3/4/5 (3 seeds); WWCC 97.4/97.2% at 4/6; coverage only 93.8-95.2%; winners only
+#: 90.2-93.9%: the near-winners are the contrast an efficiency objective learns from.
+PATTERN = "WWC"
+#: slots each problem gets in the first pass: kernels a planned problem is measured with. An efficiency
+#: selector learns a problem's best only from several of its kernels: WWC at 2 kernels (winners only)
+#: 80.7%, at 3-6 97.1-97.8% (10% budget; 5% budget: 94.4-94.9%, 20%: 98.3-98.8%)
+FIRST = 5
 
 __all__ = ["Pick", "Plan", "Hints", "make_plan", "shape_vectors", "farthest_order"]
 
@@ -116,11 +120,14 @@ def farthest_order(x: np.ndarray, seed: int) -> list[int]:
 
 
 def make_plan(problems: Sequence, candidates: Sequence[Sequence], budget: int, seed: int = 0,
-              hints: Hints | None = None) -> Plan:
+              hints: Hints | None = None, first: int = FIRST, pattern: str = PATTERN) -> Plan:
     """Choose ``budget`` pairs (fewer when fewer candidates are left). ``problems``: distinct problems;
-    ``candidates[i]``: problem i's ``Candidate`` list, best estimate first."""
+    ``candidates[i]``: problem i's ``Candidate`` list (one per kernel), best estimate first; ``first``: the
+    slots each problem gets in the first pass; ``pattern``: its slots' kinds (W, C)."""
     if budget < 1:
         raise CksolveError(f"{{opt:budget}} {budget} must be at least 1")
+    if first < 1 or not pattern or set(pattern) - set("WNC"):
+        raise CksolveError(f"plan: first {first} must be at least 1 and pattern {pattern!r} of W, N, C")
     hints = hints or Hints()
     left: list[list] = []
     skipped = 0
@@ -144,29 +151,30 @@ def make_plan(problems: Sequence, candidates: Sequence[Sequence], budget: int, s
     slots = [0] * len(problems)
     picks: dict = {i: [] for i in order}
     total = 0
-    first = True
+    first_pass = True
     while total < budget:
         dealt = 0
         for i in order:
             if total >= budget:
                 break
-            for _ in range(FIRST if first else 1):
+            for _ in range(first if first_pass else 1):
                 if total >= budget or not left[i]:
                     break
-                pick = _slot(i, slots[i], left[i], used, analytic_rank[i], tie, hints.predicted.get(i))
+                pick = _slot(i, slots[i], left[i], used, analytic_rank[i], tie, hints.predicted.get(i), pattern)
                 picks[i].append(pick)
                 used[pick.label] = used.get(pick.label, 0) + 1
                 slots[i] += 1
                 total += 1
                 dealt += 1
-        first = False
+        first_pass = False
         if not dealt:
             break
     out = [p for i in sorted(picks) for p in picks[i]]
     return Plan(out, len(problems), budget, seed, skipped)
 
 
-def _slot(i: int, slot: int, left: list, used: dict, ranks: dict, tie: dict, predicted: dict | None) -> Pick:
+def _slot(i: int, slot: int, left: list, used: dict, ranks: dict, tie: dict, predicted: dict | None,
+          pattern: str = PATTERN) -> Pick:
     """Problem ``i``'s next pick (removed from ``left``, which is in analytic order)."""
     if predicted:
         slot -= 1  # the model's pick takes slot 0; the analytic sequence follows
@@ -174,7 +182,7 @@ def _slot(i: int, slot: int, left: list, used: dict, ranks: dict, tie: dict, pre
             best = max(left, key=lambda c: (predicted.get(c.label, float("-inf")), -ranks[c.label]))
             left.remove(best)
             return Pick(i, best.kernel, best.label, "model pick (its best unmeasured label)", best.est_ms)
-    if PATTERN[slot % len(PATTERN)] in "WN":
+    if pattern[slot % len(pattern)] in "WN":
         c = left.pop(0)
         kind = "winner" if slot == 0 else "near-winner"
         return Pick(i, c.kernel, c.label, f"{kind} (analytic rank {ranks[c.label]})", c.est_ms)

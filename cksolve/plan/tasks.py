@@ -1,10 +1,11 @@
 """``plan`` end to end: a workload file, a rule set, earlier rounds' measurements and model -> a Plan.
 
-What earlier rounds give (``Hints``): the measured pairs (by problem dimensions and label fields;
-rows the hygiene rules call invalid do not count as measured), and with a model (``--model DIR``, a
-``train`` output) its predicted TFLOPS of every candidate and, per problem with two or more measured
-labels, whether its pick among them is the measured best. Measured problems outside the workload
-are ignored (counted).
+What earlier rounds give (``Hints``): the measured pairs (by problem dimensions and label fields, or
+by the kernel the tile engine builds for the label: any measured label of a kernel marks the kernel's
+candidate measured; rows the hygiene rules call invalid do not count as measured), and with a model
+(``--model DIR``, a ``train`` output) its predicted TFLOPS of every candidate and, per problem with
+two or more measured labels, whether its pick among them is the measured best. Measured problems
+outside the workload are ignored (counted).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from ..space.naming import parse_name
 from ..space.variants import VARIANTS
 from ..workload import read_problems
 from ..workload.hygiene import HygieneOptions, check_rows
+from ..workload.labels import LabelResolver
 from ..workload.perf import read_measurement_file
 from .candidates import label_key, rule_set_candidates
 from .choose import Hints, Plan, make_plan
@@ -43,7 +45,10 @@ def read_workload(path, rule_set, arch: str, dtype: str, scorer=None) -> Workloa
 def earlier_rounds(w: Workload, arch: str, dtype: str, measurements: Sequence = (), model=None) -> tuple[Hints, dict]:
     """(Hints, counts) from measurement files and a model directory."""
     index = {p: i for i, p in enumerate(w.problems)}
+    resolver = LabelResolver(arch)
     keyed = [{label_key(c.label): c.label for c in cands} for cands in w.candidates] if measurements else []
+    built = [{k: c.label for c in cands if (k := _built(resolver, c.label)) is not None} for cands in w.candidates
+             ] if measurements else []
     measured: set = set()
     scores: dict = {}  # problem index -> {label: measured tflops}
     outside = invalid = 0
@@ -55,7 +60,7 @@ def earlier_rounds(w: Workload, arch: str, dtype: str, measurements: Sequence = 
             if key is None:
                 continue
             i = index.get(m.problem(VARIANTS[key[0]].direction))
-            label = keyed[i].get(key) if i is not None else None
+            label = None if i is None else keyed[i].get(key) or built[i].get(_built(resolver, m.kernel))
             if label is None:
                 outside += 1
                 continue
@@ -78,6 +83,12 @@ def earlier_rounds(w: Workload, arch: str, dtype: str, measurements: Sequence = 
     counts = {"measured_pairs": len(measured), "measured_outside": outside, "invalid_rows": invalid,
               "model_wrong": len(wrong)}
     return Hints(predicted, frozenset(wrong), frozenset(measured)), counts
+
+
+def _built(resolver, label: str) -> str | None:
+    """The kernel the tile engine builds for ``label`` (``workload.labels``), by name; None when none."""
+    config = resolver.resolve(label).config
+    return config.name() if config is not None else None
 
 
 def plan_workload(path, rule_set, arch: str, dtype: str, budget: int, seed: int = 0, measurements: Sequence = (),
