@@ -49,7 +49,11 @@ def sample_cmd(
     rs = load_rule_set(rule_set, builder_configs)
     # drawn, decoded and written in blocks: memory does not grow with -n (--distinct: O(n) indices)
     with Progress(f"drawing {n:,} configs", ticking=True):  # on a terminal, past 1 s
-        if fmt == "names":  # names straight from the decoded draws: no record or config formed
+        if len(selection.archs) > 1:  # one arch solved at a time; names in '# arch: A' sections, as enumerate
+            write_blocks(explore.sample_arch_lines(rs, selection, n, seed, distinct) if fmt == "names" else
+                         records_blocks(explore.sample_arch_stream(rs, selection, n, seed, distinct), fmt,
+                                        selection.one_kind), output)
+        elif fmt == "names":  # names straight from the decoded draws: no record or config formed
             write_blocks(explore.sample_names(rs, selection, n, seed, distinct), output)
         else:
             write_blocks(records_blocks(explore.sample_stream(rs, selection, n, seed, distinct), fmt,
