@@ -122,7 +122,8 @@ def search_cmd(
     if any(x is not None for x in (device, model, measured, pool)):
         raise CksolveError("--backend cpsat searches by the padding score: --device, --model, --measurements and "
                            "--pool need the performance model's search (the default backend)")
-    results, status = explore.search(problem, arch, dtype, rs, top, tuple(where or ()), backend, time_limit)
+    with Progress(f"searching for {problem}", ticking=True):
+        results, status = explore.search(problem, arch, dtype, rs, top, tuple(where or ()), backend, time_limit)
     said = ("ranked by the padding score (tile padding x occupancy x reuse x vectors: --backend cpsat)\n"
             f"status: {status}" + (" (gap 0)" if status == "OPTIMAL" else ""))
     _write_results(results, status, said, ["score", "tile", "occupancy", "reuse", "vector", "configs", "name"],
@@ -158,7 +159,8 @@ def _ranked_search(problem, arch, dtype, rs, top, where, fmt, output, device, mo
         say_hygiene(getattr(rescorer, "hygiene", None))
     size = explore.RANK_POOL if pool is None else pool
     ranking = {"device": device, "rescorer": rescorer, "pool": size}
-    results, status = explore.search(problem, arch, dtype, rs, top, where, None, explore.TIME_LIMIT, ranking)
+    with Progress(f"searching for {problem}", ticking=True):  # on a terminal, past 1 s; phases from the search
+        results, status = explore.search(problem, arch, dtype, rs, top, where, None, explore.TIME_LIMIT, ranking)
     analytic = scoring.get_scorer("analytic", device=device)
     if rescorer is None:
         said = f"ranked by {analytic.describe()}; one line per tile shape\nstatus: {status}"

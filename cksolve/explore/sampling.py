@@ -18,6 +18,7 @@ from itertools import accumulate
 from typing import Iterator
 
 from ..errors import CksolveError
+from ..progress import phase
 from ..query import Record, Selection, count_records
 from ..rulesets.base import RuleSet
 from ..solver import SolutionSet, SpaceTooLarge, sample_blocks, sample_name_blocks, solve_combo
@@ -89,6 +90,7 @@ def arch_shares(rule_set: RuleSet, selection: Selection, n: int, seed: int = 0, 
     parts = [replace(selection, archs=(arch,)) for arch in selection.archs]
     counts = [0] * len(parts)
     for i in reversed(range(len(parts))):  # the first arch's solves stay for its draws, counted last
+        phase(f"counting configs of {parts[i].archs[0]}: arch", len(parts) - i, len(parts))
         counts[i] = sum(s.count() for _c, s in solution_sets(rule_set, parts[i]))
         if i:
             release()
@@ -156,7 +158,9 @@ def _by_arch(rule_set, selection, n, seed, distinct, step, draw) -> Iterator:
     """``draw(arch, its solution sets, its draws, its seed)``'s items per arch: each arch solved (not when it
     has no draw), then every memo emptied, so the solver's tables and the decoder's are not held at once (the
     sets keep what their draws decode), and one arch's sets at a time."""
-    for part, m, arch_seed in arch_shares(rule_set, selection, n, seed, distinct, step):
+    shares = arch_shares(rule_set, selection, n, seed, distinct, step)
+    for i, (part, m, arch_seed) in enumerate(shares, 1):
+        phase(f"drawing {m:,} configs of {part.archs[0]}: arch", i, len(shares))
         sets = solution_sets(rule_set, part) if m else []
         release()
         yield from draw(part.archs[0], sets, m, arch_seed)

@@ -42,6 +42,7 @@ from itertools import product
 from types import SimpleNamespace
 
 from ..errors import CksolveError, shorten
+from ..progress import phase
 from ..rulesets.base import RuleSet
 from ..rulesets.where import MAX_EXPRESSIONS, WhereError, where_check
 from ..solver import build_model, decode, get_backend, pinned, prune_domains, solve
@@ -144,6 +145,7 @@ def search(problem_spec: str, arch: str, dtype: str, rule_set: RuleSet | None = 
             extra.append(where_check(f"search.where[{i}]", text, "search where", f"where[{i}]"))
         except WhereError as exc:
             raise CksolveError(f"{{opt:where}} {shorten(text)} at column {exc.column}: {exc.what}") from None
+    phase(f"building the model of {rule_set.name if rule_set is not None else 'the whole space'}")
     combo, model = _models(problem, rule_set, arch, dtype, tuple(extra))
     for text, check in zip(where, extra):
         foreign = [a for a in check.scope if a not in model.axes]
