@@ -98,3 +98,15 @@ def test_only_one_archs_solves_are_held_at_a_time():
 def test_too_many_distinct_draws_are_refused_before_any_output(capsys):
     code, out, err = run(capsys, "sample", "-r", "tiny", *_archs(), "-n", str(10 ** 9), "--distinct")
     assert code == 2 and out == "" and "distinct configs asked for" in err
+
+
+def test_the_decoders_compact_columns_give_back_each_value_with_its_type():
+    import numpy as np
+
+    from cksolve.solver.batch_decode import _Column
+
+    values = [1, True, 1.0, "a", 1, False, 0]
+    col = _Column(values)
+    got = col[np.arange(len(values))].tolist()
+    assert got == values and [type(v) for v in got] == [type(v) for v in values]
+    assert col.codes.dtype == np.uint8  # a code a byte, not an 8-byte object pointer

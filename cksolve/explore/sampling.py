@@ -77,14 +77,14 @@ def _records(blocks, label) -> Iterator[Record]:
         clear_name_memos()  # random draws seldom name a config twice
 
 
-def arch_shares(rule_set: RuleSet, selection: Selection, n: int, seed: int = 0, distinct: bool = False,
-                step=None) -> list[tuple[Selection, int, int]]:
+def arch_shares(rule_set: RuleSet, selection: Selection, n: int, seed: int = 0, distinct: bool = False
+                ) -> list[tuple[Selection, int, int]]:
     """(one-arch selection, draws, seed) per arch of the selection, in its order: ``n`` draws split over the
     archs as ``n`` uniform draws over the whole selection fall (``distinct``: without replacement), so each
     arch's ``sample`` of its share, with its seed, is a uniform draw over the union, grouped by arch.
 
     Only one arch's solves are held at a time (the process's memos are emptied after each): memory is that
-    of the largest arch, not of all. ``step(i, k)`` is told each arch counted (progress)."""
+    of the largest arch, not of all. Each arch's phase goes to the progress bar, if any."""
     if n < 0:
         raise CksolveError(f"-n {n} must not be negative")
     parts = [replace(selection, archs=(arch,)) for arch in selection.archs]
@@ -93,9 +93,7 @@ def arch_shares(rule_set: RuleSet, selection: Selection, n: int, seed: int = 0, 
         phase(f"counting configs of {parts[i].archs[0]}: arch", len(parts) - i, len(parts))
         counts[i] = sum(s.count() for _c, s in solution_sets(rule_set, parts[i]))
         if i:
-            release()
-        if step is not None:
-            step(len(parts) - i, len(parts))
+            _release()
     total = sum(counts)
     if n and not total:
         raise CksolveError("the selection has no valid config to sample")
@@ -126,42 +124,42 @@ def _split(rnd: random.Random, cumulative: list, total: int, n: int, distinct: b
     return shares
 
 
-def release() -> None:
+def _release() -> None:
     """Forget every solve and memo (the next arch solves afresh): one arch's tables held at a time."""
     MEMOS.clear()
     clear_name_memos()
     gc.collect()
 
 
-def sample_arch_stream(rule_set: RuleSet, selection: Selection, n: int, seed: int = 0, distinct: bool = False,
-                       step=None) -> Iterator[Record]:
+def sample_arch_stream(rule_set: RuleSet, selection: Selection, n: int, seed: int = 0, distinct: bool = False
+                       ) -> Iterator[Record]:
     """``n`` records drawn uniformly from the selection, grouped by arch (:func:`arch_shares`): each arch's
     records are :func:`sample_stream` of its share with its seed, and only one arch is held at a time."""
     def draw(_arch, sets, m, arch_seed):
         return _records(sample_blocks(sets, m, arch_seed, distinct), rule_set.name)
 
-    return _by_arch(rule_set, selection, n, seed, distinct, step, draw)
+    return _by_arch(rule_set, selection, n, seed, distinct, draw)
 
 
-def sample_arch_lines(rule_set: RuleSet, selection: Selection, n: int, seed: int = 0, distinct: bool = False,
-                      step=None) -> Iterator[str]:
+def sample_arch_lines(rule_set: RuleSet, selection: Selection, n: int, seed: int = 0, distinct: bool = False
+                      ) -> Iterator[str]:
     """:func:`sample_arch_stream`'s names as text blocks, each arch's after its ``# arch: A`` line (as
     ``enumerate`` writes a names file over several archs; ``check`` reads it back)."""
     def draw(arch, sets, m, arch_seed):
         yield section_line(arch) + "\n"
         yield from sample_name_blocks(sets, m, arch_seed, distinct)
 
-    return _by_arch(rule_set, selection, n, seed, distinct, step, draw)
+    return _by_arch(rule_set, selection, n, seed, distinct, draw)
 
 
-def _by_arch(rule_set, selection, n, seed, distinct, step, draw) -> Iterator:
+def _by_arch(rule_set, selection, n, seed, distinct, draw) -> Iterator:
     """``draw(arch, its solution sets, its draws, its seed)``'s items per arch: each arch solved (not when it
     has no draw), then every memo emptied, so the solver's tables and the decoder's are not held at once (the
     sets keep what their draws decode), and one arch's sets at a time."""
-    shares = arch_shares(rule_set, selection, n, seed, distinct, step)
+    shares = arch_shares(rule_set, selection, n, seed, distinct)
     for i, (part, m, arch_seed) in enumerate(shares, 1):
         phase(f"drawing {m:,} configs of {part.archs[0]}: arch", i, len(shares))
         sets = solution_sets(rule_set, part) if m else []
-        release()
+        _release()
         yield from draw(part.archs[0], sets, m, arch_seed)
         del sets
