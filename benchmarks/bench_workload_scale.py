@@ -2,12 +2,14 @@
 
     python benchmarks/bench_workload_scale.py [--max 1000000] [--minimize-max 100000] [--features-max 10000000]
                                               [--runs 1] [--only coverage|copies|with-kernels|minimize|features]
+                                              [--minimize-distinct-max 0]
 
 Each measurement is one fresh ``cksolve`` process (``full``, gfx942, fp16):
 ``coverage --format jsonl`` (no kernels) on N distinct forward problems made
 from CK's hold-out list with perturbed C, K, H, W and N; ``coverage`` on N rows
 that are copies of 1,000 distinct problems; ``coverage --with-kernels`` (memory);
-``minimize`` on the generated workload of ``workload_probe.problems``;
+``minimize`` on the generated workload of ``workload_probe.problems``; ``minimize`` on N distinct problems
+(as coverage's, up to ``--minimize-distinct-max``: 10^6 is minutes and gigabytes, so off by default);
 ``features --format parquet`` on as many distinct problems as give 10^5 ... 10^7
 (problem, kernel) pairs (``forward``). Prints wall seconds, CPU seconds (user +
 system: what a loaded machine does not inflate) and peak RSS (the child's
@@ -17,6 +19,7 @@ ru_maxrss), and ratios to the targets:
   coverage 10^6 rows, <= 1,000 distinct <= 5 s
   coverage --with-kernels 10^5 <= 500 MB
   minimize 10^5 <= 60 s, <= 2 GB; 3x10^4 <= 10 s
+  minimize 10^6 distinct <= 1.5 GB
   features 10^7 pairs to parquet <= 60 s, <= 1.5 GB
 """
 
@@ -37,7 +40,7 @@ from workload_probe import problems, write_csv, write_distinct_csv  # noqa: E402
 
 TARGETS = {("coverage", 10 ** 6): (15.0, 1024), ("coverage", 10 ** 5): (3.0, None),
            ("copies", 10 ** 6): (5.0, None), ("with-kernels", 10 ** 5): (None, 500),
-           ("minimize", 10 ** 5): (60.0, 2048), ("minimize", 30_000): (10.0, None),
+           ("minimize", 10 ** 5): (60.0, 2048), ("minimize-distinct", 10 ** 6): (None, 1536), ("minimize", 30_000): (10.0, None),
            ("features", 10 ** 7): (60.0, 1536)}
 
 
@@ -75,8 +78,9 @@ def main() -> None:
     ap.add_argument("--max", type=int, default=10 ** 6)
     ap.add_argument("--minimize-max", type=int, default=10 ** 5)
     ap.add_argument("--features-max", type=int, default=10 ** 7)
+    ap.add_argument("--minimize-distinct-max", type=int, default=0)
     ap.add_argument("--runs", type=int, default=1)
-    ap.add_argument("--only", choices=("coverage", "copies", "with-kernels", "minimize", "features"))
+    ap.add_argument("--only", choices=("coverage", "copies", "with-kernels", "minimize", "minimize-distinct", "features"))
     args = ap.parse_args()
     common = ("-r", "full", "-a", "gfx942", "--dtype", "fp16")
     sizes = [n for n in (10 ** 2, 10 ** 3, 10 ** 4, 10 ** 5, 10 ** 6) if n <= args.max]
@@ -87,6 +91,9 @@ def main() -> None:
             if args.only in (None, "coverage"):
                 report("coverage", n, *best(args.runs, "coverage", "--problems", str(path), *common, "--format",
                                             "jsonl"), args.runs)
+            if args.only in (None, "minimize-distinct") and n <= args.minimize_distinct_max:
+                report("minimize-distinct", n, *best(args.runs, "minimize", "--problems", str(path), *common, "-o",
+                                                     str(Path(tmp) / "kept.txt")), args.runs)
             if args.only in (None, "with-kernels") and n <= 10 ** 5:
                 report("with-kernels", n, *best(args.runs, "coverage", "--problems", str(path), *common, "--format",
                                                 "jsonl", "--with-kernels"), args.runs)

@@ -13,6 +13,10 @@ elapsed time moving, with no call from the work. One bar is shown at a time:
 a bar asked for while another is on screen stays hidden (the outer one goes
 on telling that the command is busy).
 
+A step inside a command says where it is with ``phase("counting arch", 3, 8)``
+from any layer: the innermost bar entered (shown or not yet) takes it as its
+text, ``counting arch 3 of 8``; with no bar entered it does nothing.
+
 Low (beside ``outputs``): every command may show one, from any layer.
 """
 
@@ -22,7 +26,7 @@ import sys
 import threading
 import time
 
-__all__ = ["DELAY", "Progress", "is_terminal"]
+__all__ = ["DELAY", "Progress", "is_terminal", "phase"]
 
 #: Seconds a step runs before its bar appears.
 DELAY = 1.0
@@ -30,6 +34,23 @@ DELAY = 1.0
 _LOCK = threading.RLock()
 #: the bar on screen, if any (one at a time: rich allows one live display)
 _shown: list = []
+#: the bars entered, innermost last (``phase`` tells the innermost)
+_entered: list = []
+
+
+def phase_text(label: str, done: int | None = None, total: int | None = None) -> str:
+    """``label``, then ``done of total`` (or ``done``) when given: a phase as a bar shows it."""
+    if done is None:
+        return label
+    return f"{label} {done:,}" + ("" if total is None else f" of {total:,}")
+
+
+def phase(label: str, done: int | None = None, total: int | None = None) -> None:
+    """The innermost entered bar's text becomes this phase (and its n of N); nothing without one."""
+    with _LOCK:
+        bar = _entered[-1] if _entered else None
+    if bar is not None:
+        bar.set_phase(phase_text(label, done, total))
 
 
 def is_terminal(stream) -> bool:
@@ -63,6 +84,8 @@ class Progress:
         self.enabled = show and is_terminal(self.stream)
 
     def __enter__(self) -> "Progress":
+        with _LOCK:
+            _entered.append(self)
         self._t0 = time.monotonic()
         self._next = self._t0 + self.delay
         if self.enabled and self.ticking:
@@ -84,6 +107,13 @@ class Progress:
                 self._show()
             if self._bar is not None:
                 self._bar.update(self._task, completed=self.done)
+
+    def set_phase(self, text: str) -> None:
+        """The bar's text from now on (kept for when it appears, if it has not yet)."""
+        with _LOCK:
+            self.label = text
+            if self._bar is not None:  # drawn now: a short phase is seen too, not only at the next refresh
+                self._bar.update(self._task, description=text, refresh=True)
 
     def tick(self) -> None:
         """For a step without countable work (a solver): show the bar's elapsed time."""
@@ -115,6 +145,8 @@ class Progress:
             timer.cancel()
         with _LOCK:
             self._closed = True
+            if self in _entered:
+                _entered.remove(self)
             if self._bar is not None:
                 self._bar.stop()
                 self._bar = None

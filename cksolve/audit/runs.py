@@ -13,6 +13,7 @@ import json
 from ..arch.versions import active
 from ..errors import CksolveError
 from ..formats import check_format
+from ..progress import phase
 from ..rulesets import Combo, RuleSet, get_rule_set
 from ..selection import Selection
 from .containment import EXPECTED, Containment, containment, parse_against
@@ -51,8 +52,14 @@ def run(spec: str, combos: Sequence[Combo], against: Sequence[str] = (), builder
             raise CksolveError(f"{{opt:against}} is not used with {{opt:rule_set}} {ALL} (it checks CK's hierarchy)")
         names = dict.fromkeys(n for a, b, _ in EXPECTED for n in (a, b))
         rule_sets = {n: load(n) for n in ("default", *names)}  # load all first: a missing input fails fast
-        reports = [audit(rs, combos) for rs in rule_sets.values()]
-        checks = [c for a, b, rel in EXPECTED for c in containment(rule_sets[a], rule_sets[b], rel, combos)]
+        reports = []
+        for i, (name, rs) in enumerate(rule_sets.items(), 1):
+            phase(f"auditing {name}: rule set", i, len(rule_sets))
+            reports.append(audit(rs, combos))
+        checks = []
+        for i, (a, b, rel) in enumerate(EXPECTED, 1):
+            phase(f"checking {a} {rel} {b}: check", i, len(EXPECTED))
+            checks.extend(containment(rule_sets[a], rule_sets[b], rel, combos))
         return reports, checks
     rule_set = load(spec)
     targets = [parse_against(a) for a in against]

@@ -8,6 +8,7 @@ from typing import List, Optional
 import typer
 
 from .. import query
+from ..progress import Progress
 from .app import app
 from .completion import values
 from .options import (BuilderOpt, complete_rule_set, OutputOpt, SelectionArgs, check_format, choices, format_option, refuse_unwritable,
@@ -44,7 +45,8 @@ def audit_cmd(
     check_format(fmt, AUDIT_FORMATS)
     refuse_unwritable(output)
     gates = query.split_values([fail_on] if fail_on is not None else [], "fail-on")
-    reports, checks, failed = audit.audit_selection(rule_set, sel.select(), against or (), builder_configs, gates,
-                                                    strict())
+    with Progress(f"auditing {rule_set}", ticking=True):  # on a terminal, past 1 s; the phases from the audit
+        reports, checks, failed = audit.audit_selection(rule_set, sel.select(), against or (), builder_configs, gates,
+                                                        strict())
     write(audit.audit_text(reports, checks, fmt, rule_set), output)
     raise typer.Exit(1 if failed else 0)

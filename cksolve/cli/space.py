@@ -50,7 +50,11 @@ def sample_cmd(
     rs = load_rule_set(rule_set, builder_configs)
     # drawn, decoded and written in blocks: memory does not grow with -n (--distinct: O(n) indices)
     with Progress(f"drawing {n:,} configs", ticking=True):  # on a terminal, past 1 s
-        if fmt == "names":  # names straight from the decoded draws: no record or config formed
+        if len(selection.archs) > 1:  # one arch solved at a time; names in '# arch: A' sections, as enumerate
+            write_blocks(explore.sample_arch_lines(rs, selection, n, seed, distinct) if fmt == "names" else
+                         records_blocks(explore.sample_arch_stream(rs, selection, n, seed, distinct), fmt,
+                                        selection.one_kind), output)
+        elif fmt == "names":  # names straight from the decoded draws: no record or config formed
             write_blocks(explore.sample_names(rs, selection, n, seed, distinct), output)
         else:
             write_blocks(records_blocks(explore.sample_stream(rs, selection, n, seed, distinct), fmt,
@@ -122,7 +126,8 @@ def search_cmd(
         raise CksolveError("--backend cpsat searches by the padding score: --device, --model, --measurements, "
                            "--allow-unmeasured, --pool and --factors need the performance model's search (the "
                            "default backend)")
-    results, status = explore.search(problem, arch, dtype, rs, top, tuple(where or ()), backend, time_limit)
+    with Progress(f"searching for {problem}", ticking=True):
+        results, status = explore.search(problem, arch, dtype, rs, top, tuple(where or ()), backend, time_limit)
     said = ("ranked by the padding score (tile padding x occupancy x reuse x vectors: --backend cpsat)\n"
             f"status: {status}" + (" (gap 0)" if status == "OPTIMAL" else ""))
     _write_results(results, status, said, ["score", "tile", "occupancy", "reuse", "vector", "configs", "name"],
@@ -168,7 +173,8 @@ def _ranked_search(problem, arch, dtype, rs, top, where, fmt, output, device, mo
     analytic = scoring.get_scorer("analytic", device=device, factors=factors)
     analytic.prepare(arch, dtype)  # a bad factors file: one error before the search
     ranking = {"device": device, "rescorer": rescorer, "pool": size, "factors": factors}
-    results, status = explore.search(problem, arch, dtype, rs, top, where, None, explore.TIME_LIMIT, ranking)
+    with Progress(f"searching for {problem}", ticking=True):  # on a terminal, past 1 s; phases from the search
+        results, status = explore.search(problem, arch, dtype, rs, top, where, None, explore.TIME_LIMIT, ranking)
     if rescorer is None:
         said = f"ranked by {analytic.describe()}; one line per tile shape\nstatus: {status}"
     else:

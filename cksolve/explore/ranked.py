@@ -30,6 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import CksolveError
+from ..progress import phase
 from ..scoring import get_scorer
 from ..scoring.analytic import COLUMNS, problem_terms, estimate, estimate_batch
 from ..solver.backends import pinned
@@ -147,10 +148,12 @@ def ranked_search(problem, combo, model, domains: dict, arch: str, dtype: str, t
     streamks = domains.get("streamk", (False,))
 
     order = _order(domains)
+    phase("listing tile shapes")
     tuples = list(_tuples(model, domains))
     if not tuples:
         return [], "INFEASIBLE"
     terms = problem_terms(facts)
+    phase(f"bounding {len(tuples):,} tile shapes")
     columns = dict(zip(order, (np.array(col) for col in zip(*tuples))))
     size = len(tuples)
     for c in COLUMNS:
@@ -191,6 +194,7 @@ def ranked_search(problem, combo, model, domains: dict, arch: str, dtype: str, t
                 status = "FEASIBLE"
                 break
             pins = {**fixed, **dict(zip(order, t))}
+            phase(f"solving the best tile shapes (probe {probes + 1:,}): found", min(len(found), want), want)
             probes += 1
             best = solve(pinned(model, {**pins, **second}))
             if best.count():

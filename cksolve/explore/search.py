@@ -43,6 +43,7 @@ from types import SimpleNamespace
 from typing import TYPE_CHECKING
 
 from ..errors import CksolveError, did_you_mean, shorten
+from ..progress import phase
 from ..rulesets.base import RuleSet
 from ..rulesets.where import MAX_EXPRESSIONS, WhereError, where_check
 from ..solver import build_model, decode, get_backend, pinned, prune_domains, solve
@@ -158,6 +159,7 @@ def search(problem: Problem | str, arch: str, dtype: str, rule_set: RuleSet | No
             extra.append(where_check(f"search.where[{i}]", text, "search where", f"where[{i}]"))
         except WhereError as exc:
             raise CksolveError(f"{{opt:where}} {shorten(text)} at column {exc.column}: {exc.what}") from None
+    phase(f"building the model of {rule_set.name if rule_set is not None else 'the whole space'}")
     combo, model = _models(problem, rule_set, arch, dtype, tuple(extra))
     for text, check in zip(where, extra):
         foreign = [a for a in check.scope if a not in model.axes]

@@ -19,10 +19,27 @@ from .solutions import Component
 __all__ = ["decode_many"]
 
 
-def _objects(values) -> np.ndarray:
-    out = np.empty(len(values), dtype=object)
-    out[:] = list(values) if not isinstance(values, list) else values
-    return out
+class _Column:
+    """A column of values held as small integer codes into its distinct values: ``col[j]`` is the object
+    array of the values at ``j``, the same objects an object array would give, in an eighth of its memory
+    or less (a sampled space's tables have hundreds of thousands of rows and few distinct values a column)."""
+
+    __slots__ = ("codes", "uniques")
+
+    def __init__(self, values) -> None:
+        index: dict = {}
+        # keyed with the type: 1, 1.0 and True are equal keys but spell differently
+        codes = [index.setdefault((type(v), v), len(index)) for v in values]
+        self.uniques = np.empty(len(index), dtype=object)
+        self.uniques[:] = [v for _t, v in index] if index else []
+        self.codes = np.array(codes, dtype=np.min_scalar_type(max(len(index) - 1, 0)))
+
+    def __getitem__(self, j):
+        return self.uniques[self.codes[j]]
+
+
+def _objects(values) -> _Column:
+    return _Column(values)
 
 
 def decode_many(memo: dict, fixed: tuple, simple: tuple, nodes: tuple, r: np.ndarray) -> dict:

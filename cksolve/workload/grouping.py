@@ -20,6 +20,7 @@ import numpy as np
 from ..errors import CksolveError
 from ..rulesets import RuleSet
 from .coverage import Decisions, Workspace
+from .progress import phase
 from .minimize import Grouped, collapse
 from .problem import Problem
 from .score import analytic_scores, problem_columns, score_key
@@ -59,6 +60,7 @@ class GroupedWorkload:
 
     def __init__(self, problems: Sequence[Problem], rule_set: RuleSet, arch: str, dtypes: Sequence[str],
                  keep: float, perf: dict | None = None):
+        phase(f"deciding which kernels run {len(problems):,} problems")
         dec = Decisions.of_problems(Workspace(rule_set), problems, arch, dtypes)
         self.dtypes = tuple(dtypes)
         self.inverse = np.asarray(dec.inverse, dtype=np.intp)
@@ -67,11 +69,13 @@ class GroupedWorkload:
         counts = np.bincount(self.inverse, minlength=D).astype(np.int64)
         self.first_row = np.unique(self.inverse, return_index=True)[1] if len(self.inverse) else np.zeros(0, int)
         self.parts: list[_Part] = []
-        for (direction, ndim, ids), answers in zip(dec.classes, dec.parts):
+        for k, ((direction, ndim, ids), answers) in enumerate(zip(dec.classes, dec.parts), 1):
+            phase(f"scoring kernels for {D:,} distinct problems: class", k, len(dec.classes))
             members_of = [self.distinct[i] for i in ids]
             shape = (members_of, problem_columns(members_of) if perf is None else None)
             for dtype, answer in answers.items():
                 self._add_part(ids, dtype, answer, shape, arch, perf)
+        phase("grouping problems by the kernels they keep")
         self.scale = self._scale()
         self.grouped, self.groups = self._group(counts, keep)
 

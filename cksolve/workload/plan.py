@@ -17,6 +17,7 @@ from .coverage import Workspace, iter_coverage
 from .grouping import GroupedWorkload
 from .minimize import Grouped, Request, Result, check, solve
 from .problem import DIRECTIONS, Problem
+from .progress import phase
 
 __all__ = ["Plan", "plan"]
 
@@ -67,7 +68,9 @@ class Plan:
 def plan(problems: Sequence[Problem], rule_set: RuleSet, arch: str, dtypes: Sequence[str], request: Request,
          perf: dict | None = None, perf_label: str = "measured") -> Plan:
     table = GroupedWorkload(problems, rule_set, arch, dtypes, request.keep, perf)
+    phase(f"solving for the fewest kernels ({len(table.grouped.kernels):,} candidates)")
     result = solve(table.grouped, request)
+    phase(f"checking the {len(result.kept):,} kept kernels")
     _recheck(table, request, result, arch, dtypes)
     return Plan(rule_set.name, arch, tuple(dtypes), request, result, table.grouped, len(table.grouped.kernels),
                 table.ratios(result.kept), perf_label if perf is not None else "analytic")

@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from ..progress import DELAY, Progress
+from ..progress import DELAY, Progress, phase
 
-__all__ = ["DELAY", "Progress"]
+__all__ = ["DELAY", "Progress", "phase"]
