@@ -88,8 +88,7 @@ def names_expand_cmd(
 
     Exit 1 when some SHORT stands for no kernel of the rule set.
     """
-    from ..workload.expand import expand_short  # deferred: the workload layer for this command only
-    from ..workload.labels import LabelResolver  # deferred: as above
+    from ..workload import LabelResolver, expand_short  # deferred: the workload layer for this command only
 
     check_format(fmt, NAMES_FORMATS)
     arch, rs = target.load(builder_configs)

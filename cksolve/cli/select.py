@@ -220,9 +220,7 @@ def select_cmd(
     say_hygiene(getattr(scorer, "hygiene", None))
     note = None
     if measured is not None:
-        from ..scoring.measured import unmeasured_note  # deferred: loads with the measured scorer only
-
-        note = unmeasured_note(scorer, plist, dtype, allow_unmeasured)
+        note = scorer.unmeasured_note(plist, dtype, allow_unmeasured)
     say(f"ranking by {scorer.describe()}")
     if note:
         say(note)

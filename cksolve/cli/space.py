@@ -165,10 +165,9 @@ def _ranked_search(problem, arch, dtype, rs, top, where, fmt, output, device, mo
         say_hygiene(getattr(rescorer, "hygiene", None))
     note = None
     if measured is not None:
-        from ..scoring.measured import unmeasured_note  # deferred: loads with the measured scorer only
         from ..workload import parse_problem  # deferred (see _infeasible_reason)
 
-        note = unmeasured_note(rescorer, [parse_problem(problem)], dtype, allow_unmeasured)
+        note = rescorer.unmeasured_note([parse_problem(problem)], dtype, allow_unmeasured)
     size = explore.RANK_POOL if pool is None else pool
     analytic = scoring.get_scorer("analytic", device=device, factors=factors)
     analytic.prepare(arch, dtype)  # a bad factors file: one error before the search

@@ -79,6 +79,10 @@ class MeasuredScorer:
                 out.append(i)
         return out
 
+    def unmeasured_note(self, problems, dtype: str, allow: bool) -> str | None:
+        """:func:`unmeasured_note` of this scorer (what a command calls: no import of this module needed)."""
+        return unmeasured_note(self, problems, dtype, allow)
+
     def score(self, pairs: Sequence[tuple], arch: str, dtype: str) -> list[float]:
         self.prepare(arch, dtype)
         out = []

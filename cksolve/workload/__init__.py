@@ -20,6 +20,7 @@ Measurement files are read by ``read_measurement_file`` and checked by ``check_r
 """
 
 from .coverage import CoverageRecord, Workspace, applicable, coverage
+from .expand import expand_short
 from .hygiene import Hygiene, HygieneOptions, check_rows
 from .labels import LabelResolver, read_kernel_map
 from .perf import read_measurement_file
@@ -59,4 +60,5 @@ __all__ = [
     "Hygiene",
     "LabelResolver",
     "read_kernel_map",
+    "expand_short",
 ]
