@@ -36,7 +36,7 @@ from ..arch.facts import arch_facts
 from ..errors import CksolveError
 from ..formats import table_text
 from ..ml.efficiency import picks, summary
-from ..ml.training import GROUP_KEY
+from ..ml.folds import GROUP_KEY
 from .analytic import COLUMNS, estimate_batch, problem_terms
 from .device import device
 from .factorfile import (base_factors, calibrated_arch_file, calibration_of, factor_name, flat, free_factors, merged,
