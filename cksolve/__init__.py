@@ -9,20 +9,25 @@ The names are imported on first use: ``cksolve --help`` (and every command
 before it needs them) does not pay for loading the space and the rule sets.
 """
 
-from importlib import import_module
+from .registry import LazyRegistry
 
 __all__ = ["KernelConfig", "DepthwiseConfig", "parse_name", "get_rule_set", "Combo"]
 __version__ = "0.1.0"
 
-_HOME = {"KernelConfig": ".space.config", "DepthwiseConfig": ".space.config", "parse_name": ".space.naming",
-         "get_rule_set": ".rulesets", "Combo": ".space.combo"}
+#: each public name -> where it is defined, imported on first use
+_HOME = LazyRegistry("name", {
+    "KernelConfig": "cksolve.space.config:KernelConfig",
+    "DepthwiseConfig": "cksolve.space.config:DepthwiseConfig",
+    "parse_name": "cksolve.space.naming:parse_name",
+    "get_rule_set": "cksolve.rulesets:get_rule_set",
+    "Combo": "cksolve.space.combo:Combo",
+})
 
 
 def __getattr__(name: str):
-    home = _HOME.get(name)
-    if home is None:
+    if name not in _HOME:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(home, __name__), name)
+    value = _HOME.get(name)
     globals()[name] = value
     return value
 

@@ -10,7 +10,6 @@ stderr and exit code 2. Output files are written whole or not at all
 from __future__ import annotations
 
 import gc
-import importlib
 import os
 import sys
 from typing import Optional
@@ -18,21 +17,11 @@ from typing import Optional
 import typer
 
 from .app import app
+from .commands import CK_COMMANDS, COMMANDS
 from .errors import run_command
-from .options import CK_COMMANDS, with_ck_options
+from .options import with_ck_options
 
 __all__ = ["COMMANDS", "app", "load_families", "main", "run"]
-
-#: every command, the family module that registers it, in the order ``cksolve --help`` lists them
-COMMANDS = {
-    "enumerate": "listing", "count": "listing", "check": "checking", "explain": "checking", "neighbors": "listing",
-    "diff": "diff",
-    "emit": "emit", "cmake-dir": "emit", "rule-sets": "listing", "archs": "listing", "applicable": "workloads",
-    "coverage": "workloads", "minimize": "minimize", "features": "features", "pipeline-variants": "features",
-    "audit": "audit", "sample": "space", "search": "space", "report": "report", "train": "select",
-    "evaluate": "select", "select": "select", "measurements": "measurements", "plan": "plan", "calibrate": "calibrate",
-    "names": "checking",
-}
 
 
 def load_families(names=None) -> None:
@@ -42,9 +31,8 @@ def load_families(names=None) -> None:
     command's options (typer reads each signature) and importing what each family
     imports cost about 0.03 s of every run, measured on ``enumerate -r default``.
     """
-    families = dict.fromkeys(COMMANDS[n] for n in (COMMANDS if names is None else names))
-    for family in families:
-        importlib.import_module(f".{family}", __name__)
+    for name in COMMANDS if names is None else names:
+        COMMANDS.get(name)  # imports the family module, which registers its commands
     for info in app.registered_commands:  # --ck and --arch-specs: one definition, every command that needs CK's facts
         if info.name in CK_COMMANDS:
             info.callback = with_ck_options(info.callback)
@@ -52,7 +40,7 @@ def load_families(names=None) -> None:
         if group.name in CK_COMMANDS:
             for info in group.typer_instance.registered_commands:
                 info.callback = with_ck_options(info.callback)
-    order = list(COMMANDS)
+    order = COMMANDS.names()
     app.registered_commands.sort(key=lambda c: order.index(c.name) if c.name in order else len(order))
 
 

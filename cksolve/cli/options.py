@@ -280,11 +280,6 @@ def load_rule_set(name: str, builder_configs: Optional[str]):
 
 #: the environment variable ``--ck`` falls back to
 CK_ENV = "CKSOLVE_CK"
-#: the commands whose answers depend on CK's facts or rules: each takes ``--ck`` and ``--arch-specs``
-#: (added to every one of them by :func:`with_ck_options`, when ``cksolve.cli`` loads its family)
-CK_COMMANDS = ("enumerate", "count", "check", "explain", "neighbors", "diff", "emit", "rule-sets", "archs", "applicable", "coverage",
-               "minimize", "features", "pipeline-variants", "select", "train", "evaluate", "audit", "sample", "search",
-               "report", "plan", "measurements", "calibrate", "names")
 
 
 def _ck_params() -> list[inspect.Parameter]:
@@ -302,7 +297,7 @@ def _ck_params() -> list[inspect.Parameter]:
 
 
 def with_ck_options(command):
-    """``command`` with ``--ck`` and ``--arch-specs`` at the end of its options: the version is resolved
+    """``command`` (one of ``cli.commands.CK_COMMANDS``) with ``--ck`` and ``--arch-specs`` at the end of its options: the version is resolved
     (one error line for a bad REF or FILE) and made the active one before the command runs."""
     if getattr(command, "ck_options", False):
         return command
@@ -318,7 +313,7 @@ def with_ck_options(command):
     return wrapper
 
 
-__all__ += ["set_strict", "strict", "warn_once", "check_format", "CK_ENV", "CK_COMMANDS", "with_ck_options"]
+__all__ += ["set_strict", "strict", "warn_once", "check_format", "CK_ENV", "with_ck_options"]
 
 
 #: ``select``'s and ``search``'s: go on past problems a measurement file has no measurement for

@@ -206,7 +206,7 @@ def rule_set_constraints(rule_set: RuleSet, selection: Selection) -> list[Constr
 
 def rule_set_descriptions() -> dict[str, str]:
     """Every built-in rule set's one line, without loading any of them."""
-    return {name: desc for name, (_, _, desc) in RULE_SETS.items()}
+    return {name: RULE_SETS.info(name)["description"] for name in RULE_SETS}
 
 
 def arch_facts_list() -> list[ArchFacts]:

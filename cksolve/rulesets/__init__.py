@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..errors import did_you_mean, shorten
 from .base import Combo, RuleSet, RuleSetError, kind_of
 from .file import FileRuleSet
 from .named import named_rule_set
@@ -34,8 +33,7 @@ def get_rule_set(name: str, **options) -> RuleSet:
     path = Path(name)
     if path.suffix == ".toml" or _exists(path):
         return FileRuleSet.from_path(path, **options)
-    raise RuleSetError(f"unknown rule set {shorten(name)}; valid: {', '.join(RULE_SETS)} or a path to a rule-set file"
-                       f"{did_you_mean(name, RULE_SETS)}")
+    raise RuleSetError(RULE_SETS.unknown(name, "or a path to a rule-set file"))
 
 
 def _exists(path: Path) -> bool:

@@ -17,7 +17,6 @@ from ..space.combo import Combo, kind_of
 from ..space.config import KernelConfig
 from ..space.constraints import Constraint, Table, interned, scope_values
 from ..space.kinds import GEMM
-from .registry import RULE_SETS
 
 __all__ = ["Combo", "RuleSet", "RuleSetError", "pin", "pin_defaults", "nothing", "table", "configs_table",
            "GEMM_DEFAULTS", "kind_of"]
@@ -32,11 +31,9 @@ class RuleSet:
 
     name: str = ""
 
-    @property
-    def description(self) -> str:
-        """A built-in rule set's one line lives in the registry, which lists it before its module loads."""
-        entry = RULE_SETS.get(self.name)
-        return entry[2] if entry is not None else ""
+    #: one line: a built-in rule set's lives in the registry, which lists it before its module loads, and
+    #: :func:`.named.named_rule_set` gives it to the rule set it builds; a file's is the file's own
+    description: str = ""
 
     #: problems met while loading that did not stop it (e.g. a .conf line the Builder drops)
     warnings: Sequence[str] = ()

@@ -6,8 +6,6 @@ Below :mod:`.file` (a rule-set file extends built-in sets by name) and the packa
 
 from __future__ import annotations
 
-import importlib
-
 from ..space.memos import MEMOS
 from .base import RuleSet
 from .registry import RULE_SETS
@@ -17,13 +15,14 @@ __all__ = ["named_rule_set", "rule_set_class"]
 
 def rule_set_class(name: str) -> type:
     """The class of registry entry ``name`` (its module is a string, imported here the first time)."""
-    module, cls, _ = RULE_SETS[name]
-    return getattr(importlib.import_module(module, __package__), cls)
+    return RULE_SETS.get(name)
 
 
 @MEMOS.cached("rulesets._load")
 def _load(name: str, options: tuple) -> RuleSet:
-    return rule_set_class(name)(**dict(options))
+    rule_set = rule_set_class(name)(**dict(options))
+    rule_set.description = RULE_SETS.info(name)["description"]
+    return rule_set
 
 
 def named_rule_set(name: str, **options) -> RuleSet:

@@ -25,7 +25,7 @@ from typing import Mapping
 from ortools.sat.python import cp_model
 
 from ..space.constraints import Check, Constraint, Table
-from .backends import CannotCount
+from .backend_protocol import CannotCount
 from .conditioning import TAB_LIMIT, filter_pieces
 from .model import Model, prune_domains
 

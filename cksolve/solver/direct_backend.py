@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Mapping
 
-from .backends import pinned
+from .backend_protocol import pinned
 from .direct import solve
 from .model import Model
 from .sampling import decode

@@ -11,7 +11,7 @@ from typing import Mapping
 
 from constraint import FunctionConstraint, Problem
 
-from .backends import CannotCount
+from .backend_protocol import CannotCount
 from .model import Model, prune_domains
 
 __all__ = ["enumerate_solutions", "find_one", "PythonConstraint"]
