@@ -165,8 +165,8 @@ def constraints_page() -> str:
     lines += ["", "## Rule-set constraints", "",
               f"Shown for {_SAMPLE.key} (and {_SAMPLE_BWD.key} where it differs).", ""]
     documented: set[str] = set()
-    for name, (_, _, description) in RULE_SETS.items():
-        lines += [f"### `{name}`", "", description, ""]
+    for name in RULE_SETS:
+        lines += [f"### `{name}`", "", RULE_SETS.info(name)["description"], ""]
         try:
             rs = get_rule_set(name)
             seen = {}

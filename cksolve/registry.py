@@ -46,6 +46,12 @@ class LazyRegistry:
         self._info[name] = info
         self._resolved.pop(name, None)
 
+    def unregister(self, name: str) -> None:
+        """Remove ``name`` (a registered plug-in or a test's entry leaving)."""
+        self.check(name)
+        del self._targets[name], self._info[name]
+        self._resolved.pop(name, None)
+
     def names(self) -> list[str]:
         """The names, in registration order."""
         return list(self._targets)

@@ -55,9 +55,9 @@ def _pins(config) -> dict:
 def test_every_registered_backend_conforms(backend):
     """Conformance, for any entry of the registry: its own module, the protocol's attributes, its name."""
     b = get_backend(backend)
-    module, cls = BACKENDS[backend].split(":")
+    module, cls = BACKENDS.target(backend).split(":")
     assert isinstance(b, Backend), f"{backend}: {type(b).__name__} lacks part of the backend protocol"
-    assert type(b).__module__ == "cksolve.solver" + module and type(b).__name__ == cls, BACKENDS[backend]
+    assert type(b).__module__ == module and type(b).__name__ == cls, BACKENDS.target(backend)
     assert b.name == backend and isinstance(b.can_count, bool)
     assert get_backend(backend) is b  # loaded once
 

@@ -249,24 +249,26 @@ def test_help_lists_choices_from_the_registries_without_type_placeholders(capsys
 
 def test_the_command_table_names_the_family_that_registers_each_command_in_help_order():
     import cksolve.cli as cli
+    from cksolve.cli.commands import family
 
     cli.load_families()
     registered = [(c.name, c.callback.__module__.rsplit(".", 1)[1]) for c in cli.app.registered_commands]
     groups = [(g.name, g.typer_instance.registered_commands[0].callback.__module__.rsplit(".", 1)[1])
               for g in cli.app.registered_groups]  # command groups (names expand) follow the commands
-    assert registered + groups == list(cli.COMMANDS.items())
+    assert registered + groups == [(name, family(name)) for name in cli.COMMANDS]
 
 
 def test_a_command_builds_its_own_family_only_and_the_whole_help_every_family():
     """One command per process: building the other families' options is start-up time no command needs
     (space borrows listing's table of records)."""
     import cksolve.cli as cli
+    from cksolve.cli.commands import family
 
     code = ("import sys\nfrom cksolve.cli import main\n"
             "try:\n    main(sys.argv[1:])\nexcept SystemExit as e:\n    assert not e.code, e.code\n"
             "print(sorted(m.rsplit('.', 1)[1] for m in sys.modules if m.startswith('cksolve.cli.')))")
-    base = ["app", "completion", "errors", "options"]
-    every = sorted(set(cli.COMMANDS.values()))
+    base = ["app", "commands", "completion", "errors", "options"]
+    every = sorted({family(name) for name in cli.COMMANDS})
     for argv, families in ((["archs"], ["listing"]), (["--strict", "count", "-r", "default"], ["listing"]),
                            (["sample", "--help"], ["listing", "space"]), (["--help"], every),
                            (["--help", "count"], every), (["--strict", "--help", "sample"], every)):
