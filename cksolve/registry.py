@@ -12,35 +12,36 @@ writes it. The package's registries: its public names (``cksolve._HOME``), the c
 from __future__ import annotations
 
 import importlib
-import re
-from typing import Any, Iterator
 
 from .errors import CksolveError, did_you_mean, shorten
 
-__all__ = ["LazyRegistry", "TARGET"]
+__all__ = ["LazyRegistry", "is_target"]
 
-#: an entry's import string: an absolute module path, a colon, an attribute
-TARGET = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*:[A-Za-z_]\w*")
+
+def is_target(text: str) -> bool:
+    """Whether ``text`` is an entry's import string: an absolute module path, a colon, an attribute."""
+    module, colon, attribute = text.partition(":")
+    return bool(colon) and attribute.isidentifier() and all(part.isidentifier() for part in module.split("."))
 
 
 class LazyRegistry:
     """Names in registration order (the order help and error lines list them), each an import string
     or an object, with optional facts of its own (``info``) readable before anything is imported."""
 
-    def __init__(self, kind: str, entries: dict[str, Any] | None = None, error: type[Exception] = CksolveError):
+    def __init__(self, kind: str, entries: dict[str, object] | None = None, error: type[Exception] = CksolveError):
         self.kind = kind  # "backend", "scorer", ...: the word of the unknown-name line
         self.error = error
-        self._targets: dict[str, Any] = {}
-        self._info: dict[str, dict[str, Any]] = {}
-        self._resolved: dict[str, Any] = {}
+        self._targets: dict[str, object] = {}
+        self._info: dict[str, dict[str, object]] = {}
+        self._resolved: dict[str, object] = {}
         for name, target in (entries or {}).items():
             self.register(name, target)
 
-    def register(self, name: str, target: Any, **info: Any) -> None:
+    def register(self, name: str, target: object, **info: object) -> None:
         """Add (or replace) ``name``: ``target`` is ``"module:attribute"`` or the object itself."""
         if not isinstance(name, str) or not name:
             raise ValueError(f"a {self.kind} registry name must be a non-empty string, got {name!r}")
-        if isinstance(target, str) and not TARGET.fullmatch(target):
+        if isinstance(target, str) and not is_target(target):
             raise ValueError(f"{self.kind} {name!r}: {target!r} is not an absolute 'package.module:attribute'")
         self._targets[name] = target
         self._info[name] = info
@@ -56,24 +57,24 @@ class LazyRegistry:
         """The names, in registration order."""
         return list(self._targets)
 
-    def __iter__(self) -> Iterator[str]:
+    def __iter__(self):  # the names, in registration order
         return iter(self._targets)
 
     def __len__(self) -> int:
         return len(self._targets)
 
     def __contains__(self, name: object) -> bool:
-        return name in self._targets
+        return isinstance(name, str) and name in self._targets
 
     def __repr__(self) -> str:
         return f"LazyRegistry({self.kind!r}, {self.names()})"
 
-    def target(self, name: str) -> Any:
+    def target(self, name: str) -> object:
         """Where ``name`` is defined: its import string, or the registered object."""
         self.check(name)
         return self._targets[name]
 
-    def info(self, name: str) -> dict[str, Any]:
+    def info(self, name: str) -> dict[str, object]:
         """The facts registered with ``name`` (e.g. a rule set's one line), nothing imported."""
         self.check(name)
         return self._info[name]
@@ -90,7 +91,7 @@ class LazyRegistry:
             raise self.error(self.unknown(name))
         return name
 
-    def get(self, name: str) -> Any:
+    def get(self, name: str) -> object:
         """What ``name`` stands for, its module imported the first time it is asked for."""
         if name in self._resolved:
             return self._resolved[name]

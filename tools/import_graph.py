@@ -30,7 +30,8 @@ LAYERS = ("errors", "registry", "space", "formats", "outputs", "progress", "arch
 #: layers at the same height (neither imports the other)
 PEERS = {"formats": 3, "outputs": 3, "progress": 3, "arch": 4, "explore": 16, "docs": 16, "emit": 16, "report": 16, "plan": 16, "cli": 17,
          "entry": 18, "__main__": 19}
-#: a registry entry (``cksolve.registry``): an absolute "package.module:attribute" string, an import on first use
+#: a registry entry (``cksolve.registry.is_target``): an absolute "package.module:attribute" string, imported on
+#: first use
 TARGET = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*:[A-Za-z_]\w*")
 #: the registry entries that point up a layer on purpose, each resolved only when asked for: the derived rule
 #: sets (selections the solver computes) listed with the built-in ones, so that naming a rule set loads none
