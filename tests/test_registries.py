@@ -147,3 +147,17 @@ def test_the_command_table_says_which_commands_take_ck():
                 (name, leaf.name, takes)
     assert commands.CK_COMMANDS == tuple(n for n in commands.COMMANDS if commands.COMMANDS.info(n)["ck"])
     assert "cmake-dir" not in commands.CK_COMMANDS and "enumerate" in commands.CK_COMMANDS
+
+
+@pytest.mark.parametrize("words", [["cmake-dir"], ["count"], ["names", "expand"]], ids=" ".join)
+def test_ck_before_the_command_is_moved_to_a_command_that_takes_it_and_refused_by_one_that_does_not(words, capsys):
+    """``cksolve --ck REF COMMAND`` is ``cksolve COMMAND --ck REF`` (a group's: after its command's name)."""
+    from cksolve.cli import _ck_first, main
+
+    argv = ["--ck", "develop", *words, "--help"]
+    takes = words[0] in commands.CK_COMMANDS
+    assert _ck_first(argv) == ([*words, "--ck", "develop", "--help"] if takes else argv)
+    with pytest.raises(SystemExit) as info:
+        main(argv)
+    out, err = capsys.readouterr()
+    assert (info.value.code, "No such option: --ck" in err) == ((0, False) if takes else (2, True)), (out, err)

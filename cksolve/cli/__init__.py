@@ -67,7 +67,8 @@ _CK_GLOBALS = ("--ck", "--arch-specs")
 
 def _ck_first(argv: list[str]) -> list[str]:
     """``argv`` with a ``--ck REF`` / ``--arch-specs FILE`` given before the command's name moved just after it
-    (``cksolve --ck 60b27664 count ...``): they are the command's options; one after the name still wins."""
+    (``cksolve --ck 60b27664 count ...``; a group's: after its command's, ``names expand``): they are the
+    command's options; one after the name still wins."""
     moved, rest = [], []
     i = 0
     while i < len(argv) and argv[i].startswith("-") and argv[i] != "--":
@@ -83,7 +84,10 @@ def _ck_first(argv: list[str]) -> list[str]:
         i += 1
     if not moved or i >= len(argv) or argv[i] not in CK_COMMANDS:
         return argv  # no such option, or a command without it: click's own line names it
-    return [*rest, argv[i], *moved, *argv[i + 1:]]
+    at = i + 1  # after the command's name; a group's options are its commands' (names expand)
+    if COMMANDS.info(argv[i])["group"] and at < len(argv) and not argv[at].startswith("-"):
+        at += 1
+    return [*rest, *argv[i:at], *moved, *argv[at:]]
 
 
 def main(argv: Optional[list[str]] = None) -> None:

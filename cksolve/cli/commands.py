@@ -5,7 +5,7 @@ The one place a command is named besides its family module (which registers it o
 resolving an entry imports its family module, which registers every command of that family.
 ``ck=True``: the command's answers depend on CK's facts or rules, so it takes ``--ck`` and
 ``--arch-specs`` (added by :func:`cksolve.cli.options.with_ck_options` when its family loads; for a
-group, to each of its commands). tests/test_registries.py holds the table to the commands' options.
+group, ``group=True``, to each of its commands). tests/test_registries.py holds the table to the commands' options.
 """
 
 from __future__ import annotations
@@ -41,10 +41,11 @@ for _name, _target, _ck in (
     ("measurements", "cksolve.cli.measurements:measurements_cmd", True),
     ("plan", "cksolve.cli.plan:plan_cmd", True),
     ("calibrate", "cksolve.cli.calibrate:calibrate_cmd", True),
-    ("names", "cksolve.cli.checking:names_app", True),  # a group (names expand): groups follow the commands
 ):
-    COMMANDS.register(_name, _target, ck=_ck)
+    COMMANDS.register(_name, _target, ck=_ck, group=False)
 del _name, _target, _ck
+# a group (names expand): groups follow the commands in help; ``--ck`` is its commands' options
+COMMANDS.register("names", "cksolve.cli.checking:names_app", ck=True, group=True)
 
 #: the commands that take ``--ck`` and ``--arch-specs``
 CK_COMMANDS = tuple(name for name in COMMANDS if COMMANDS.info(name)["ck"])
