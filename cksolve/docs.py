@@ -19,7 +19,7 @@ from .space.constraints import Check, Table
 from .space.pipelines import PIPELINES
 from .space.values import VALUES
 from .space.variants import VARIANTS
-from .rulesets import RULE_SETS, RuleSetError, get_rule_set
+from .rulesets import RULE_SETS, RuleSetError, get_rule_set, rule_set_description
 from .space.combo import Combo
 from .workload.rules import every_rule
 
@@ -166,7 +166,7 @@ def constraints_page() -> str:
               f"Shown for {_SAMPLE.key} (and {_SAMPLE_BWD.key} where it differs).", ""]
     documented: set[str] = set()
     for name in RULE_SETS:
-        lines += [f"### `{name}`", "", RULE_SETS.info(name)["description"], ""]
+        lines += [f"### `{name}`", "", rule_set_description(name), ""]
         try:
             rs = get_rule_set(name)
             seen = {}

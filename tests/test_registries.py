@@ -161,3 +161,18 @@ def test_ck_before_the_command_is_moved_to_a_command_that_takes_it_and_refused_b
         main(argv)
     out, err = capsys.readouterr()
     assert (info.value.code, "No such option: --ck" in err) == ((0, False) if takes else (2, True)), (out, err)
+
+
+def test_a_rule_set_registered_from_outside_loads_by_name_and_lists_with_an_empty_line():
+    from cksolve.rulesets import RuleSet, get_rule_set, rule_set_description
+
+    class Everything(RuleSet):
+        name = "test-everything"
+
+    RULE_SETS.register("test-everything", Everything)
+    try:
+        rs = get_rule_set("test-everything")
+        assert isinstance(rs, Everything) and rs.description == rule_set_description("test-everything") == ""
+        assert get_rule_set("default").description == rule_set_description("default") != ""
+    finally:
+        RULE_SETS.unregister("test-everything")

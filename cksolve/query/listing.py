@@ -14,7 +14,7 @@ from typing import Iterable, Iterator, Sequence
 
 from ..arch.facts import ArchFacts, arch_facts, archs, common_facts
 from ..errors import CksolveError
-from ..rulesets import RULE_SETS, RuleSet, get_rule_set
+from ..rulesets import RULE_SETS, RuleSet, get_rule_set, rule_set_description
 from ..selection import Record, Selection
 from ..solver import SpaceTooLarge, config_blocks, enumerate_combo, name_blocks, names_combo, solve_combo
 from ..space.combo import Combo
@@ -206,7 +206,7 @@ def rule_set_constraints(rule_set: RuleSet, selection: Selection) -> list[Constr
 
 def rule_set_descriptions() -> dict[str, str]:
     """Every built-in rule set's one line, without loading any of them."""
-    return {name: RULE_SETS.info(name)["description"] for name in RULE_SETS}
+    return {name: rule_set_description(name) for name in RULE_SETS}
 
 
 def arch_facts_list() -> list[ArchFacts]:

@@ -10,10 +10,10 @@ from pathlib import Path
 from .base import Combo, RuleSet, RuleSetError, kind_of
 from .file import FileRuleSet
 from .named import named_rule_set
-from .registry import RULE_SETS
+from .registry import RULE_SETS, rule_set_description
 
 __all__ = ["Combo", "RuleSet", "RuleSetError", "RULE_SETS", "get_rule_set", "rule_set_names", "kind_of",
-           "CANDIDATE_RULE_SETS", "candidate_rule_sets"]
+           "CANDIDATE_RULE_SETS", "candidate_rule_sets", "rule_set_description"]
 
 
 def rule_set_names() -> list[str]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ..space.memos import MEMOS
 from .base import RuleSet
-from .registry import RULE_SETS
+from .registry import RULE_SETS, rule_set_description
 
 __all__ = ["named_rule_set", "rule_set_class"]
 
@@ -21,7 +21,7 @@ def rule_set_class(name: str) -> type:
 @MEMOS.cached("rulesets._load")
 def _load(name: str, options: tuple) -> RuleSet:
     rule_set = rule_set_class(name)(**dict(options))
-    rule_set.description = RULE_SETS.info(name)["description"]
+    rule_set.description = rule_set_description(name)
     return rule_set
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from ..registry import LazyRegistry
 
-__all__ = ["RULE_SETS"]
+__all__ = ["RULE_SETS", "rule_set_description"]
 
 #: name -> the rule set's class, with the one-line description shown before its module is loaded
 RULE_SETS = LazyRegistry("rule set")
@@ -32,3 +32,8 @@ RULE_SETS.register("full-tests", "cksolve.derived.subsets:FullTestsRuleSet",
 RULE_SETS.register("tiny", "cksolve.derived.subsets:TinyRuleSet",
                    description="Per combination: minimum cover of full-tests' categories and (pipeline, scheduler) "
                                "pairs, padded to 10.")
+
+
+def rule_set_description(name: str) -> str:
+    """Registry entry ``name``'s one line, nothing loaded ("" for an entry registered without one)."""
+    return RULE_SETS.info(name).get("description", "")
