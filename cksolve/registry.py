@@ -28,9 +28,8 @@ class LazyRegistry:
     """Names in registration order (the order help and error lines list them), each an import string
     or an object, with optional facts of its own (``info``) readable before anything is imported."""
 
-    def __init__(self, kind: str, entries: dict[str, object] | None = None, error: type[Exception] = CksolveError):
+    def __init__(self, kind: str, entries: dict[str, object] | None = None):
         self.kind = kind  # "backend", "scorer", ...: the word of the unknown-name line
-        self.error = error
         self._targets: dict[str, object] = {}
         self._info: dict[str, dict[str, object]] = {}
         self._resolved: dict[str, object] = {}
@@ -86,9 +85,9 @@ class LazyRegistry:
                 f"{did_you_mean(name, self._targets)}")
 
     def check(self, name: object) -> str:
-        """``name`` when registered, else :attr:`error` with the :meth:`unknown` line."""
-        if name not in self._targets:
-            raise self.error(self.unknown(name))
+        """``name`` when registered, else a :class:`CksolveError` with the :meth:`unknown` line."""
+        if name not in self:
+            raise CksolveError(self.unknown(name))
         return name
 
     def get(self, name: str) -> object:
