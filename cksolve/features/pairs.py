@@ -100,8 +100,8 @@ class PairRows:
             base = bases.get((i, t))
             if base is None:
                 base = bases[(i, t)] = len(mid_values)
-                problem, maker = self._problem(t, i), self._makers[t]
-                mid_values.extend(maker.interaction(problem, self._kernel_of[k][0]) for k in firsts)
+                _, mids = self._makers[t].tiles(self._problem(t, i), [self._kernel_of[k][0] for k in firsts])
+                mid_values.extend(mids)
             mid_parts.append(local + base)
         mid_of = np.concatenate(mid_parts)
         head_values = [self._makers[t].problem(self._problem(t, i))[0] for i, t in heads]

@@ -23,7 +23,7 @@ Three semantics (a model directory records its own in ``feature_spec.json``,
 
 from __future__ import annotations
 
-from typing import Iterable, NamedTuple, Sequence
+from typing import Iterable, NamedTuple
 
 import numpy as np
 
@@ -35,7 +35,7 @@ from .engine import (KernelShape, hardware_block, interactions, kernel_block, ke
                      problem_gemm)
 from .spec import FEATURE_NAMES
 
-__all__ = ["MODEL_SEMANTICS", "RowMaker", "KernelParts"]
+__all__ = ["MODEL_SEMANTICS", "RowMaker", "KernelParts", "KernelPool"]
 
 #: The semantics rows can have (module docstring); the first is what a model spec without the key means.
 MODEL_SEMANTICS = ("ck", "ck-names", "exact")
@@ -50,6 +50,14 @@ class KernelParts(NamedTuple):
     block: tuple  # block_size ... is_mem
     id: int  # kernels whose rows are the same for every problem (same shape and block) share it
     key: tuple  # the tile the interactions read: kernels of one key share them per problem
+
+
+class KernelPool(NamedTuple):
+    """Kernels prepared for rows (``RowMaker.pool``): their blocks, and the interactions' tiles."""
+
+    blocks: list[tuple]  # each kernel's block
+    firsts: list[KernelParts]  # a kernel of each distinct tile key, in first-use order
+    key_at: list[int]  # each kernel's tile key, as an index into firsts
 
 
 def _ck_shape(r, arch: str) -> KernelShape:
@@ -101,9 +109,11 @@ class RowMaker:
                 return kernel_shape(kernel, "exact", self.arch)
             if self.semantics == "ck":
                 name = dispatcher_name(kernel)
-                if read_name(name) is None:
+                reading = read_name(name)
+                if reading is None:
                     self.unread.add(kernel.name())
-                return _ck_shape(ck_fields(name), self.arch)
+                    reading = ck_fields(name)  # the parser's fallback and the engine's defaults
+                return _ck_shape(reading, self.arch)
             return _ck_shape(short_reading(config_short(kernel)), self.arch)
         if self.semantics == "exact":
             raise CksolveError(f"kernel {kernel.name[:120]!r}: exact features need the full kernel name "
@@ -121,40 +131,54 @@ class RowMaker:
             got = self._problems[problem] = (problem_block(problem, self.bpe), problem_gemm(problem, self.engine), {})
         return got
 
-    def interaction(self, problem, kernel: KernelParts) -> tuple:
-        """The interactions block (gemm_m_output ... problem_smaller_than_tile_k) of ``problem`` and the kernel."""
-        _, gemm, inter = self.problem(problem)
-        mid = inter.get(kernel.key)
-        if mid is None:
-            mid = inter[kernel.key] = interactions(gemm, kernel.shape, self.hw[0])
-        return mid
+    def pool(self, kernels: Iterable) -> "KernelPool":
+        """The kernels prepared for rows of any problem (a caller whose kernel lists repeat keeps it)."""
+        parts = [self.kernel(k) for k in kernels]
+        index: dict[tuple, int] = {}
+        firsts: list[KernelParts] = []
+        key_at = []
+        for k in parts:
+            j = index.get(k.key)
+            if j is None:
+                j = index[k.key] = len(firsts)
+                firsts.append(k)
+            key_at.append(j)
+        return KernelPool([k.block for k in parts], firsts, key_at)
 
-    def parts(self, problem, kernels: Iterable) -> tuple[tuple, list[tuple], list[tuple], tuple]:
-        """(problem block, each kernel's block, each kernel's interactions, hardware block): a row of each
-        kernel is ``head + block + interactions + hardware``, ``FEATURE_NAMES`` order."""
+    def tiles(self, problem, firsts: Iterable[KernelParts]) -> tuple[tuple, list[tuple]]:
+        """(problem block, the interactions block of ``problem`` with each of ``firsts``): the interactions
+        (gemm_m_output ... problem_smaller_than_tile_k) read only a kernel's tile key."""
         head, gemm, inter = self.problem(problem)
-        hw = self.hw
-        blocks, mids = [], []
-        for kernel in kernels:
-            k = self.kernel(kernel)
+        cus = self.hw[0]
+        mids = []
+        for k in firsts:
             mid = inter.get(k.key)
             if mid is None:
-                mid = inter[k.key] = interactions(gemm, k.shape, hw[0])
-            blocks.append(k.block)
+                mid = inter[k.key] = interactions(gemm, k.shape, cus)
             mids.append(mid)
-        return head, blocks, mids, hw
+        return head, mids
 
-    def rows(self, problem, kernels: Iterable, after: Iterable[tuple] | None = None) -> list[tuple]:
+    def parts(self, problem, kernels) -> tuple[tuple, list[tuple], list[tuple], tuple]:
+        """(problem block, each kernel's block, each kernel's interactions, hardware block): a row of each
+        kernel is ``head + block + interactions + hardware``, ``FEATURE_NAMES`` order. ``kernels``: an
+        iterable of kernels or their ``pool``."""
+        pool = kernels if isinstance(kernels, KernelPool) else self.pool(kernels)
+        head, mids = self.tiles(problem, pool.firsts)
+        return head, pool.blocks, [mids[j] for j in pool.key_at], self.hw
+
+    def rows(self, problem, kernels, after: Iterable[tuple] | None = None) -> list[tuple]:
         """The row of each kernel as a tuple (ints stay ints), each followed by its tuple of ``after`` if given."""
-        head, blocks, mids, hw = self.parts(problem, kernels)
+        pool = kernels if isinstance(kernels, KernelPool) else self.pool(kernels)
+        head, mids = self.tiles(problem, pool.firsts)
+        hw = self.hw
         if after is None:
-            return [(*head, *b, *m, *hw) for b, m in zip(blocks, mids)]
-        return [(*head, *b, *m, *hw, *a) for b, m, a in zip(blocks, mids, after)]
+            return [(*head, *b, *mids[j], *hw) for b, j in zip(pool.blocks, pool.key_at)]
+        return [(*head, *b, *mids[j], *hw, *a) for b, j, a in zip(pool.blocks, pool.key_at, after)]
 
     def row(self, problem, kernel) -> tuple:
         return self.rows(problem, (kernel,))[0]
 
-    def block(self, problem, kernels: Sequence) -> np.ndarray:
+    def block(self, problem, kernels) -> np.ndarray:
         """``rows(problem, kernels)`` as one float64 array (len(kernels) x 97), the same doubles."""
         head, blocks, mids, hw = self.parts(problem, kernels)
         out = np.empty((len(blocks), len(FEATURE_NAMES)), dtype=np.float64)

@@ -137,8 +137,14 @@ def _pair_rows(combos, problems, makers: _Makers, ws: Workspace):
     rows_of = [makers.get(arch, dtype) for arch, dtype in targets]
     # the column engine decides every problem of a target at once (repeated rows once, per verdict class)
     decisions = [Decisions.of_problems(ws, problems, arch, [dtype]) for arch, dtype in targets]
+    pools: dict[int, tuple] = {}  # id(the engine's (combo, config) list) -> (it, the maker's pool, names)
     for index, problem in enumerate(problems):
         for (arch, dtype), d, maker in zip(targets, decisions, rows_of):
             found = d.found(int(d.inverse[index]), dtype)
-            configs = [config for c, config in found if c in wanted]
-            yield from maker.rows(problem, configs, [(index, makers.name(config)) for config in configs])
+            got = pools.get(id(found))
+            if got is None or got[0] is not found:  # the lists repeat: one per verdict class
+                configs = [config for c, config in found if c in wanted]
+                if len(pools) >= 4096:
+                    pools.clear()
+                got = pools[id(found)] = (found, maker.pool(configs), [makers.name(c) for c in configs])
+            yield from maker.rows(problem, got[1], [(index, name) for name in got[2]])
