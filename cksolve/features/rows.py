@@ -86,7 +86,7 @@ class RowMaker:
 
     @property
     def hw(self) -> tuple:
-        """The hardware block (hw_num_cus ... hw_num_xcd): computed on first use, an error without a CK profile."""
+        """The hardware block (hw_num_cus ... hw_num_xcd); an arch without a CK profile is an error."""
         if self._hw is None:
             self._hw = hardware_block(self.arch, self.engine)
         return self._hw
