@@ -18,7 +18,7 @@ from cksolve.features import FEATURE_NAMES, features  # noqa: E402
 from cksolve.ml import read_model_dir  # noqa: E402
 from cksolve.ml.measurements import CK_COLUMNS  # noqa: E402
 from cksolve.ml.madeup import made_up_rows  # noqa: E402
-from cksolve.ml.rows import RowMaker  # noqa: E402
+from cksolve.features import RowMaker  # noqa: E402
 from cksolve.ml.training import train  # noqa: E402
 from cksolve.rulesets import Combo, get_rule_set  # noqa: E402
 from cksolve.space.naming import parse_name  # noqa: E402
@@ -61,16 +61,16 @@ def test_exact_rows_are_the_feature_engines_at_develop():
 
 @pytest.mark.parametrize("semantics", ["ck", "ck-names", "exact"])
 def test_rows_block_is_row_by_row(semantics):
-    """``RowMaker.rows`` (the scorer's) gives the doubles ``row`` gives, kernel by kernel."""
+    """``RowMaker.block`` (the scorer's) gives the doubles ``row`` gives, kernel by kernel."""
     maker = RowMaker("gfx950", "bf16", semantics)
     for spec in SPECS:
         p = parse_problem(spec)
         ks = _kernels(p)[:300]
-        got, want = maker.rows(p, ks), np.array([maker.row(p, k) for k in ks], dtype=np.float64)
+        got, want = maker.block(p, ks), np.array([maker.row(p, k) for k in ks], dtype=np.float64)
         assert got.shape == want.shape == (len(ks), 97)
         bad = np.argwhere(got.view(np.int64) != want.view(np.int64))
         assert not len(bad), (semantics, spec, [(FEATURE_NAMES[j], got[i, j], want[i, j]) for i, j in bad[:3]])
-    assert maker.rows(parse_problem(SPECS[0]), []).shape[0] == 0
+    assert maker.block(parse_problem(SPECS[0]), []).shape[0] == 0
 
 
 def test_a_model_dir_predicts_what_lightgbm_predicts_bit_for_bit(model):
@@ -79,7 +79,7 @@ def test_a_model_dir_predicts_what_lightgbm_predicts_bit_for_bit(model):
     m = read_model_dir(model)
     assert m.fast is not None and m.log_target
     maker = RowMaker("gfx950", "bf16", m.semantics)
-    x = np.concatenate([maker.rows(parse_problem(s), _kernels(parse_problem(s))) for s in SPECS])
+    x = maker.blocks([(parse_problem(s), _kernels(parse_problem(s))) for s in SPECS])
     got, want = m.predict(x), np.expm1(m.booster.predict(x))
     assert m.fast.checked and np.array_equal(got.view(np.int64), want.view(np.int64))
 

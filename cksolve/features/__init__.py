@@ -17,12 +17,15 @@ kernels can run a problem, so it produces those inputs directly::
 
 ``semantics="ck"`` reproduces CK's engine, including how its parser reads a
 dispatcher name (block_size is really tile_m); ``"exact"`` writes the true
-values. The columns, formulas and sources are in ``features.toml`` and
+values. Every (problem, kernel) row -- these, training's, the model scorer's --
+is made by one ``RowMaker`` (``rows``: tuples, or a numpy block). The columns, formulas and sources are in ``features.toml`` and
 docs/ml-features.md; ``pipeline_variants`` derives the valid (pipeline,
 scheduler, double LDS buffer, split image) combinations from the constraints.
 """
 
+from .ckname import KernelName, ShortName, config_short, read_kernel_name
 from .engine import SEMANTICS
+from .rows import MODEL_SEMANTICS, RowMaker
 from .spec import FEATURE_NAMES, KERNEL_NAMES
 from .table import FeatureTable, features
 from .tasks import FEATURE_FORMATS, check_parquet, feature_stream, selection_pipeline_variants, write_features
@@ -41,4 +44,10 @@ __all__ = [
     "FEATURE_FORMATS",
     "check_parquet",
     "selection_pipeline_variants",
+    "RowMaker",
+    "MODEL_SEMANTICS",
+    "KernelName",
+    "ShortName",
+    "read_kernel_name",
+    "config_short",
 ]

@@ -3,7 +3,8 @@
 A pair row only joins blocks computed elsewhere -- the problem block per
 (problem, dtype), the kernel block per kernel, the interactions per (problem,
 tile), the hardware block per arch -- so a batch of rows is, per column, the
-distinct values its rows use and an index per row. A Parquet writer takes
+distinct values its rows use and an index per row. The blocks are the row
+maker's (``rows.RowMaker``, one per (arch, dtype)), as every feature row's. A Parquet writer takes
 those as they are (``render.write_parquet``); iterating gives the row tuples
 (``table._pair_rows``, the definition), which csv and jsonl print.
 Applicability comes from the column engine (``coverage.Decisions``), one
@@ -16,10 +17,8 @@ from typing import Iterator, Sequence
 
 import numpy as np
 
-from ..arch.facts import common_facts
 from ..workload import Problem, Workspace
 from ..workload.coverage import Decisions
-from .engine import hardware_block, interactions, problem_block, problem_gemm
 
 __all__ = ["PairRows"]
 
@@ -30,8 +29,9 @@ Column = tuple
 class PairRows:
     """The pair rows of ``table._pair_rows``: iterate for tuples, or ``column_batches`` for column blocks."""
 
-    def __init__(self, rows: Iterator[tuple], combos, problems: Sequence[Problem], kernels, ws: Workspace):
-        self._rows, self.combos, self.problems, self.kernels, self.ws = rows, combos, problems, kernels, ws
+    def __init__(self, rows: Iterator[tuple], combos, problems: Sequence[Problem], makers, ws: Workspace):
+        """``makers``: ``table._Makers``, the row maker of each (arch, dtype) and the kernels' names."""
+        self._rows, self.combos, self.problems, self.makers, self.ws = rows, combos, problems, makers, ws
 
     def __iter__(self) -> Iterator[tuple]:
         return self._rows
@@ -53,11 +53,12 @@ class PairRows:
         wanted = set(self.combos)
         targets = list(dict.fromkeys((c.arch, c.dtype) for c in self.combos))
         self._targets = targets
-        self._tails = [hardware_block(arch, self.kernels.semantics) for arch, _ in targets]
+        self._makers = [self.makers.get(arch, dtype) for arch, dtype in targets]
+        self._tails = [m.hw for m in self._makers]
         decisions = [Decisions.of_problems(self.ws, self.problems, arch, [dtype]) for arch, dtype in targets]
         self._decisions = decisions
-        self._ids: dict[object, int] = {}  # config -> kernel id
-        self._kernel_of: list[tuple] = []  # kernel id -> (shape, block, name)
+        self._ids: dict[object, int] = {}  # (target, config) -> kernel id
+        self._kernel_of: list[tuple] = []  # kernel id -> (KernelParts, name)
         self._key_of: list[int] = []  # kernel id -> tile key id
         self._keys: dict[tuple, int] = {}
         found_ids: dict[int, tuple] = {}  # id(found tuple) -> (found, kernel ids, key ids)
@@ -68,7 +69,7 @@ class PairRows:
                 found = d.found(i, dtype)
                 got = found_ids.get(id(found))
                 if got is None:
-                    ids = [self._kernel(c, config) for c, config in found if c in wanted]
+                    ids = [self._kernel(t, config) for c, config in found if c in wanted]
                     got = found_ids[id(found)] = (found, *_keyed(np.array(ids, dtype=np.int64), self._key_of))
                     if len(found_ids) > 4096:
                         found_ids.clear()
@@ -76,15 +77,13 @@ class PairRows:
                 if len(got[1]):
                     yield row, t, i, got[1], got[2], got[3]
 
-    def _kernel(self, combo, config) -> int:
-        k = self._ids.get(config)
+    def _kernel(self, t: int, config) -> int:
+        k = self._ids.get((t, config))
         if k is None:
-            got = self.kernels.get(combo, config)
-            shape = got[0]
-            key = (shape.tile_m, shape.tile_n, shape.tile_k, shape.groups_to_merge)
-            k = self._ids[config] = len(self._kernel_of)
-            self._kernel_of.append(got)
-            self._key_of.append(self._keys.setdefault(key, len(self._keys)))
+            got = self._makers[t].kernel(config)
+            k = self._ids[(t, config)] = len(self._kernel_of)
+            self._kernel_of.append((got, self.makers.name(config)))
+            self._key_of.append(self._keys.setdefault(got.key, len(self._keys)))
         return k
 
     def _columns(self, segments: list[tuple]) -> list[Column]:
@@ -101,16 +100,14 @@ class PairRows:
             base = bases.get((i, t))
             if base is None:
                 base = bases[(i, t)] = len(mid_values)
-                gemm = problem_gemm(self._problem(t, i), self.kernels.semantics)
-                cus = self._tails[t][0]
-                mid_values.extend(interactions(gemm, self._kernel_of[k][0], cus) for k in firsts)
+                _, mids = self._makers[t].tiles(self._problem(t, i), [self._kernel_of[k][0] for k in firsts])
+                mid_values.extend(mids)
             mid_parts.append(local + base)
         mid_of = np.concatenate(mid_parts)
-        head_values = [problem_block(self._problem(t, i), common_facts().element_size[self._targets[t][1]])
-                       for i, t in heads]
+        head_values = [self._makers[t].problem(self._problem(t, i))[0] for i, t in heads]
         used, kernel_at = np.unique(kernel, return_inverse=True)
-        blocks = [self._kernel_of[k][1] for k in used.tolist()]
-        names = [self._kernel_of[k][2] for k in used.tolist()]
+        blocks = [self._kernel_of[k][0].block for k in used.tolist()]
+        names = [self._kernel_of[k][1] for k in used.tolist()]
         target_of = np.repeat(np.array([s[1] for s in segments], np.int64), sizes)
         tails = self._tails
         columns: list[Column] = []

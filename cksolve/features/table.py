@@ -2,9 +2,8 @@
 
 Pairs come from the workload's applicability (``coverage.Decisions``), so a candidate
 pool is exactly the kernels CK Tile's run-time checks accept for the problem,
-not a list rebuilt from tiles or from benchmark files. Blocks are computed
-once where they can be: the problem block per problem, the kernel block per
-kernel, the interactions per (problem, tile); a row only joins them.
+not a list rebuilt from tiles or from benchmark files. The rows are made by
+``rows.RowMaker``, one per (arch, dtype), as every feature row is.
 """
 
 from __future__ import annotations
@@ -12,7 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
-from ..arch.facts import common_facts
 from ..errors import CksolveError
 from ..solver import bounded_configs
 from ..space.config import KernelConfig, config_fields
@@ -20,10 +18,9 @@ from ..space.kinds import GEMM
 from ..rulesets import Combo, RuleSet, kind_of
 from ..workload import Problem, Workspace
 from ..workload.coverage import Decisions
-from .ckname import dispatcher_name, read_name
-from .engine import (SEMANTICS, hardware_block, interactions, kernel_block, kernel_shape, problem_block,
-                     problem_gemm)
+from .engine import SEMANTICS, hardware_block
 from .pairs import PairRows
+from .rows import RowMaker
 from .spec import FEATURE_NAMES, KERNEL_NAMES
 
 __all__ = ["FeatureTable", "features", "iter_features", "PAIR_COLUMNS", "KERNEL_COLUMNS"]
@@ -63,23 +60,29 @@ def _combos(combo: Combo | Iterable[Combo]) -> list[Combo]:
     return combos
 
 
-class _Kernels:
-    """Kernel shapes and blocks, computed once per kernel."""
+class _Makers:
+    """A row maker per (arch, dtype) of the combinations (``rows.RowMaker``), and the kernels' names."""
 
-    def __init__(self, semantics: str):
-        self.semantics = semantics
-        self.memo: dict = {}
-        self.unread: set[str] = set()
+    def __init__(self, semantics: str, hardware: bool = True):
+        self.semantics, self.hardware = semantics, hardware
+        self.makers: dict[tuple[str, str], RowMaker] = {}
+        self.names: dict = {}
 
-    def get(self, combo: Combo, config: KernelConfig):
-        got = self.memo.get(config)
+    def get(self, arch: str, dtype: str) -> RowMaker:
+        maker = self.makers.get((arch, dtype))
+        if maker is None:
+            maker = self.makers[(arch, dtype)] = RowMaker(arch, dtype, self.semantics, self.hardware)
+        return maker
+
+    def name(self, config: KernelConfig) -> str:
+        got = self.names.get(config)
         if got is None:
-            shape = kernel_shape(config, self.semantics, combo.arch)
-            block = kernel_block(shape, common_facts().element_size[combo.dtype])
-            got = self.memo[config] = (shape, block, config.name())
-            if self.semantics == "ck" and read_name(dispatcher_name(config)) is None:
-                self.unread.add(got[2])
+            got = self.names[config] = config.name()
         return got
+
+    @property
+    def unread(self) -> tuple[str, ...]:
+        return tuple(sorted(set().union(*(m.unread for m in self.makers.values()))))
 
 
 def features(rule_set: RuleSet, combo: Combo | Iterable[Combo], problems: Sequence[Problem] | None = None,
@@ -95,23 +98,19 @@ def features(rule_set: RuleSet, combo: Combo | Iterable[Combo], problems: Sequen
     if semantics not in SEMANTICS:
         raise CksolveError(f"unknown semantics {semantics!r}; valid: {', '.join(SEMANTICS)}")
     combos = _combos(combo)
-    kernels = _Kernels(semantics)
-    if semantics == "ck" or problems is not None:
+    makers = _Makers(semantics, hardware=semantics == "ck" or problems is not None)
+    if makers.hardware:
         for arch in dict.fromkeys(c.arch for c in combos):
             hardware_block(arch)  # fails on an arch without a CK profile, whether or not it has kernels
     if problems is None:
         rows = []
         for c in combos:
+            maker = makers.get(c.arch, c.dtype)
             for config in sorted(bounded_configs(rule_set, c), key=lambda k: k.name()):
-                _, block, name = kernels.get(c, config)
-                rows.append((*block, name, *config))
-        return FeatureTable(KERNEL_COLUMNS, rows, semantics, tuple(sorted(kernels.unread)))
-    return _pairs(combos, problems, kernels, workspace or Workspace(rule_set))
-
-
-def _pairs(combos, problems, kernels: _Kernels, ws: Workspace) -> FeatureTable:
-    rows = list(_pair_rows(combos, problems, kernels, ws))
-    return FeatureTable(PAIR_COLUMNS, rows, kernels.semantics, tuple(sorted(kernels.unread)))
+                rows.append((*maker.kernel(config).block, makers.name(config), *config))
+        return FeatureTable(KERNEL_COLUMNS, rows, semantics, makers.unread)
+    rows = list(_pair_rows(combos, problems, makers, workspace or Workspace(rule_set)))
+    return FeatureTable(PAIR_COLUMNS, rows, semantics, makers.unread)
 
 
 def iter_features(rule_set: RuleSet, combo: Combo | Iterable[Combo], problems: Sequence[Problem] | None = None,
@@ -124,34 +123,28 @@ def iter_features(rule_set: RuleSet, combo: Combo | Iterable[Combo], problems: S
     if semantics not in SEMANTICS:
         raise CksolveError(f"unknown semantics {semantics!r}; valid: {', '.join(SEMANTICS)}")
     combos = _combos(combo)
-    kernels = _Kernels(semantics)
+    makers = _Makers(semantics)
     for arch in dict.fromkeys(c.arch for c in combos):
         hardware_block(arch)  # fails before the first row on an arch without a CK profile
     ws = workspace or Workspace(rule_set)
-    rows = PairRows(_pair_rows(combos, problems, kernels, ws), combos, problems, kernels, ws)
-    return PAIR_COLUMNS, rows, lambda: tuple(sorted(kernels.unread))
+    rows = PairRows(_pair_rows(combos, problems, makers, ws), combos, problems, makers, ws)
+    return PAIR_COLUMNS, rows, lambda: makers.unread
 
 
-def _pair_rows(combos, problems, kernels: _Kernels, ws: Workspace):
+def _pair_rows(combos, problems, makers: _Makers, ws: Workspace):
     wanted = set(combos)
     targets = list(dict.fromkeys((c.arch, c.dtype) for c in combos))
-    hw = {arch: hardware_block(arch, kernels.semantics) for arch, _ in targets}
+    rows_of = [makers.get(arch, dtype) for arch, dtype in targets]
     # the column engine decides every problem of a target at once (repeated rows once, per verdict class)
     decisions = [Decisions.of_problems(ws, problems, arch, [dtype]) for arch, dtype in targets]
+    pools: dict[int, tuple] = {}  # id(the engine's (combo, config) list) -> (it, the maker's pool, names)
     for index, problem in enumerate(problems):
-        gemm = problem_gemm(problem, kernels.semantics)
-        for (arch, dtype), d in zip(targets, decisions):
-            head = problem_block(problem, common_facts().element_size[dtype])
-            tail = hw[arch]
-            num_cus = tail[0]
-            inter: dict[tuple, tuple] = {}
+        for (arch, dtype), d, maker in zip(targets, decisions, rows_of):
             found = d.found(int(d.inverse[index]), dtype)
-            for c, config in found:
-                if c not in wanted:
-                    continue
-                shape, block, name = kernels.get(c, config)
-                key = (shape.tile_m, shape.tile_n, shape.tile_k, shape.groups_to_merge)
-                mid = inter.get(key)
-                if mid is None:
-                    mid = inter[key] = interactions(gemm, shape, num_cus)
-                yield (*head, *block, *mid, *tail, index, name)
+            got = pools.get(id(found))
+            if got is None or got[0] is not found:  # the lists repeat: one per verdict class
+                configs = [config for c, config in found if c in wanted]
+                if len(pools) >= 4096:
+                    pools.clear()
+                got = pools[id(found)] = (found, maker.pool(configs), [makers.name(c) for c in configs])
+            yield from maker.rows(problem, got[1], [(index, name) for name in got[2]])

@@ -12,12 +12,11 @@ without them a model command says so in one line (``lgbm.MissingML``).
 Formats, semantics and sources: docs/selection.md.
 """
 
+from ..features import MODEL_SEMANTICS, KernelName, RowMaker, ShortName, read_kernel_name
 from .efficiency import picks, summary
 from .lgbm import INSTALL, MissingML
 from .measurements import CK_COLUMNS, Measurements, read_measurements
 from .modeldir import MANIFEST_FILE, MODEL_FILE, SPEC_FILE, ModelDir, read_model_dir, write_model_dir
-from .names import KernelName, ShortName, read_kernel_name
-from .rows import MODEL_SEMANTICS, RowMaker
 from .tasks import evaluate, evaluate_text
 from .training import train  # lightgbm and scikit-learn load on call (lgbm.lightgbm)
 

@@ -2,7 +2,7 @@
 
 The file itself (columns, numbers, one error line naming the bad value) is read
 by ``workload.perf.read_measurement_file``, the one reader ``minimize --perf``
-uses too. Here: kernel names may be either CK spelling (``names.py``); the
+uses too. Here: kernel names may be either CK spelling (``features.read_kernel_name``); the
 problem's direction comes from the kernel's variant (CK's CSV has no direction
 column); ``problem_idx`` is ignored (problems are keyed by their dimensions, as
 CK's own notes ask, never by a row index). Rows with tflops 0 are skipped (CK's
@@ -17,11 +17,11 @@ from pathlib import Path
 from typing import Iterable, Iterator
 
 from ..errors import CksolveError, shorten
+from ..features import KernelName, read_kernel_name
 from ..space.variants import VARIANTS
 from ..workload import Problem
 from ..workload.hygiene import Hygiene, HygieneOptions, check_rows
 from ..workload.perf import CK_COLUMNS, Measurement, read_measurement_file
-from .names import KernelName, read_kernel_name
 
 __all__ = ["Measurements", "read_measurements", "measurements_of", "CK_COLUMNS"]
 

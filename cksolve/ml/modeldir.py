@@ -16,7 +16,7 @@ when the spec's ``feature_names`` differ from the engine's 97, each is mapped to
 its engine column (so 83- and 91-feature models run on the 97-column rows) and
 a name the engine lacks is an error naming it; a spec without ``feature_names``
 takes the rows as they are; ``tflops`` in ``log_targets`` means expm1. cksolve
-adds ``cksolve_feature_semantics`` (``rows.MODEL_SEMANTICS``) to the specs it
+adds ``cksolve_feature_semantics`` (``features.MODEL_SEMANTICS``) to the specs it
 writes; CK's Predictor ignores keys it does not read. A model of cksolve's own
 trainer also says what its scores are (``cksolve_score``: ``SCORES``; without
 the key, TFLOPS) and whether CK's Predictor can use it (``ck_predictor``).
@@ -36,11 +36,10 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import CksolveError, shorten
-from ..features import FEATURE_NAMES
+from ..features import FEATURE_NAMES, MODEL_SEMANTICS
 from .dirfiles import MAX_JSON, MAX_MODEL, SHA256_KEY, gunzip_bounded, read_bounded, read_json, sha256, verify_hashes
 from .leafsum import LeafSum, leaf_sum
 from .lgbm import lightgbm, native_quiet
-from .rows import MODEL_SEMANTICS
 from .textmodel import MAX_FEATURES, check_model_text
 
 __all__ = ["ModelDir", "read_model_dir", "write_model_dir", "MODEL_FILE", "SPEC_FILE", "MANIFEST_FILE", "SCORES"]

@@ -7,7 +7,7 @@ and what this trainer does differently from CK's (``training``, ``train --like-c
   measured (``workload.labels``: a full name is itself, a dispatcher short name
   the ``default`` kernel CK's runner built for it, a label map first); labels
   that measured one kernel are one row per problem, their mean TFLOPS;
-* **exact features** (``rows``' ``exact`` semantics): the resolved kernel's true
+* **exact features** (``features.RowMaker``'s ``exact`` semantics): the resolved kernel's true
   waves, warp tile, double buffering and vectors, not CK's reading of the name;
 * **a within-problem objective**: what a selector needs is the order of the
   kernels of one problem, not TFLOPS across problems. Candidates
@@ -44,13 +44,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import CksolveError
-from ..features import FEATURE_NAMES
+from ..features import FEATURE_NAMES, RowMaker
 from .efficiency import picks, summary
 from .fits import THREADS, run_fits
 from .folds import ck_folds, ck_group_key
 from .lgbm import lightgbm
 from .measurements import Measurements
-from .rows import RowMaker
 
 __all__ = ["OBJECTIVES", "PARAMS", "TREES", "RELEVANCE", "SCORES", "KernelData", "kernel_data", "cross_validate",
            "choose", "fit_objective", "lgb_params", "relevance", "ck_predictor_note"]
@@ -86,28 +85,28 @@ class KernelData:
 def kernel_data(m: Measurements, kernels: dict, arch: str, dtype: str, semantics: str) -> KernelData:
     """The rows of measurements ``m`` whose labels are resolved in ``kernels`` ({label: KernelName with a
     config}): one per (problem, kernel), its labels' TFLOPS averaged."""
-    rows = RowMaker(arch, dtype, semantics)
+    maker = RowMaker(arch, dtype, semantics)
     config_of = {label: k.config for label, k in kernels.items()}
     names = sorted({c.name() for c in config_of.values()})
     rank = {n: i for i, n in enumerate(names)}
-    x, t, s, p, r, keys, counts = [], [], [], [], [], [], []
+    batch, t, s, p, r, keys, counts = [], [], [], [], [], [], []
     for pid, (problem, measured) in enumerate(m.by_problem.items()):
         got: dict = {}
         for label in sorted(measured):
             c = config_of[label]
             got.setdefault(c.name(), (c, []))[1].append(measured[label])
         best = max(float(np.mean(v)) for _c, v in got.values())
+        batch.append((problem, [got[name][0] for name in sorted(got)]))
         for name in sorted(got):
             c, values = got[name]
             tflops = float(np.mean(values))
-            x.append(rows.row(problem, c))
             t.append(tflops)
             s.append(tflops / best)
             p.append(pid)
             r.append(rank[name])
         keys.append(ck_group_key(problem))
         counts.append(m.counts.get(problem, len(measured)))
-    return KernelData(np.array(x, dtype=np.float64), np.array(t), np.array(s), np.array(p), np.array(r), names,
+    return KernelData(maker.blocks(batch), np.array(t), np.array(s), np.array(p), np.array(r), names,
                       len(config_of), keys, counts)
 
 

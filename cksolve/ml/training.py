@@ -34,7 +34,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import CksolveError
-from ..features import FEATURE_NAMES
+from ..features import FEATURE_NAMES, MODEL_SEMANTICS, KernelName, RowMaker
 from ..workload.hygiene import HygieneOptions
 from ..workload.labels import LabelResolver
 from .efficiency import picks, summary
@@ -43,8 +43,6 @@ from .folds import GROUP_KEY, ck_folds, ck_group_key
 from .lgbm import lightgbm
 from .measurements import Measurements, read_measurements
 from .modeldir import write_model_dir
-from .names import KernelName
-from .rows import MODEL_SEMANTICS, RowMaker
 from .selector import (OBJECTIVES, PARAMS, SCORES, TREES, choose, ck_predictor_note, cross_validate, fit_objective,
                        kernel_data)
 
@@ -82,22 +80,22 @@ def resolved_kernels(m: Measurements, arch: str, kernel_map: dict | None = None)
 
 def train_data(m: Measurements, arch: str, dtype: str, semantics: str) -> TrainData:
     """One row per measured (problem, label); exact features of a short label are its resolved kernel's."""
-    rows = RowMaker(arch, dtype, semantics)
+    maker = RowMaker(arch, dtype, semantics)
     kernels = resolved_kernels(m, arch) if semantics == "exact" else m.kernels
     ranks = {n: i for i, n in enumerate(sorted(m.kernels))}
-    x, y, g, p, r = [], [], [], [], []
+    batch, y, g, p, r = [], [], [], [], []
     keys = []
     for pid, (problem, measured) in enumerate(m.by_problem.items()):
         key = ck_group_key(problem)
         keys.append(key)
+        batch.append((problem, [kernels[name] for name in sorted(measured)]))
         for name in sorted(measured):
-            x.append(rows.row(problem, kernels[name]))
             y.append(measured[name])
             g.append(key)
             p.append(pid)
             r.append(ranks[name])
     counts = [m.counts.get(problem, len(measured)) for problem, measured in m.by_problem.items()]
-    return TrainData(np.array(x, dtype=np.float64), np.array(y), np.array(g, dtype=object), np.array(p),
+    return TrainData(maker.blocks(batch), np.array(y), np.array(g, dtype=object), np.array(p),
                      np.array(r), m, keys, counts)
 
 

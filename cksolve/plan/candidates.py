@@ -18,8 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-from ..features.ckname import dispatcher_name, read_short
-from ..ml.names import config_short
+from ..features.ckname import config_short, dispatcher_name, read_short
 from ..scoring import get_scorer
 from ..scoring.analytic import problem_terms
 from ..space.kinds import GEMM, kernel_kind

@@ -34,7 +34,7 @@ from typing import Sequence
 import numpy as np
 
 from ..errors import CksolveError
-from ..ml.names import read_kernel_name
+from ..features import read_kernel_name
 from ..space.variants import VARIANTS
 from ..workload.hygiene import Hygiene, HygieneOptions, check_rows
 from ..workload.perf import read_measurement_file

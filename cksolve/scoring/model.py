@@ -1,6 +1,6 @@
 """The model scorer: a CK model directory's predicted TFLOPS (``ml.modeldir``, CK's Predictor semantics).
 
-Rows follow the model's recorded feature semantics (``ml.rows``). Pairs that
+Rows follow the model's recorded feature semantics (``features.RowMaker``, the one row maker). Pairs that
 share one feature row -- CK's reading aliases many configs onto one row -- are
 predicted once per batch.
 """
@@ -12,8 +12,8 @@ from typing import Sequence
 import numpy as np
 
 from ..errors import CksolveError
+from ..features import RowMaker
 from ..ml.modeldir import read_model_dir
-from ..ml.rows import RowMaker
 
 __all__ = ["ModelScorer"]
 
@@ -61,16 +61,16 @@ class ModelScorer:
                 if got is None:
                     got = groups[p] = (len(groups), {}, [])
             number, rows_of, firsts = got
-            kid = maker.kernel(c)[2]
+            kid = maker.kernel(c).id
             i = rows_of.get(kid)
             if i is None:
                 i = rows_of[kid] = len(firsts)
                 firsts.append(c)
             group.append(number)
             local.append(i)
-        blocks = [maker.rows(p, firsts) for p, (_, _, firsts) in groups.items()]
-        starts = np.cumsum([0] + [len(b) for b in blocks[:-1]])
-        rows = np.concatenate(blocks)
+        firsts_of = [firsts for _, _, firsts in groups.values()]
+        starts = np.cumsum([0] + [len(f) for f in firsts_of[:-1]])
+        rows = maker.blocks(zip(groups, firsts_of))
         self.predicted += len(rows)
         pred = self.model.predict(rows)
         return pred[starts[np.array(group)] + np.array(local)].tolist()

@@ -1,8 +1,9 @@
 """``select``: per problem, the K best kernels that can run it, by a scorer.
 
 The candidates of a problem are exactly the kernels ``applicable`` lists
-(``workload.iter_coverage``: CK Tile's run-time checks, decided for all
-distinct problems at once), implicit-GEMM ones
+(the column engine, ``workload.coverage.Decisions``: CK Tile's run-time checks,
+decided for all distinct problems at once; its configs and names as they are, no
+name parsed back), implicit-GEMM ones
 (the scorers describe GEMM kernels; depthwise kernels are not ranked). They are
 ranked by score, higher first, ties by name, so the output is the same whatever
 order the pool came in. A problem no kernel can run gets one record naming the
@@ -22,11 +23,13 @@ from typing import Iterable, Iterator, Sequence, TextIO
 
 from ..errors import CksolveError
 from ..formats import csv_writer
+from ..progress import Progress
 from ..rulesets.listed import ListedRuleSet
 from ..space.kinds import GEMM, kernel_kind
-from ..space.naming import parse_name, parse_names
+from ..space.naming import parse_names
 from ..space.textfile import read_text
-from ..workload import iter_coverage
+from ..workload import Workspace
+from ..workload.coverage import Decisions
 
 __all__ = ["SelectRecord", "select", "write_select", "names_rule_set", "SELECT_FORMATS", "CHUNK"]
 
@@ -59,7 +62,7 @@ class SelectRecord:
 def _blocked(record) -> str:
     """Why no kernel is ranked for a problem: depthwise kernels only, or what blocks it (``coverage.blocking``,
     the statement ``cover`` and ``report`` print) with how many of its candidates that rule rejects."""
-    if record.kernels:
+    if record.applicable:
         return "only depthwise kernels can run it (select ranks implicit-GEMM kernels)"
     if not record.rejected:
         return record.blocked
@@ -70,41 +73,41 @@ def select(problems: Sequence, rule_set, arch: str, dtype: str, scorer, top: int
     """SelectRecords, problem by problem (file order), rank by rank."""
     if top < 1:
         raise CksolveError(f"{{opt:top}} {top} must be at least 1")
-    pools = _Pools()
+    problems = problems if isinstance(problems, Sequence) else list(problems)
+    table = Decisions.of_problems(Workspace(rule_set), problems, arch, [dtype])
+    pools = _Pools(table, dtype)
     done: dict = {}  # problem -> its ranking [(score, name)] or what blocks it: a problem met again is not rescored
     chunk: list = []
-    for record in iter_coverage(problems, rule_set, arch, [dtype], with_kernels=True):
-        chunk.append(record)
-        if len(chunk) >= CHUNK:
+    with Progress("writing records", len(problems)) as bar:
+        for row, problem in enumerate(problems):
+            chunk.append(table.record(row, problem, int(table.inverse[row]), dtype, with_kernels=False))
+            if len(chunk) >= CHUNK:
+                yield from _chunk(chunk, pools, done, arch, dtype, scorer, top)
+                chunk = []
+            bar.advance()
+        if chunk:
             yield from _chunk(chunk, pools, done, arch, dtype, scorer, top)
-            chunk = []
-    if chunk:
-        yield from _chunk(chunk, pools, done, arch, dtype, scorer, top)
 
 
 class _Pools:
-    """The implicit-GEMM kernels of an applicable list, as (names, configs): the lists repeat (one per verdict
-    class of problems), names are parsed once each."""
+    """The implicit-GEMM kernels that run a distinct problem, as (names, configs), both as the column engine
+    holds them: its lists repeat (one per verdict class of problems) and are filtered once each."""
 
-    def __init__(self):
-        self._configs: dict = {}  # name -> config
-        self._pools: dict = {}  # applicable names -> (names, configs)
+    def __init__(self, table: Decisions, dtype: str):
+        self.table, self.dtype = table, dtype
+        self._pools: dict = {}  # id(the engine's (combo, config) list) -> (that list, names, configs)
 
-    def __call__(self, kernels: tuple) -> tuple:
-        got = self._pools.get(kernels)
-        if got is None:
-            configs = self._configs
-            pairs = []
-            for name in kernels:
-                c = configs.get(name)
-                if c is None:
-                    c = configs[name] = parse_name(name)
-                if kernel_kind(c.kind) is GEMM:
-                    pairs.append((name, c))
+    def __call__(self, record) -> tuple:
+        i = int(self.table.inverse[record.row])
+        found = self.table.found(i, self.dtype)
+        got = self._pools.get(id(found))
+        if got is None or got[0] is not found:
+            pairs = [(name, c) for name, (_, c) in zip(self.table.kernels(i, self.dtype), found)
+                     if kernel_kind(c.kind) is GEMM]
             if len(self._pools) >= _KEEP:
                 self._pools.clear()
-            got = self._pools[kernels] = (tuple(n for n, _ in pairs), tuple(c for _, c in pairs))
-        return got
+            got = self._pools[id(found)] = (found, tuple(n for n, _ in pairs), tuple(c for _, c in pairs))
+        return got[1:]
 
 
 def _chunk(chunk, pools: _Pools, done: dict, arch: str, dtype: str, scorer, top: int) -> Iterator[SelectRecord]:
@@ -113,7 +116,7 @@ def _chunk(chunk, pools: _Pools, done: dict, arch: str, dtype: str, scorer, top:
     todo: dict = {}  # problem -> (record, names, configs): the chunk's problems not ranked before, once each
     for record in chunk:
         if record.problem not in done and record.problem not in todo:
-            todo[record.problem] = (record, *pools(record.kernels))
+            todo[record.problem] = (record, *pools(record))
     pairs = [(problem, c) for problem, (_, _, configs) in todo.items() for c in configs]
     scores = scorer.score(pairs, arch, dtype) if pairs else []
     at = 0

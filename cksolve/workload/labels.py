@@ -65,7 +65,7 @@ RESOLVE_RULE_SET = "default"
 HOW = ("name", "map", "exact", "nearest", "unknown")
 #: The epilogue of a request (CK's ``GroupedConvKernelConfig`` default).
 _REQUEST_EPILOGUE = "cshuffle"
-#: The short name's fields that must all agree for an exact match (``ml.names.ShortName`` order).
+#: The short name's fields that must all agree for an exact match (``features.ShortName`` order).
 SHORT_FIELDS = ("variant", "dtype", "ndim", "tile_m", "tile_n", "tile_k", "pipeline", "scheduler",
                  "groups_to_merge", "double_smem_buffer", "split_image", "two_stage")
 
