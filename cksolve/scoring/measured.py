@@ -24,11 +24,12 @@ from ..ml.measurements import read_measurements
 from ..space.kinds import GEMM, kernel_kind
 from ..workload.hygiene import HygieneOptions
 from ..workload.perf import read_measurement_file
+from .protocol import ScorerBase
 
 __all__ = ["MeasuredScorer", "unmeasured_note"]
 
 
-class MeasuredScorer:
+class MeasuredScorer(ScorerBase):
     kind = "measured"
 
     def __init__(self, path, rows=None, hygiene: HygieneOptions | None = None, **_ignored):

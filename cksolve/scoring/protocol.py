@@ -5,17 +5,28 @@ from __future__ import annotations
 import importlib
 from typing import Protocol, Sequence
 
-from ..errors import CksolveError
+import numpy as np
 
-__all__ = ["Scorer", "SCORERS", "get_scorer"]
+from ..errors import CksolveError, did_you_mean
+
+__all__ = ["Scorer", "ScorerBase", "SCORERS", "get_scorer", "check_scorer_name"]
 
 
 class Scorer(Protocol):
-    """Scores (problem, config) pairs: higher is better; equal scores tie (callers break ties by name)."""
+    """Scores (problem, config) pairs: higher is better; equal scores tie (callers break ties by name).
+
+    ``prepare`` is the one place a scorer validates (its device, factors, model, file against the arch and
+    dtype): a caller prepares once, before any output, and the scores follow. ``score_grid`` is the batch
+    over problems x configs (``ScorerBase`` gives it from ``score``; a scorer with a faster way overrides it).
+    """
 
     kind: str
 
     def score(self, pairs: Sequence[tuple], arch: str, dtype: str) -> list[float]:
+        ...
+
+    def score_grid(self, problems: Sequence, configs: Sequence, arch: str, dtype: str) -> np.ndarray:
+        """Every (problem, config) pair's score as a (problems, configs) float64 array."""
         ...
 
     def describe(self) -> str:
@@ -27,14 +38,34 @@ class Scorer(Protocol):
         ...
 
 
+class ScorerBase:
+    """What every scorer shares: the grid batch from its pairs (one call of ``score``)."""
+
+    def score_grid(self, problems: Sequence, configs: Sequence, arch: str, dtype: str) -> np.ndarray:
+        problems, configs = list(problems), list(configs)
+        out = np.zeros((len(problems), len(configs)), dtype=np.float64)
+        if problems and configs:
+            pairs = [(p, c) for p in problems for c in configs]
+            out[:] = np.asarray(self.score(pairs, arch, dtype), dtype=np.float64).reshape(out.shape)
+        return out
+
+
 #: kind -> (module, class): imported when asked for (a model scorer loads lightgbm)
-SCORERS = {"analytic": ("analytic", "AnalyticScorer"), "model": ("model", "ModelScorer"),
-           "measured": ("measured", "MeasuredScorer")}
+SCORERS = {"padding": ("padding", "PaddingScorer"), "analytic": ("analytic", "AnalyticScorer"),
+           "model": ("model", "ModelScorer"), "measured": ("measured", "MeasuredScorer")}
+
+
+def check_scorer_name(kind: str, valid=None, option: str = "scorer") -> str:
+    """``kind`` when it is one of ``valid`` (default: every registered scorer), else the one error line: the
+    valid names and the nearest one."""
+    valid = tuple(SCORERS) if valid is None else tuple(valid)
+    if kind not in valid:
+        raise CksolveError(f"unknown {option} {kind!r}; valid: {', '.join(valid)}{did_you_mean(kind, valid)}")
+    return kind
 
 
 def get_scorer(kind: str = "analytic", **options) -> Scorer:
-    """The scorer ``kind`` built with ``options`` (analytic: device; model, measured: path)."""
-    if kind not in SCORERS:
-        raise CksolveError(f"unknown scorer {kind!r}; valid: {', '.join(SCORERS)}")
-    module, cls = SCORERS[kind]
+    """The scorer ``kind`` built with ``options`` (analytic: device, factors; model, measured: path; padding:
+    none)."""
+    module, cls = SCORERS[check_scorer_name(kind)]
     return getattr(importlib.import_module(f".{module}", __package__), cls)(**options)

@@ -88,7 +88,7 @@ class GroupedWorkload:
                 ok[j] = alone[p][2][0]
             configs = [c for c, _ in pool.order]
             if perf is None:
-                column, sc = _analytic(configs, *shape, arch)
+                column, sc = _padding(configs, *shape, arch)
             else:
                 column, sc = _measured(pool.names, shape[0], perf)
             verdicts.append(ok)
@@ -157,8 +157,8 @@ class GroupedWorkload:
         return tuple(flat[~np.isnan(flat)].tolist())
 
 
-def _analytic(configs: list, problems: list, columns: dict, arch: str) -> tuple[list[int], np.ndarray]:
-    """(score column of each config, (P, columns) scores): one column per ``score_key``."""
+def _padding(configs: list, problems: list, columns: dict, arch: str) -> tuple[list[int], np.ndarray]:
+    """(score column of each config, (P, columns) padding scores): one column per ``score_key``."""
     column: dict[tuple, int] = {}
     reps = []
     of = []
