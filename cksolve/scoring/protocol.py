@@ -39,14 +39,15 @@ class Scorer(Protocol):
 
 
 class ScorerBase:
-    """What every scorer shares: the grid batch from its pairs (one call of ``score``)."""
+    """What every scorer shares: the grid batch from its pairs, one problem's row per call of ``score`` (what
+    is held at once grows with the configs, not with problems x configs)."""
 
     def score_grid(self, problems: Sequence, configs: Sequence, arch: str, dtype: str) -> np.ndarray:
         problems, configs = list(problems), list(configs)
         out = np.zeros((len(problems), len(configs)), dtype=np.float64)
-        if problems and configs:
-            pairs = [(p, c) for p in problems for c in configs]
-            out[:] = np.asarray(self.score(pairs, arch, dtype), dtype=np.float64).reshape(out.shape)
+        if configs:
+            for i, p in enumerate(problems):
+                out[i] = self.score([(p, c) for c in configs], arch, dtype)
         return out
 
 
