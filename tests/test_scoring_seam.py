@@ -72,7 +72,7 @@ def test_every_scorer_batches_problems_by_configs():
 
 
 def test_the_cli_scorer_names_are_the_registry():
-    from cksolve.cli.scorers import SCORER_NAMES
+    from cksolve.cli.options import SCORER_NAMES
 
     assert sorted(SCORER_NAMES) == sorted(SCORERS)
 

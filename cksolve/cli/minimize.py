@@ -15,8 +15,7 @@ from .app import app
 from .errors import to_stderr
 from .options import (BuilderOpt, KeepInvalidOpt, KernelMapOpt, MinWrittenOpt, WorkloadArgs, check_format,
                       hygiene_options, load_rule_set, refuse_unwritable, say_hygiene, stdout_dash, workload_options,
-                      write)
-from .scorers import scorer_kind, scorer_option
+                      scorer_kind, scorer_option, write)
 
 SUMMARY_FORMATS = ("text", "json")
 #: what minimize ranks by: the padding score, or measurements (``--perf``)
@@ -34,9 +33,9 @@ def minimize_cmd(
                                               help="Keep at most N kernels; maximise the problems with a good one."),
     time_limit: Optional[float] = typer.Option(None, "--time-limit", metavar="SECONDS",
                                                help="Seconds for the whole search (default: 60); then the best set found, FEASIBLE with its gap."),
-    perf: Optional[Path] = typer.Option(None, "--perf", metavar="FILE", help="Measured results (CSV/JSONL: problem fields, kernel, "
-                                                             "tflops or time_ms): rank by them (--scorer measured) "
-                                                             "instead of the padding score."),
+    perf: Optional[Path] = typer.Option(None, "--perf", metavar="FILE",
+                                        help="Measured results (CSV/JSONL: problem fields, kernel, tflops or time_ms): "
+                                             "rank by them (--scorer measured) instead of the padding score."),
     scorer: Optional[str] = scorer_option(MINIMIZE_SCORERS, "padding"),
     output: Optional[Path] = typer.Option(None, "--output", "-o", metavar="FILE", callback=stdout_dash,
                                           help="Write the kept names here (else, or with -, stdout)."),

@@ -19,8 +19,7 @@ from .app import app
 from .errors import say
 from .options import (AllowUnmeasuredOpt, BuilderOpt, FactorsOpt, KeepInvalidOpt, KernelMapOpt, MinWrittenOpt,
                       OneArchOpt, OutputOpt, arch_spellings, check_format, choices, format_option, hygiene_options,
-                      load_rule_set, one_arch, refuse_unwritable, say_hygiene)
-from .scorers import scorer_kind, scorer_option
+                      load_rule_set, one_arch, refuse_unwritable, say_hygiene, scorer_kind, scorer_option)
 
 EVALUATE_FORMATS = ("table", "json")
 #: the scorers evaluate compares

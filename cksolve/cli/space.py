@@ -18,8 +18,7 @@ from .listing import records_blocks, write_blocks
 from .options import (AllowUnmeasuredOpt, BuilderOpt, FactorsOpt, OneArchOpt, backend_option, OutputOpt,
                       SelectionArgs, check_format, choices, format_option, load_rule_set, one_arch, refuse_unwritable,
                       rule_set_option, selection_options, write, KeepInvalidOpt, KernelMapOpt, MinWrittenOpt,
-                      hygiene_options, say_hygiene)
-from .scorers import scorer_kind, scorer_option
+                      hygiene_options, say_hygiene, scorer_kind, scorer_option)
 
 SAMPLE_FORMATS = ("names", "jsonl", "csv")
 SEARCH_FORMATS = ("table", "jsonl", "csv", "names")

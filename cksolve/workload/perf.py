@@ -36,7 +36,8 @@ from ..space.textfile import read_text
 from ..space.variants import VARIANTS
 from .problem import FIELDS, Problem, ProblemError, _csv_rows, _echo, _from_mapping, _int, _jsonl_rows
 
-__all__ = ["read_perf", "perf_scores", "measured_scores", "read_measurement_file", "Measurement", "CK_COLUMNS", "COLUMNS", "MADE_UP"]
+__all__ = ["read_perf", "perf_scores", "measured_scores", "read_measurement_file", "Measurement", "CK_COLUMNS",
+           "COLUMNS", "MADE_UP"]
 
 #: CK's tile-engine CSV header, in its order
 CK_COLUMNS = ("kernel", "problem_idx", "N", "C", "K", "G", "Di", "Hi", "Wi", "Z", "Y", "X", "stride_d", "stride_h",

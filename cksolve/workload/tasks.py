@@ -66,8 +66,8 @@ def minimize_kernels(problems: Path | Sequence[Problem], rule_set: RuleSet, arch
     scorer of ``cksolve.scoring``), or the measured ones in ``perf`` (the file read once and checked by
     ``perf.perf_scores``; with ``scorer``, a function of the rows read, called after that check, returning a
     scorer (``cksolve.scoring.Scorer``: its ``score_grid``) such as the measured scorer on the same rows, the
-    file's problems x R's kernels are scored by it). ``perf``'s rows are checked first (``hygiene``; default ``HygieneOptions(arch)``: invalid rows
-    dropped); the verdict is the plan's ``hygiene``."""
+    file's problems x R's kernels are scored by it). ``perf``'s rows are checked first (``hygiene``; default
+    ``HygieneOptions(arch)``: invalid rows dropped); the verdict is the plan's ``hygiene``."""
     request = minimize_request() if request is None else request
     workload = read_problems(problems) if isinstance(problems, (str, Path)) else list(problems)
     measured = None
