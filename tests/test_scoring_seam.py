@@ -260,3 +260,15 @@ def test_factors_toml_covers_every_pipeline_and_a_missing_one_is_an_error(monkey
     finally:
         monkeypatch.undo()
         factorfile.base_factors.cache_clear()
+
+
+@pytest.mark.parametrize("value, schema, fault", [
+    ({"a": [1, True]}, {"a": [int]}, "[a][1]: expected int, got True"),  # a TOML boolean is not an integer
+    ({"a": {"b": [1, "x"]}}, {"a": {"*": [int]}}, "[a].b[1]: expected int, got 'x'"),
+    ([[1], [2, 2.5]], [[int]], "top level[1][1]: expected int, got 2.5"),
+    ({"a": [True, 1]}, {"a": [(bool, int)]}, ""),
+])
+def test_the_one_validator_names_the_place_of_a_bad_leaf(value, schema, fault):
+    from cksolve.space.datafile import validate
+
+    assert validate(value, schema) == fault
