@@ -36,7 +36,7 @@ def minimize_cmd(
     perf: Optional[Path] = typer.Option(None, "--perf", metavar="FILE",
                                         help="Measured results (CSV/JSONL: problem fields, kernel, tflops or time_ms): "
                                              "rank by them (--scorer measured) instead of the padding score."),
-    scorer: Optional[str] = scorer_option(MINIMIZE_SCORERS, "padding"),
+    scorer: Optional[str] = scorer_option(MINIMIZE_SCORERS, "padding", "--perf implies measured"),
     output: Optional[Path] = typer.Option(None, "--output", "-o", metavar="FILE", callback=stdout_dash,
                                           help="Write the kept names here (else, or with -, stdout)."),
     output_rule_set: Optional[Path] = typer.Option(None, "--output-rule-set", metavar="FILE",

@@ -338,12 +338,10 @@ __all__ += ["AllowUnmeasuredOpt"]
 SCORER_NAMES = ("padding", "analytic", "model", "measured")
 
 
-def scorer_option(valid: Sequence[str], default: str):
-    """``--scorer NAME`` for a command that ranks by one of ``valid``."""
-    return typer.Option(None, "--scorer", metavar="SCORER",
-                        help=f"{choices(valid)} (default: {default}; --model implies model, a measurement file "
-                             "measured).")
-
+def scorer_option(valid: Sequence[str], default: str,
+                  implied: str = "--model implies model, --measurements measured"):
+    """``--scorer NAME`` for a command that ranks by one of ``valid`` (``implied``: what its files imply)."""
+    return typer.Option(None, "--scorer", metavar="SCORER", help=f"{choices(valid)} (default: {default}; {implied}).")
 
 
 def scorer_kind(given: Optional[str], valid: Sequence[str], default: str, model=None, measured=None,
