@@ -1,7 +1,7 @@
 """Device facts have one place (``arch/devices.toml``); an arch's facts hold what CK fixed per arch.
 
 gfx942 is an instruction set; MI300X (304 CUs), MI300A (228) and MI325X are parts built on it. The
-analytic score of ``minimize`` and the performance model read the arch's default device; the ``hw_*``
+padding score of ``minimize`` and the performance model read the arch's default device; the ``hw_*``
 features keep CK's hardware profile (gfx942: CK's MI300A profile, 228 CUs), which is an input of CK's
 models and not a device's fact.
 """

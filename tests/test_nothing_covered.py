@@ -18,7 +18,7 @@ def test_nothing_covered_is_said_and_exits_1(capsys, tmp_path):
     code, out, err = run(capsys, *argv)
     assert code == 1 and out == ""
     assert "problems covered: 0 of 1" in err
-    assert "score ratio against tiny (analytic): none: tiny covers none of the problems, nothing to keep" in err
+    assert "score ratio against tiny (padding): none: tiny covers none of the problems, nothing to keep" in err
     assert "1.000" not in err
     code, out, err = run(capsys, *argv, "--summary-format", "json", "-o", str(tmp_path / "kept.txt"))
     assert code == 1 and (tmp_path / "kept.txt").read_text() == ""

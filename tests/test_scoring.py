@@ -30,7 +30,7 @@ def test_device_facts_and_defaults():
 
 
 def test_scorers_resolve_by_name():
-    assert set(SCORERS) == {"analytic", "model", "measured"}
+    assert set(SCORERS) == {"padding", "analytic", "model", "measured"}
     with pytest.raises(CksolveError, match="unknown scorer 'magic'"):
         get_scorer("magic")
 

@@ -3,7 +3,7 @@ FLOPs, bandwidth, LDS, registers), and each arch's default part -- the one place
 
 An arch is an instruction set; a device is a product built on one (gfx942: MI300X with 304 CUs,
 MI300A with 228, MI325X). What depends on the part (the performance model of ``cksolve.scoring``,
-``minimize``'s analytic score) reads a device here; what CK's ML selector fixed per arch (its hardware
+``minimize``'s padding score) reads a device here; what CK's ML selector fixed per arch (its hardware
 profile, the ``hw_*`` features) stays with the arch (``facts.toml`` ``hw_profile``).
 """
 

@@ -15,9 +15,11 @@ from .app import app
 from .errors import to_stderr
 from .options import (BuilderOpt, KeepInvalidOpt, KernelMapOpt, MinWrittenOpt, WorkloadArgs, check_format,
                       hygiene_options, load_rule_set, refuse_unwritable, say_hygiene, stdout_dash, workload_options,
-                      write)
+                      scorer_kind, scorer_option, write)
 
 SUMMARY_FORMATS = ("text", "json")
+#: what minimize ranks by: the padding score, or measurements (``--perf``)
+MINIMIZE_SCORERS = ("padding", "measured")
 
 
 @app.command("minimize")
@@ -31,8 +33,10 @@ def minimize_cmd(
                                               help="Keep at most N kernels; maximise the problems with a good one."),
     time_limit: Optional[float] = typer.Option(None, "--time-limit", metavar="SECONDS",
                                                help="Seconds for the whole search (default: 60); then the best set found, FEASIBLE with its gap."),
-    perf: Optional[Path] = typer.Option(None, "--perf", metavar="FILE", help="Measured results (CSV/JSONL: problem fields, kernel, "
-                                                             "tflops or time_ms) instead of the analytic score."),
+    perf: Optional[Path] = typer.Option(None, "--perf", metavar="FILE",
+                                        help="Measured results (CSV/JSONL: problem fields, kernel, tflops or time_ms): "
+                                             "rank by them (--scorer measured) instead of the padding score."),
+    scorer: Optional[str] = scorer_option(MINIMIZE_SCORERS, "padding", "--perf implies measured"),
     output: Optional[Path] = typer.Option(None, "--output", "-o", metavar="FILE", callback=stdout_dash,
                                           help="Write the kept names here (else, or with -, stdout)."),
     output_rule_set: Optional[Path] = typer.Option(None, "--output-rule-set", metavar="FILE",
@@ -48,6 +52,7 @@ def minimize_cmd(
     from .. import workload  # deferred: the workload layer loads only for its commands
 
     check_format(summary_format, SUMMARY_FORMATS, "summary format")
+    scorer_kind(scorer, MINIMIZE_SCORERS, "padding", measured=perf, command="minimize", measured_option="--perf")
     request = workload.minimize_request(keep=keep, per_problem=per_problem, max_kernels=max_kernels,
                                         time_limit=time_limit)  # checked before anything is loaded
     refuse_unwritable(output, output_rule_set)

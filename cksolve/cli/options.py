@@ -13,12 +13,12 @@ import inspect
 import os
 import sys
 from pathlib import Path
-from typing import List, NamedTuple, Optional
+from typing import List, NamedTuple, Optional, Sequence
 
 import typer
 
 from .. import explore, query
-from ..errors import CksolveError, shorten
+from ..errors import CksolveError, did_you_mean, shorten
 from ..formats import check_format
 from ..outputs import check_writable, write_stdout, write_text_atomic
 from .completion import rule_set_names_and_files, values
@@ -321,3 +321,44 @@ AllowUnmeasuredOpt = typer.Option(False, "--allow-unmeasured",
                                   help="With --measurements: rank problems the file has no measurement for "
                                        "(their kernels all score 0, name order) instead of refusing.")
 __all__ += ["AllowUnmeasuredOpt"]
+
+
+# ``--scorer NAME``: which scorer a command ranks by, said once for ``minimize``, ``select`` and ``search``. A
+# command names the scorers it can rank by; ``--model DIR`` implies ``model`` and a measurement file
+# (``--measurements``, ``--perf``) ``measured``, so ``--scorer`` is needed only to pick ``padding`` or to say it
+# again. A name no scorer has is refused with the valid ones and the nearest (exit 2).
+
+#: every scorer's name (``scoring.SCORERS`` repeated so that help needs no import of the scoring package; a test
+#: holds them equal)
+SCORER_NAMES = ("padding", "analytic", "model", "measured")
+
+
+def scorer_option(valid: Sequence[str], default: str,
+                  implied: str = "--model implies model, --measurements measured"):
+    """``--scorer NAME`` for a command that ranks by one of ``valid`` (``implied``: what its files imply)."""
+    return typer.Option(None, "--scorer", metavar="SCORER", help=f"{choices(valid)} (default: {default}; {implied}).")
+
+
+def scorer_kind(given: Optional[str], valid: Sequence[str], default: str, model=None, measured=None,
+                command: str = "", measured_option: str = "--measurements") -> str:
+    """The scorer's name: ``given`` (checked against ``valid``), else the one ``model``/``measured`` imply, else
+    ``default``. One error line for a name no scorer has, a scorer this command does not rank by, a scorer
+    without its file, and a file for another scorer."""
+    implied = "model" if model is not None else "measured" if measured is not None else None
+    if given is None:
+        return implied or default
+    if given not in SCORER_NAMES:
+        raise CksolveError(f"unknown --scorer {given!r}; valid: {choices(valid)}{did_you_mean(given, valid)}")
+    if given not in valid:
+        raise CksolveError(f"--scorer {given}: {command} ranks by {' or '.join(valid)}")
+    if given == "model" and model is None:
+        raise CksolveError("--scorer model needs --model DIR")
+    if given == "measured" and measured is None:
+        raise CksolveError(f"--scorer measured needs {measured_option} FILE")
+    if implied is not None and implied != given:
+        raise CksolveError(f"{'--model' if implied == 'model' else measured_option} is for --scorer {implied}, "
+                           f"not {given}")
+    return given
+
+
+__all__ += ["SCORER_NAMES", "scorer_option", "scorer_kind"]

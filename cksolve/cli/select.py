@@ -13,17 +13,19 @@ from typing import List, Optional
 import typer
 
 from .. import query
-from ..errors import CksolveError
+from ..errors import CksolveError, did_you_mean
 from ..outputs import StdoutStream, atomic_text_stream, write_stdout
 from .app import app
 from .errors import say
 from .options import (AllowUnmeasuredOpt, BuilderOpt, FactorsOpt, KeepInvalidOpt, KernelMapOpt, MinWrittenOpt,
                       OneArchOpt, OutputOpt, arch_spellings, check_format, choices, format_option, hygiene_options,
-                      load_rule_set, one_arch, refuse_unwritable, say_hygiene)
+                      load_rule_set, one_arch, refuse_unwritable, say_hygiene, scorer_kind, scorer_option)
 
 EVALUATE_FORMATS = ("table", "json")
-#: ``scoring.SCORERS`` repeated so that help needs no import of the scoring package
-EVALUATE_SCORERS = ("analytic", "model", "measured")
+#: the scorers evaluate compares
+EVALUATE_SCORERS = ("analytic", "padding", "model", "measured")
+#: the scorers select ranks by (default: the performance model)
+SELECT_SCORERS = ("analytic", "padding", "model", "measured")
 SELECT_FORMATS = ("table", "jsonl", "csv")
 #: ``ml.MODEL_SEMANTICS`` repeated so that help needs no import of the ML package (a test holds them equal)
 MODEL_SEMANTICS = ("ck", "ck-names", "exact")
@@ -134,7 +136,8 @@ def evaluate_cmd(
     check_format(fmt, EVALUATE_FORMATS)
     kind = scorer_kind or ("model" if model is not None else "analytic")
     if kind not in EVALUATE_SCORERS:
-        raise CksolveError(f"unknown --scorer {kind!r}; valid: {choices(EVALUATE_SCORERS)}")
+        raise CksolveError(f"unknown --scorer {kind!r}; valid: {choices(EVALUATE_SCORERS)}"
+                           f"{did_you_mean(kind, EVALUATE_SCORERS)}")
     if (kind == "model") != (model is not None):
         raise CksolveError("--scorer model needs --model DIR" if model is None else
                            f"--model is for --scorer model, not {kind}")
@@ -159,6 +162,8 @@ def evaluate_cmd(
     elif kind == "analytic":
         scorer = scoring.get_scorer("analytic", device=device, factors=factors)
         scorer.factors_for(arch)  # a bad factors file: one error before the files are read
+    elif kind == "padding":
+        scorer = scoring.get_scorer("padding")
     result, verdict = scoring.evaluate_scorer(scorer, paths, arch, _dtype(dtype) if dtype else None, hygiene, read)
     say_hygiene(verdict)
     write_stdout(json.dumps(result, indent=2) + "\n" if fmt == "json" else scoring.evaluation_text(result, kind))
@@ -179,6 +184,7 @@ def select_cmd(
                                             help="Score with measured TFLOPS (unmeasured kernels score 0)."),
     device: Optional[str] = typer.Option(None, "--device", metavar="DEVICE",
                                          help="The analytic model's device (default: the arch's, see `archs`)."),
+    scorer_name: Optional[str] = scorer_option(SELECT_SCORERS, "analytic"),
     allow_unmeasured: bool = AllowUnmeasuredOpt,
     factors: Optional[Path] = FactorsOpt,
     top: int = typer.Option(5, "--top", metavar="K", help="Kernels per problem."),
@@ -201,6 +207,10 @@ def select_cmd(
         raise CksolveError("give at most one of --model and --measurements")
     if factors is not None and (model is not None or measured is not None):
         raise CksolveError("--factors sets the analytic model's factors: not with --model or --measurements")
+    kind = scorer_kind(scorer_name, SELECT_SCORERS, "analytic", model, measured, "select")
+    for given, option in ((device, "--device"), (factors, "--factors")):
+        if given is not None and kind == "padding":
+            raise CksolveError(f"{option} is for --scorer analytic, not padding")
     if top < 1:
         raise CksolveError(f"--top {top} must be at least 1")
     if allow_unmeasured and measured is None:
@@ -209,13 +219,13 @@ def select_cmd(
     arch, dtype = one_arch(arch), _dtype(dtype)
     plist = [workload.parse_problem(problem)] if problem is not None else workload.read_problems(problems)
     rs = load_rule_set(rule_set, builder_configs) if rule_set is not None else scoring.names_rule_set(names)
-    if model is not None:
+    if kind == "model":
         scorer = scoring.get_scorer("model", path=model)
-    elif measured is not None:
+    elif kind == "measured":
         scorer = scoring.get_scorer("measured", path=measured,
                                     hygiene=hygiene_options(arch, kernel_map, min_written, keep_invalid))
     else:
-        scorer = scoring.get_scorer("analytic", device=device, factors=factors)
+        scorer = scoring.get_scorer(kind, device=device, factors=factors)
     scorer.prepare(arch, dtype)  # a device of another arch, a model of another dtype: one error before any output
     say_hygiene(getattr(scorer, "hygiene", None))
     note = None

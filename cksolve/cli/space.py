@@ -18,10 +18,12 @@ from .listing import records_blocks, write_blocks
 from .options import (AllowUnmeasuredOpt, BuilderOpt, FactorsOpt, OneArchOpt, backend_option, OutputOpt,
                       SelectionArgs, check_format, choices, format_option, load_rule_set, one_arch, refuse_unwritable,
                       rule_set_option, selection_options, write, KeepInvalidOpt, KernelMapOpt, MinWrittenOpt,
-                      hygiene_options, say_hygiene)
+                      hygiene_options, say_hygiene, scorer_kind, scorer_option)
 
 SAMPLE_FORMATS = ("names", "jsonl", "csv")
 SEARCH_FORMATS = ("table", "jsonl", "csv", "names")
+#: what search ranks by: the performance model (re-ranked by a model or measurements), or the padding score
+SEARCH_SCORERS = ("analytic", "padding", "model", "measured")
 
 
 @app.command("sample")
@@ -106,10 +108,12 @@ def search_cmd(
     min_written: float = MinWrittenOpt,
     keep_invalid: bool = KeepInvalidOpt,
     allow_unmeasured: bool = AllowUnmeasuredOpt,
+    scorer: Optional[str] = scorer_option(SEARCH_SCORERS, "analytic; --backend cpsat: padding"),
 ) -> None:
     """The best valid configs for a problem by the performance model (one line per tile shape), over a rule set
-    or the whole space; --backend cpsat ranks by the padding score."""
+    or the whole space; --backend cpsat (--scorer padding) ranks by the padding score."""
     check_format(fmt, SEARCH_FORMATS)
+    backend = _search_backend(scorer, backend, model, measured)
     refuse_unwritable(output)
     arch = one_arch(arch)
     if dtype not in query.DTYPES:
@@ -132,6 +136,21 @@ def search_cmd(
             f"status: {status}" + (" (gap 0)" if status == "OPTIMAL" else ""))
     _write_results(results, status, said, ["score", "tile", "occupancy", "reuse", "vector", "configs", "name"],
                    fmt, output, sys.stderr.write, lambda: _infeasible_reason(problem, arch, dtype, rs, bool(where)))
+
+
+def _search_backend(scorer: Optional[str], backend: Optional[str], model, measured) -> Optional[str]:
+    """The backend ``--scorer`` asks for: padding is the CP-SAT search's score; the performance model's search
+    (the default backend) ranks by analytic, or re-ranks by a model or measurements."""
+    if scorer is None:
+        return backend
+    kind = scorer_kind(scorer, SEARCH_SCORERS, "analytic", model, measured, "search")
+    if kind == "padding":
+        if backend not in (None, "cpsat"):
+            raise CksolveError(f"--scorer padding is the score of --backend cpsat, not --backend {backend}")
+        return "cpsat"
+    if backend == "cpsat":
+        raise CksolveError(f"--backend cpsat searches by the padding score, not --scorer {kind}")
+    return backend
 
 
 def _write_results(results, status: str, said: str, columns: list, fmt: str, output, tell, why) -> None:

@@ -17,6 +17,7 @@ from ..space.kinds import DEPTHWISE
 from ..space.memos import MEMOS
 from .base import Combo, RuleSet, kind_of, nothing, pin, pin_defaults, table
 from .data import load_toml
+from .schemas import DEFAULT_SCHEMA
 
 __all__ = ["DefaultRuleSet"]
 
@@ -32,7 +33,7 @@ class DefaultRuleSet(RuleSet):
     name = "default"
 
     def __init__(self) -> None:
-        self.data = load_toml(__package__, "default.toml")
+        self.data = load_toml(__package__, "default.toml", DEFAULT_SCHEMA)
 
     @MEMOS.cached("rulesets.default.DefaultRuleSet._core_rows")
     def _core_rows(self, variant: str) -> tuple[tuple, ...]:

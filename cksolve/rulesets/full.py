@@ -47,6 +47,7 @@ from ..space.kinds import DEPTHWISE
 from ..space.memos import MEMOS
 from .base import GEMM_DEFAULTS, Combo, RuleSet, kind_of, nothing, pin, pin_defaults, table
 from .data import load_toml
+from .schemas import FULL_SCHEMA
 
 __all__ = ["FullRuleSet"]
 
@@ -115,7 +116,7 @@ class FullRuleSet(RuleSet):
     name = "full"
 
     def __init__(self) -> None:
-        self.data = load_toml(__package__, "full.toml")
+        self.data = load_toml(__package__, "full.toml", FULL_SCHEMA)
         d = self.data
         self._strategies = {k: tuple(v) for k, v in d["wave_strategies"].items()}
         self._exceptions = {

@@ -1,4 +1,4 @@
-"""Scorers: how good a kernel is for a problem. One protocol, three kinds, resolved by name on first use.
+"""Scorers: how good a kernel is for a problem. One protocol, four kinds, resolved by name on first use.
 
 A scorer scores a batch of (problem, config) pairs of one arch and dtype --
 higher is better -- and sees every axis of each config::
@@ -7,7 +7,10 @@ higher is better -- and sees every axis of each config::
     s = get_scorer("analytic", device="MI300X")           # the default: a performance model (analytic.py)
     s = get_scorer("model", path="models/fwd_bf16")       # a CK model directory (LightGBM, cksolve[ml])
     s = get_scorer("measured", path="bench.csv")          # a measurement file
+    s = get_scorer("padding")                             # minimize's padding score (workload.score)
+    s.prepare("gfx942", "fp16")                           # the one place a scorer validates: one error, now
     s.score([(problem, config), ...], "gfx942", "fp16")   # -> list of floats, one per pair
+    s.score_grid(problems, configs, "gfx942", "fp16")     # -> (problems, configs) float64 array
 
 ``select`` (``select.py``) ranks, per problem, the kernels that can run it by a scorer;
 ``evaluate_scorer`` (``evaluation.py``) measures a scorer's picks against measurement files. ``calibrate``

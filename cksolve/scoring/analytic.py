@@ -53,6 +53,7 @@ from ..space.pipelines import double_buffered
 from ..workload.facts import ceil_div
 from .device import Device, device
 from .factorfile import base_factors, calibration_of, factors_for
+from .protocol import ScorerBase
 
 __all__ = ["AnalyticScorer", "estimate", "estimate_batch", "problem_terms", "COLUMNS", "per_distinct"]
 
@@ -204,7 +205,7 @@ def estimate(f, c, dev: Device, dtype: str, family: str, warp_size: int, fx: dic
     return {key: float(v[0]) for key, v in got.items()}
 
 
-class AnalyticScorer:
+class AnalyticScorer(ScorerBase):
     kind = "analytic"
 
     def __init__(self, device: str | None = None, factors: str | None = None, **_ignored):

@@ -20,15 +20,20 @@ import tomllib
 from pathlib import Path
 
 from ..errors import CksolveError, did_you_mean, shorten
-from ..space.datafile import load
+from ..space.datafile import DataFileError, load
 from ..space.memos import MEMOS
+from ..space.pipelines import PIPELINES
 
 __all__ = ["FACTORS_SCHEMA", "CALIBRATION_KEYS", "base_factors", "free_factors", "read_factors_file",
            "factors_for", "calibration_of", "flat", "merged", "factor_name", "calibrated_arch_file",
-           "parse_factors_text", "sha256_of"]
+           "parse_factors_text", "sha256_of", "pipeline_coverage"]
 
 _NUMBER = (int, float)
-#: factors.toml's schema (``space.datafile``); every table carries its reason
+#: factors.toml's schema (``space.datafile``'s notation), one entry per section: the section's keys and their
+#: types (``"*"``: one table per value, such as a pipeline; a key ending in ``?`` may be left out). A new factor
+#: is declared here, in its section, beside its number in factors.toml; a new section is a new entry, with its
+#: ``reason``. Every table carries its reason; ``[pipeline]`` has one table per pipeline of ``pipelines.toml``
+#: (``pipeline_coverage``), and ``[free]`` names factors declared here.
 FACTORS_SCHEMA = {
     "pipeline": {"*": {"compute": _NUMBER, "memory": _NUMBER, "prefetch": bool, "reason": str}},
     "scheduler": {"interwave_single_wave": _NUMBER, "reason": str},
@@ -55,12 +60,30 @@ _MAX_BYTES = 1 << 20  # a factors file is a few hundred bytes; a larger one is n
 def base_factors() -> dict:
     """``factors.toml``, checked against ``FACTORS_SCHEMA`` (its ``[free]`` bounds name known factors)."""
     data = load(__package__, "factors.toml", FACTORS_SCHEMA)
+    problem = pipeline_coverage(data)
+    if problem:
+        raise DataFileError(f"factors.toml: {problem}")
     leaves = flat(data)
     for name, bounds in data["free"].items():
         path = tuple(_split(name))
         if path not in leaves or len(bounds) != 2 or not bounds[0] < bounds[1]:
             raise CksolveError(f"factors.toml: [free] {name!r} is not a factor of the table with bounds [low, high]")
     return data
+
+
+def pipeline_coverage(data: dict) -> str:
+    """What ``data``'s ``[pipeline]`` tables miss ("" when none): a table for every pipeline of
+    ``pipelines.toml`` (a pipeline without one would score with made-up defaults) and none for another."""
+    tables = data.get("pipeline", {})
+    missing = [p for p in PIPELINES if p not in tables]
+    if missing:
+        return (f"[pipeline]: missing key {missing[0]!r} (every pipeline of pipelines.toml has its factors and "
+                "their reason)")
+    unknown = [p for p in tables if p not in PIPELINES]
+    if unknown:
+        return (f"[pipeline]: unknown key {unknown[0]!r} (not a pipeline of pipelines.toml"
+                f"{did_you_mean(unknown[0], PIPELINES)})")
+    return ""
 
 
 def free_factors() -> dict[tuple, tuple[float, float]]:

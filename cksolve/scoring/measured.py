@@ -23,12 +23,13 @@ from ..features.ckname import dispatcher_name
 from ..ml.measurements import read_measurements
 from ..space.kinds import GEMM, kernel_kind
 from ..workload.hygiene import HygieneOptions
-from ..workload.perf import read_measurement_file
+from ..workload.perf import measured_scores, read_measurement_file
+from .protocol import ScorerBase
 
 __all__ = ["MeasuredScorer", "unmeasured_note"]
 
 
-class MeasuredScorer:
+class MeasuredScorer(ScorerBase):
     kind = "measured"
 
     def __init__(self, path, rows=None, hygiene: HygieneOptions | None = None, **_ignored):
@@ -86,15 +87,12 @@ class MeasuredScorer:
     def score(self, pairs: Sequence[tuple], arch: str, dtype: str) -> list[float]:
         self.prepare(arch, dtype)
         out = []
-        for problem, config in pairs:
+        for problem, config in pairs:  # the rule is measured_scores's: a kernel left out scores 0
             measured = self.data.by_problem.get(problem)
-            if not measured:
-                out.append(0.0)
-                continue
-            v = self._kernels[problem].get(config.name())
-            if v is None and kernel_kind(config.kind) is GEMM:  # CK's dispatcher names GEMM kernels only
-                v = measured.get(dispatcher_name(config))
-            out.append(0.0 if v is None else v)
+            v = measured_scores(self._kernels.get(problem), [config.name()])[0]
+            if not v and measured and kernel_kind(config.kind) is GEMM:  # CK's dispatcher names GEMM kernels only
+                v = measured_scores(measured, [dispatcher_name(config)])[0]
+            out.append(v)
         return out
 
 

@@ -14,11 +14,12 @@ import numpy as np
 from ..errors import CksolveError
 from ..features import RowMaker
 from ..ml.modeldir import read_model_dir
+from .protocol import ScorerBase
 
 __all__ = ["ModelScorer"]
 
 
-class ModelScorer:
+class ModelScorer(ScorerBase):
     kind = "model"
 
     def __init__(self, path, **_ignored):

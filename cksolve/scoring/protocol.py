@@ -4,17 +4,29 @@ from __future__ import annotations
 
 from typing import Protocol, Sequence
 
+import numpy as np
+
+from ..errors import CksolveError, did_you_mean
 from ..registry import LazyRegistry
 
-__all__ = ["Scorer", "SCORERS", "get_scorer"]
+__all__ = ["Scorer", "ScorerBase", "SCORERS", "get_scorer", "check_scorer_name"]
 
 
 class Scorer(Protocol):
-    """Scores (problem, config) pairs: higher is better; equal scores tie (callers break ties by name)."""
+    """Scores (problem, config) pairs: higher is better; equal scores tie (callers break ties by name).
+
+    ``prepare`` is the one place a scorer validates (its device, factors, model, file against the arch and
+    dtype): a caller prepares once, before any output, and the scores follow. ``score_grid`` is the batch
+    over problems x configs (``ScorerBase`` gives it from ``score``; a scorer with a faster way overrides it).
+    """
 
     kind: str
 
     def score(self, pairs: Sequence[tuple], arch: str, dtype: str) -> list[float]:
+        ...
+
+    def score_grid(self, problems: Sequence, configs: Sequence, arch: str, dtype: str) -> np.ndarray:
+        """Every (problem, config) pair's score as a (problems, configs) float64 array."""
         ...
 
     def describe(self) -> str:
@@ -26,16 +38,40 @@ class Scorer(Protocol):
         ...
 
 
+class ScorerBase:
+    """What every scorer shares: the grid batch from its pairs, one problem's row per call of ``score`` (what
+    is held at once grows with the configs, not with problems x configs)."""
+
+    def score_grid(self, problems: Sequence, configs: Sequence, arch: str, dtype: str) -> np.ndarray:
+        problems, configs = list(problems), list(configs)
+        out = np.zeros((len(problems), len(configs)), dtype=np.float64)
+        if configs:
+            for i, p in enumerate(problems):
+                out[i] = self.score([(p, c) for c in configs], arch, dtype)
+        return out
+
+
 #: kind -> the scorer's class, "module:Class", imported when asked for (a model scorer loads lightgbm);
 #: one line each. A scorer defined elsewhere joins with ``SCORERS.register(kind, "package.module:Class")``
 #: (or the class itself).
 SCORERS = LazyRegistry("scorer", {
+    "padding": "cksolve.scoring.padding:PaddingScorer",
     "analytic": "cksolve.scoring.analytic:AnalyticScorer",
     "model": "cksolve.scoring.model:ModelScorer",
     "measured": "cksolve.scoring.measured:MeasuredScorer",
 })
 
 
+def check_scorer_name(kind: str, valid=None, option: str = "scorer") -> str:
+    """``kind`` when it is one of ``valid`` (default: every registered scorer), else the one error line: the
+    valid names and the nearest one."""
+    valid = tuple(SCORERS) if valid is None else tuple(valid)
+    if kind not in valid:
+        raise CksolveError(f"unknown {option} {kind!r}; valid: {', '.join(valid)}{did_you_mean(kind, valid)}")
+    return kind
+
+
 def get_scorer(kind: str = "analytic", **options) -> Scorer:
-    """The scorer ``kind`` built with ``options`` (analytic: device; model, measured: path)."""
+    """The scorer ``kind`` built with ``options`` (analytic: device, factors; model, measured: path; padding:
+    none)."""
     return SCORERS.get(kind)(**options)

@@ -53,34 +53,55 @@ def load(package: str, filename: str, schema=Any, error: type[Exception] = DataF
 
 def validate(value, schema, where: str = "") -> str:
     """The first mismatch between ``value`` and ``schema`` as text ("" when it matches)."""
-    at = where or "top level"
+    return _check(value, schema, where, ())
+
+
+def _where(where: str, path: tuple) -> str:
+    """The place ``path`` (keys and list positions below ``where``) names, as an error says it."""
+    for step in path:
+        if isinstance(step, int):
+            where = f"{where or 'top level'}[{step}]"
+        else:
+            where = f"{where}.{step}" if where else f"[{step}]"
+    return where or "top level"
+
+
+def _check(value, schema, where: str, path: tuple) -> str:
+    """``validate`` below ``path``; the place is written only for a mismatch (a data file has thousands of
+    leaves: every command that loads one pays for the walk)."""
     if schema is Any:
         return ""
     if isinstance(schema, dict):
         if not isinstance(value, dict):
-            return f"{at}: expected a table, got {type(value).__name__}"
+            return f"{_where(where, path)}: expected a table, got {type(value).__name__}"
         keys = {k.rstrip("?"): k.endswith("?") for k in schema if k != "*"}
         for key, optional in keys.items():
             if key not in value and not optional:
-                return f"{at}: missing key {key!r}"
+                return f"{_where(where, path)}: missing key {key!r}"
         for key, item in value.items():
             sub = schema.get(key, schema.get(f"{key}?", schema.get("*")))
             if sub is None:
-                return f"{at}: unknown key {key!r} (expected one of {', '.join(sorted(keys))})"
-            problem = validate(item, sub, f"{where}.{key}" if where else f"[{key}]")
+                return f"{_where(where, path)}: unknown key {key!r} (expected one of {', '.join(sorted(keys))})"
+            problem = _check(item, sub, where, (*path, key))
             if problem:
                 return problem
         return ""
     if isinstance(schema, list):
         if not isinstance(value, list):
-            return f"{at}: expected a list, got {type(value).__name__}"
+            return f"{_where(where, path)}: expected a list, got {type(value).__name__}"
+        item_schema = schema[0]
+        if isinstance(item_schema, (type, tuple)):  # a list of leaves (most of a file): checked in one pass
+            types = item_schema if isinstance(item_schema, tuple) else (item_schema,)
+            strict = bool not in types
+            if all(isinstance(x, types) and not (strict and isinstance(x, bool)) for x in value):
+                return ""
         for i, item in enumerate(value):
-            problem = validate(item, schema[0], f"{at}[{i}]")
+            problem = _check(item, item_schema, where, (*path, i))
             if problem:
                 return problem
         return ""
     types = schema if isinstance(schema, tuple) else (schema,)
     # TOML booleans are not integers here, whatever Python's bool says
     if isinstance(value, bool) and bool not in types or not isinstance(value, types):
-        return f"{at}: expected {' or '.join(t.__name__ for t in types)}, got {value!r}"
+        return f"{_where(where, path)}: expected {' or '.join(t.__name__ for t in types)}, got {value!r}"
     return ""

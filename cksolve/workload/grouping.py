@@ -22,6 +22,7 @@ from ..rulesets import RuleSet
 from .coverage import Decisions, Workspace
 from .progress import phase
 from .minimize import Grouped, collapse
+from .perf import measured_scores
 from .problem import Problem
 from .score import analytic_scores, problem_columns, score_key
 
@@ -88,7 +89,7 @@ class GroupedWorkload:
                 ok[j] = alone[p][2][0]
             configs = [c for c, _ in pool.order]
             if perf is None:
-                column, sc = _analytic(configs, *shape, arch)
+                column, sc = _padding(configs, *shape, arch)
             else:
                 column, sc = _measured(pool.names, shape[0], perf)
             verdicts.append(ok)
@@ -157,8 +158,8 @@ class GroupedWorkload:
         return tuple(flat[~np.isnan(flat)].tolist())
 
 
-def _analytic(configs: list, problems: list, columns: dict, arch: str) -> tuple[list[int], np.ndarray]:
-    """(score column of each config, (P, columns) scores): one column per ``score_key``."""
+def _padding(configs: list, problems: list, columns: dict, arch: str) -> tuple[list[int], np.ndarray]:
+    """(score column of each config, (P, columns) padding scores): one column per ``score_key``."""
     column: dict[tuple, int] = {}
     reps = []
     of = []
@@ -172,16 +173,14 @@ def _analytic(configs: list, problems: list, columns: dict, arch: str) -> tuple[
 
 
 def _measured(names, problems: list, perf: dict) -> tuple[list[int], np.ndarray]:
-    """(score column of each kernel, (P, columns) scores): a column per measured kernel, and one of zeros
-    for the kernels measured on none of these problems."""
+    """(score column of each kernel, (P, columns) scores by ``perf.measured_scores``): a column per measured
+    kernel, and one of zeros for the kernels measured on none of these problems."""
     wanted = set(names.tolist() if hasattr(names, "tolist") else names)
     measured = sorted({n for p in problems for n in perf.get(p, ()) if n in wanted})
     column = {n: j for j, n in enumerate(measured)}
-    scores = np.zeros((len(problems), len(measured) + 1))
-    for i, p in enumerate(problems):
-        for n, s in perf.get(p, {}).items():
-            j = column.get(n)
-            if j is not None:
-                scores[i, j] = s
+    scores = np.zeros((len(problems), len(measured) + 1))  # the last column: kernels measured on none of them
+    if measured:
+        for i, p in enumerate(problems):
+            scores[i, :-1] = measured_scores(perf.get(p), measured)
     return [column.get(n, len(measured)) for n in names], scores
 

@@ -28,6 +28,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Mapping, Sequence
 
 from ..errors import CksolveError
 from ..space.memos import MEMOS
@@ -35,7 +36,8 @@ from ..space.textfile import read_text
 from ..space.variants import VARIANTS
 from .problem import FIELDS, Problem, ProblemError, _csv_rows, _echo, _from_mapping, _int, _jsonl_rows
 
-__all__ = ["read_perf", "perf_scores", "read_measurement_file", "Measurement", "CK_COLUMNS", "COLUMNS", "MADE_UP"]
+__all__ = ["read_perf", "perf_scores", "measured_scores", "read_measurement_file", "Measurement", "CK_COLUMNS",
+           "COLUMNS", "MADE_UP"]
 
 #: CK's tile-engine CSV header, in its order
 CK_COLUMNS = ("kernel", "problem_idx", "N", "C", "K", "G", "Di", "Hi", "Wi", "Z", "Y", "X", "stride_d", "stride_h",
@@ -186,6 +188,16 @@ def perf_scores(rows: list[Measurement], known_kernels: set[str] | None = None) 
         pairs = out.setdefault(m.problem(_direction(m.where, m.kernel)), {})
         pairs[m.kernel] = max(pairs.get(m.kernel, 0.0), m.tflops)
     return out
+
+
+def measured_scores(measured: Mapping[str, float] | None, kernels: Sequence[str]) -> list[float]:
+    """The one measured rule (``minimize --perf`` and the measured scorer): each kernel's best measurement on a
+    problem (``measured``: the problem's {kernel: score}, or None), and 0 for a kernel the problem's
+    measurements leave out -- so an unmeasured kernel never outranks a measured one, and a problem with no
+    measurement scores every kernel 0."""
+    if not measured:
+        return [0.0] * len(kernels)
+    return [measured.get(k, 0.0) for k in kernels]
 
 
 def _direction(where: str, kernel: str) -> str:

@@ -32,7 +32,7 @@ class Plan:
     grouped: Grouped                 # what the model was built from (``grouped.problems``: (row, dtype) pairs)
     candidates: int                  # kernels of R that run at least one problem
     ratios: tuple[float, ...]        # per covered problem: best kept score / best score in R
-    scored_by: str                   # "analytic" or the perf file
+    scored_by: str                   # "padding" (the padding score) or the perf file
     hygiene: object = None           # the perf file's verdict (``hygiene.Hygiene``), when scored by one
 
     @property
@@ -73,7 +73,7 @@ def plan(problems: Sequence[Problem], rule_set: RuleSet, arch: str, dtypes: Sequ
     phase(f"checking the {len(result.kept):,} kept kernels")
     _recheck(table, request, result, arch, dtypes)
     return Plan(rule_set.name, arch, tuple(dtypes), request, result, table.grouped, len(table.grouped.kernels),
-                table.ratios(result.kept), perf_label if perf is not None else "analytic")
+                table.ratios(result.kept), perf_label if perf is not None else "padding")
 
 
 def _recheck(table: GroupedWorkload, request: Request, result: Result, arch, dtypes) -> None:

@@ -1,7 +1,7 @@
-"""How good kernel k is for problem p: the analytic score, and measured results.
+"""How good kernel k is for problem p: the padding score (the ``padding`` scorer of ``cksolve.scoring``).
 
-The analytic score does not predict TFLOPS; it ranks the obviously better
-kernel higher, from facts only, as a product of four terms in (0, 1]:
+The padding score does not predict TFLOPS (the performance model, the ``analytic`` scorer, does); it
+ranks the obviously better kernel higher, from facts only, as a product of four terms in (0, 1]:
 
 ``tile``
     the share of useful work in the padded implicit-GEMM tiles:
@@ -59,7 +59,7 @@ def cu_count(arch: str) -> int:
     """The compute units of the arch's default device (``arch/devices.toml``)."""
     if arch not in DEFAULT_DEVICE:
         raise CksolveError(f"no compute-unit count for {arch}: it has no default device in devices.toml; the "
-                           "analytic score needs one (give measured results with {opt:perf})")
+                           "padding score needs one (give measured results with {opt:perf})")
     return device(arch).cus
 
 
@@ -95,7 +95,7 @@ def _vector_dims(f: Facts) -> tuple:
 
 
 def score_terms(f: Facts, config, arch: str) -> dict:
-    """The four terms of the analytic score (see the module docstring), written once, elementwise: one
+    """The four terms of the padding score (see the module docstring), written once, elementwise: one
     problem's facts and one config give floats; facts as (P, 1) columns and ``config`` a namespace of (1, C)
     rows of configs of one kind (``_rows``) give (P, C) matrices."""
     return _TERMS[config.kind](f, config, cu_count(arch))
@@ -127,7 +127,7 @@ SCORE_FIELDS = {GEMM.name: ("dtype", *GEMM.tile, "groups_to_merge", "vector_a", 
 
 
 def score_key(config) -> tuple:
-    """What of ``config`` the analytic score depends on (a memo key: a workload's kernels share few)."""
+    """What of ``config`` the padding score depends on (a memo key: a workload's kernels share few)."""
     return (config.kind, *(getattr(config, a) for a in SCORE_FIELDS[config.kind]))
 
 

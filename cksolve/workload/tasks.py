@@ -62,12 +62,12 @@ def minimize_kernels(problems: Path | Sequence[Problem], rule_set: RuleSet, arch
                      request: Request | None = None, *, perf: Path | None = None, scorer=None,
                      hygiene: HygieneOptions | None = None):
     """``minimize``'s plan (``plan.Plan``) for ``request`` (:func:`minimize_request`; default: its
-    defaults) over a workload file or its problems already read: analytic scores, or the measured ones in
-    ``perf`` (the file read once and checked by ``perf.perf_scores``; with ``scorer``, a function of the rows
-    read, called after that check, returning an object with ``score(pairs, arch, dtype)`` such as the measured
-    scorer of ``cksolve.scoring`` on the same rows, the pairs of the file's problems and R's kernels are scored
-    by it). ``perf``'s rows are checked first (``hygiene``; default ``HygieneOptions(arch)``: invalid rows
-    dropped); the verdict is the plan's ``hygiene``."""
+    defaults) over a workload file or its problems already read: padding scores (``score.py``; the ``padding``
+    scorer of ``cksolve.scoring``), or the measured ones in ``perf`` (the file read once and checked by
+    ``perf.perf_scores``; with ``scorer``, a function of the rows read, called after that check, returning a
+    scorer (``cksolve.scoring.Scorer``: its ``score_grid``) such as the measured scorer on the same rows, the
+    file's problems x R's kernels are scored by it). ``perf``'s rows are checked first (``hygiene``; default
+    ``HygieneOptions(arch)``: invalid rows dropped); the verdict is the plan's ``hygiene``."""
     request = minimize_request() if request is None else request
     workload = read_problems(problems) if isinstance(problems, (str, Path)) else list(problems)
     measured = None
@@ -78,7 +78,7 @@ def minimize_kernels(problems: Path | Sequence[Problem], rule_set: RuleSet, arch
         measured = perf_scores(rows, known)  # checked here: kernels of R
         if scorer is not None:
             measured = _scored(measured, scorer(rows), sorted(known), arch, dtypes[0])
-    made = plan(workload, rule_set, arch, dtypes, request, measured, str(perf) if perf is not None else "analytic")
+    made = plan(workload, rule_set, arch, dtypes, request, measured, str(perf) if perf is not None else "padding")
     return made if perf is None else replace(made, hygiene=verdict)
 
 
@@ -88,11 +88,10 @@ def _scored(measured: dict, scorer, names: list[str], arch: str, dtype: str) -> 
     from ..space.naming import parse_name  # deferred: only a scorer needs the kernels as configs
 
     configs = [parse_name(n) for n in names]
-    out = {}
-    for problem, old in measured.items():
-        scores = scorer.score([(problem, c) for c in configs], arch, dtype)
-        out[problem] = {n: s for n, s in zip(names, scores) if s > 0 or n in old}
-    return out
+    problems = list(measured)
+    grid = scorer.score_grid(problems, configs, arch, dtype).tolist()  # the face's batch: problems x kernels
+    return {problem: {n: s for n, s in zip(names, row) if s > 0 or n in measured[problem]}
+            for problem, row in zip(problems, grid)}
 
 
 def minimize_summary(kernel_plan, problems: Path | str) -> dict:
