@@ -53,7 +53,7 @@ from ..space.pipelines import double_buffered
 from ..workload.facts import ceil_div
 from .device import Device, device
 from .factorfile import base_factors, calibration_of, factors_for
-from .protocol import ScorerBase
+from .base import ScorerBase
 
 __all__ = ["AnalyticScorer", "estimate", "estimate_batch", "problem_terms", "COLUMNS", "per_distinct"]
 

@@ -24,7 +24,7 @@ from ..ml.measurements import read_measurements
 from ..space.kinds import GEMM, kernel_kind
 from ..workload.hygiene import HygieneOptions
 from ..workload.perf import measured_scores, read_measurement_file
-from .protocol import ScorerBase
+from .base import ScorerBase
 
 __all__ = ["MeasuredScorer", "unmeasured_note"]
 

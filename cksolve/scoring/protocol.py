@@ -8,6 +8,7 @@ import numpy as np
 
 from ..errors import CksolveError, did_you_mean
 from ..registry import LazyRegistry
+from .base import ScorerBase
 
 __all__ = ["Scorer", "ScorerBase", "SCORERS", "get_scorer", "check_scorer_name"]
 
@@ -36,19 +37,6 @@ class Scorer(Protocol):
     def prepare(self, arch: str, dtype: str) -> None:
         """Fail now (one error) if the scorer cannot score kernels of ``arch`` and ``dtype``."""
         ...
-
-
-class ScorerBase:
-    """What every scorer shares: the grid batch from its pairs, one problem's row per call of ``score`` (what
-    is held at once grows with the configs, not with problems x configs)."""
-
-    def score_grid(self, problems: Sequence, configs: Sequence, arch: str, dtype: str) -> np.ndarray:
-        problems, configs = list(problems), list(configs)
-        out = np.zeros((len(problems), len(configs)), dtype=np.float64)
-        if configs:
-            for i, p in enumerate(problems):
-                out[i] = self.score([(p, c) for c in configs], arch, dtype)
-        return out
 
 
 #: kind -> the scorer's class, "module:Class", imported when asked for (a model scorer loads lightgbm);
