@@ -26,7 +26,8 @@ COMMANDS = {
     "features": (["features", "-r", "tiny", "-a", "gfx942", "-o", "{tmp}/f.csv"], "writing feature rows"),
     "minimize": (["minimize", "--problems", str(CK / "workloads" / "validation_holdout.csv"), "-r", "tiny",
                   "-a", "gfx942", "--dtype", "fp16", "-o", "{tmp}/kept.txt"], "minimizing",
-                 "distinct problems: class 1 of"),
+                 "distinct problems: class 1 of", "by the kernels they keep: block 1 of",
+                 "re-checking the kept kernels: problem"),
     # phases with n of N: over several archs one arch is counted, then drawn, at a time
     "sample-archs": (["sample", "-r", "full", "-a", "gfx942", "-a", "gfx950", "-n", "20000"],
                      "counting configs of gfx942: arch 2 of 2", "configs of gfx950: arch 2 of 2"),
@@ -39,9 +40,12 @@ COMMANDS = {
     "train": (["train", "--measurements", "{tmp}/m.csv", "--arch", "gfx950", "--dtype", "bf16", "--variant", "forward",
                "--out", "{tmp}/model", "--trees", "5", "--folds", "2", "--jobs", "1"],
               "training a forward model for gfx950", "fitting LightGBM models: fit 1 of"),
+    "plan": (["plan", "--problems", str(CK / "workloads" / "validation_holdout.csv"), "-r", "tiny", "-a", "gfx942",
+              "--dtype", "fp16", "--budget", "20", "--out", "{tmp}/plan"], "planning 20 pairs",
+             "ranking tiny's kernels for the problems of validation_holdout.csv", "choosing 20 pairs among"),
 }
 #: Commands that read CK's data (skipped without it).
-NEEDS_CK = ("minimize", "audit-all", "calibrate", "train")
+NEEDS_CK = ("minimize", "audit-all", "calibrate", "train", "plan")
 
 
 def _said(command: str) -> list[bytes]:

@@ -42,6 +42,9 @@ class _Part:
         self.verdicts, self.scores = verdicts, scores  # per pool: ``_Verdicts``, ``_Stored`` or ``_Analytic``
         self.atoms = atoms                         # (pool, group, score column, kernel names)
 
+    def n_blocks(self) -> int:
+        return -(-len(self.ids) // BLOCK)
+
     def blocks(self, scale: float):
         """(rows, applicable, scores) per block of rows, over the part's atoms (in atom order: by pool)."""
         pools = range(len(self.verdicts))
@@ -145,7 +148,7 @@ class GroupedWorkload:
         self.first_row = np.unique(self.inverse, return_index=True)[1] if len(self.inverse) else np.zeros(0, int)
         self.parts: list[_Part] = []
         for k, ((direction, ndim, ids), answers) in enumerate(zip(dec.classes, dec.parts), 1):
-            phase(f"scoring kernels for {D:,} distinct problems: class", k, len(dec.classes))
+            phase(f"kernels and score columns for {D:,} distinct problems: class", k, len(dec.classes))
             for dtype, answer in answers.items():
                 self._add_part(ids, dtype, answer, (dec, direction, ndim), arch, perf)
         phase("grouping problems by the kernels they keep")
@@ -193,10 +196,11 @@ class GroupedWorkload:
         groups = np.zeros((len(self.distinct), len(self.dtypes)), dtype=np.intp)
         blocks, names = [], []
         n_groups = 0
+        step = _Steps("scoring and grouping problems by the kernels they keep: block", self.parts)
         for part in self.parts:
             names.extend(a[3] for a in part.atoms)
             chunks = ((app, sc, counts[part.ids[rows]], self.first_row[part.ids[rows]] * len(self.dtypes) + part.column)
-                      for rows, app, sc in part.blocks(self.scale))
+                      for rows, app, sc in step(part.blocks(self.scale)))
             weights, firsts, app, good, inverse, totals = collapse(chunks, keep)
             groups[part.ids, part.column] = n_groups + inverse
             blocks.append((app, good, weights, firsts, totals))
@@ -220,9 +224,10 @@ class GroupedWorkload:
         """Per covered (row, dtype) whose best score is not 0, in that order: best kept score / best score."""
         kept = set(kept)
         out = np.full((len(self.distinct), len(self.dtypes)), np.nan)
+        step = _Steps("score ratios of the kept kernels: block", self.parts)
         for part in self.parts:
             mask = np.array([any(n in kept for n in a[3]) for a in part.atoms], dtype=bool)
-            for rows, app, sc in part.blocks(self.scale):
+            for rows, app, sc in step(part.blocks(self.scale)):
                 best = np.where(app, sc, 0.0).max(axis=1, initial=0.0)
                 mine = np.where(app & mask, sc, 0.0).max(axis=1, initial=0.0)
                 ok = app.any(axis=1) & (best > 0)
@@ -230,6 +235,19 @@ class GroupedWorkload:
                 out[ids[ok], part.column] = mine[ok] / best[ok]
         flat = out[self.inverse].ravel()
         return tuple(flat[~np.isnan(flat)].tolist())
+
+
+class _Steps:
+    """Counts blocks of rows over every part into the progress bar's phase (``label 3 of 62``)."""
+
+    def __init__(self, label: str, parts: list):
+        self.label, self.done, self.total = label, 0, sum(p.n_blocks() for p in parts)
+
+    def __call__(self, blocks):
+        for block in blocks:
+            self.done += 1
+            phase(self.label, self.done, self.total)
+            yield block
 
 
 def _analytic(configs: list) -> tuple[list[int], list]:

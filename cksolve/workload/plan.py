@@ -95,11 +95,21 @@ def _recheck(table: GroupedWorkload, request: Request, result: Result, arch, dty
     D = len(table.distinct)
     dec = Decisions(Workspace(kept), table.matrix, table.big, table.matrix[:, DIRECTION], table.ndim,
                     table.distinct.problem_at, np.arange(D), arch, dtypes)
-    records = (_Kept(i, d, dec.kernels(i, d)) for i in range(D) for d in dtypes)
+    records = (_Kept(i, d, dec.kernels(i, d)) for i in _counted("re-checking the kept kernels: problem", D)
+               for d in dtypes)
     groups = (table.groups[i, c] for i in range(D) for c in range(len(dtypes)))
     wrong = check(table.grouped, request, result, groups, records, rows=table.first_row)
     if wrong:
         raise CksolveError(f"internal check failed: the kernel set does not hold what the solver claims: {wrong[0]}")
+
+
+def _counted(label: str, n: int, every: int = 1 << 14):
+    """``range(n)``, telling the progress bar's phase ``label i of n`` every ``every`` items."""
+    for i in range(n):
+        if i % every == 0:
+            phase(label, i, n)
+        yield i
+    phase(label, n, n)
 
 
 def known_kernels(rule_set: RuleSet, problems, arch: str, dtypes) -> set[str]:
