@@ -7,8 +7,11 @@ groups) verdicts, and scores per (problem, score class) -- kernels equal on what
 the score reads score alike (``score.score_key``), and measured results score
 each measured kernel apart and every other kernel 0. A kernel is then an *atom*
 (rule group, score column); problems with equal applicable and good atoms are
-one group (``minimize.collapse``). Rows are processed in blocks, so what is held
-grows with the distinct problems times the score columns, not with the pairs.
+one group (``minimize.collapse``). Rows are processed in blocks, and analytic
+scores are computed a block at a time from the problems' columns when a pass
+needs them (never held), so what is held grows with the distinct problems (their
+columns and verdict classes), not with them times the score columns, nor with
+the pairs; a workload file's problems stay its table's rows (no ``Problem`` each).
 """
 
 from __future__ import annotations
