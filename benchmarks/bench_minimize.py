@@ -28,7 +28,7 @@ from workload_probe import best
 _PROBE = r"""
 import json, resource, sys, time
 from cksolve import query
-from cksolve.workload.problem_table import read_problems
+from cksolve.workload.problem_table import read_problems, read_table
 from cksolve.workload import grouping, plan as P
 from cksolve.workload.minimize import Request, solve
 from cksolve.workload.perf import read_perf
@@ -51,7 +51,7 @@ class Timed(grouping.Decisions):
 
 
 grouping.Decisions = Timed
-ps = read_problems(path)  # what minimize reads with
+ps = read_problems(path) if perf_path else read_table(path)  # what minimize reads with (no perf: the table's columns)
 rs = query.load_rule_set("full")
 perf = read_perf(perf_path, P.known_kernels(rs, ps, "gfx942", ["fp16"])) if perf_path else None
 lap("read")

@@ -9,7 +9,7 @@ Each measurement is one fresh ``cksolve`` process (``full``, gfx942, fp16):
 from CK's hold-out list with perturbed C, K, H, W and N; ``coverage`` on N rows
 that are copies of 1,000 distinct problems; ``coverage --with-kernels`` (memory);
 ``minimize`` on the generated workload of ``workload_probe.problems``; ``minimize`` on N distinct problems
-(as coverage's, up to ``--minimize-distinct-max``: 10^6 is minutes and gigabytes, so off by default);
+(as coverage's, up to ``--minimize-distinct-max``: 10^6 is minutes and about a gigabyte, so off by default);
 ``features --format parquet`` on as many distinct problems as give 10^5 ... 10^7
 (problem, kernel) pairs (``forward``). Prints wall seconds, CPU seconds (user +
 system: what a loaded machine does not inflate) and peak RSS (the child's

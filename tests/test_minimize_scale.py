@@ -134,3 +134,40 @@ def test_plan_equals_the_definition_past_exact_columns():
                                      "N=1099511627776,C=64,K=64,Hi=14,Wi=14",
                                      "N=4,G=32,C=32,K=32,Hi=28,Wi=28,pad_h=1,pad_w=1", huge)]
     _compare(ps, query.load_rule_set("full"), Request(keep=1.0))
+
+
+@pytest.mark.ck_data
+def test_plan_of_a_table_equals_the_plan_of_its_problems(workload, monkeypatch):
+    """A workload file's table (minimize's own input: no ``Problem`` per row) gives the same plan as its
+    problems, with blocks of rows far smaller than the workload (scores computed a block at a time)."""
+    from cksolve.workload import grouping, score
+    from cksolve.workload.problem_table import table_of
+
+    rs, request = query.load_rule_set("full"), Request(keep=0.9)
+    want = plan(workload, rs, "gfx942", ["fp16", "bf16"], request)
+    monkeypatch.setattr(grouping, "BLOCK", 7)
+    monkeypatch.setattr(score, "SCORE_BLOCK", 5)
+    got = plan(table_of(workload), rs, "gfx942", ["fp16", "bf16"], request)
+    assert (got.kept, got.ratios, got.result.good, got.result.covered) == \
+        (want.kept, want.ratios, want.result.good, want.result.covered)
+    for name in ("applicable", "good", "weight", "first"):
+        assert np.array_equal(getattr(got.grouped, name), getattr(want.grouped, name)), name
+    # sums over blocks of 7 rows instead of one block: the same up to the order of the additions
+    assert np.allclose(got.grouped.totals, want.grouped.totals, rtol=1e-12, atol=0)
+
+
+@pytest.mark.ck_data
+def test_minimize_of_a_file_makes_no_problem_per_row(monkeypatch):
+    """At 10^6 distinct rows a ``Problem`` each was a gigabyte: minimize reads a workload file as columns, scores
+    and re-checks it from them."""
+    from cksolve.workload import minimize_kernels
+    from cksolve.workload.problem import Problem
+
+    made = []
+    post_init = Problem.__post_init__
+    monkeypatch.setattr(Problem, "__post_init__", lambda self: (made.append(1), post_init(self)))
+    path = CK / "workloads" / "validation_holdout.csv"
+    rows = len(read_problems(path))
+    made.clear()
+    got = minimize_kernels(path, query.load_rule_set("full"), "gfx942", ["fp16"])
+    assert got.kept and len(made) < rows / 10, f"{len(made)} Problem objects made for {rows} rows"

@@ -26,14 +26,26 @@ COMMANDS = {
     "features": (["features", "-r", "tiny", "-a", "gfx942", "-o", "{tmp}/f.csv"], "writing feature rows"),
     "minimize": (["minimize", "--problems", str(CK / "workloads" / "validation_holdout.csv"), "-r", "tiny",
                   "-a", "gfx942", "--dtype", "fp16", "-o", "{tmp}/kept.txt"], "minimizing",
-                 "distinct problems: class 1 of"),
+                 "distinct problems: class 1 of", "by the kernels they keep: block 1 of",
+                 "re-checking the kept kernels: problem"),
     # phases with n of N: over several archs one arch is counted, then drawn, at a time
     "sample-archs": (["sample", "-r", "full", "-a", "gfx942", "-a", "gfx950", "-n", "20000"],
                      "counting configs of gfx942: arch 2 of 2", "configs of gfx950: arch 2 of 2"),
     "audit-all": (["audit", "-r", "all", "-a", "gfx942", "--builder-configs", str(CK / "builder-configs")], "auditing default: rule set 1 of", "check 1 of"),
     "search": (["search", "-p", "N=32,C=256,K=256,Hi=56,Wi=56,Y=3,X=3,pad_h=1,pad_w=1", "-a", "gfx942", "--top", "3"],
                "tile shapes", "solving the best tile shapes (probe 1): found 0 of 3"),
+    # fits: the calibration's folds, LightGBM's fits (n of N); measurements: 399 rows of CK's gfx950 file
+    "calibrate": (["calibrate", "--measurements", "{tmp}/m.csv", "--arch", "gfx950", "--dtype", "bf16", "--folds", "2",
+                   "--out", "{tmp}/cal.toml"], "calibrating gfx950 bf16", "cross-validating the factors: fold 1 of 2"),
+    "train": (["train", "--measurements", "{tmp}/m.csv", "--arch", "gfx950", "--dtype", "bf16", "--variant", "forward",
+               "--out", "{tmp}/model", "--trees", "5", "--folds", "2", "--jobs", "1"],
+              "training a forward model for gfx950", "fitting LightGBM models: fit 1 of"),
+    "plan": (["plan", "--problems", str(CK / "workloads" / "validation_holdout.csv"), "-r", "tiny", "-a", "gfx942",
+              "--dtype", "fp16", "--budget", "20", "--out", "{tmp}/plan"], "planning 20 pairs",
+             "ranking tiny's kernels for the problems of validation_holdout.csv", "choosing 20 pairs among"),
 }
+#: Commands that read CK's data (skipped without it).
+NEEDS_CK = ("minimize", "audit-all", "calibrate", "train", "plan")
 
 
 def _said(command: str) -> list[bytes]:
@@ -42,6 +54,9 @@ def _said(command: str) -> list[bytes]:
 
 
 def _argv(command: str, tmp_path) -> list[str]:
+    if command in ("calibrate", "train"):
+        lines = (CK / "measurements" / "training_data_forward_bf16_20.csv").read_text().splitlines(keepends=True)
+        (tmp_path / "m.csv").write_text("".join(lines[:400]))
     return [a.replace("{tmp}", str(tmp_path)) for a in COMMANDS[command][0]]
 
 
@@ -61,7 +76,7 @@ def _read_all(fd: int) -> bytes:
 @pytest.mark.skipif(not hasattr(os, "openpty"), reason="needs a pseudo-terminal")
 @pytest.mark.parametrize("command", sorted(COMMANDS))
 def test_progress_on_a_terminal(tmp_path, command):
-    if command in ("minimize", "audit-all") and not CK.is_dir():
+    if command in NEEDS_CK and not CK.is_dir():
         pytest.skip("needs the CK workloads")
     master, slave = os.openpty()
     try:
@@ -78,7 +93,7 @@ def test_progress_on_a_terminal(tmp_path, command):
 
 @pytest.mark.parametrize("command", sorted(COMMANDS))
 def test_no_progress_on_a_pipe(tmp_path, command):
-    if command in ("minimize", "audit-all") and not CK.is_dir():
+    if command in NEEDS_CK and not CK.is_dir():
         pytest.skip("needs the CK workloads")
     proc = subprocess.run([sys.executable, "-c", RUN, *_argv(command, tmp_path)], stdout=subprocess.DEVNULL,
                           stderr=subprocess.PIPE, cwd=ROOT, timeout=300)

@@ -10,6 +10,7 @@ import typer
 from .. import query
 from ..errors import CksolveError
 from ..outputs import write_stdout
+from ..progress import Progress
 from .app import app
 from .options import (KeepInvalidOpt, KernelMapOpt, MinWrittenOpt, arch_spellings, check_format, choices, format_option,
                       hygiene_options, one_arch, refuse_unwritable, say_hygiene, write)
@@ -60,7 +61,8 @@ def calibrate_cmd(
     refuse_unwritable(out)
     arch = one_arch(arch)
     hygiene = hygiene_options(arch, kernel_map, min_written, keep_invalid)
-    result = scoring.calibrate([str(p) for p in measurements], arch, dtype, folds, objective, device, hygiene)
+    with Progress(f"calibrating {arch} {dtype}", ticking=True):  # on a terminal, past 1 s; the phases from the fit
+        result = scoring.calibrate([str(p) for p in measurements], arch, dtype, folds, objective, device, hygiene)
     say_hygiene(result["verdict"])
     write(result["text"], out)
     write_stdout(scoring.calibration_report(result, fmt, str(out)))

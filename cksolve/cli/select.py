@@ -15,6 +15,7 @@ import typer
 from .. import query
 from ..errors import CksolveError, did_you_mean
 from ..outputs import StdoutStream, atomic_text_stream, write_stdout
+from ..progress import Progress
 from .app import app
 from .errors import say
 from .options import (AllowUnmeasuredOpt, BuilderOpt, FactorsOpt, KeepInvalidOpt, KernelMapOpt, MinWrittenOpt,
@@ -78,8 +79,9 @@ def train_cmd(
     if variant not in _GEMM_VARIANTS:
         raise CksolveError(f"unknown --variant {variant!r}; valid: {choices(_GEMM_VARIANTS)}")
     hygiene = hygiene_options(arch, kernel_map, min_written, keep_invalid)
-    result = ml.train([str(p) for p in measurements], arch, _dtype(dtype), variant, out, seed, folds, trees,
-                      semantics, gz, jobs, hygiene, like_ck=like_ck, objective=objective)
+    with Progress(f"training a {variant} model for {arch}", ticking=True):  # a terminal, past 1 s; phases: the fits
+        result = ml.train([str(p) for p in measurements], arch, _dtype(dtype), variant, out, seed, folds, trees,
+                          semantics, gz, jobs, hygiene, like_ck=like_ck, objective=objective)
     say_hygiene(result["hygiene"])
     write_stdout(train_text(result, out))
 

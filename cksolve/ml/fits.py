@@ -22,18 +22,21 @@ from __future__ import annotations
 
 import os
 import threading
-from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from typing import Callable, Sequence, TypeVar
 
 import numpy as np
 
 from ..errors import CksolveError
 from ..features import FEATURE_NAMES
+from ..progress import phase
 
 __all__ = ["THREADS", "EARLY_STOPPING", "fit", "run_fits", "default_jobs"]
 
 #: LightGBM threads per fit: fixed, so that with ``deterministic`` a model depends on the data and seed only; one,
 #: because two OpenMP threads spin at every tree's synchronisation while the other core is busy (module docstring)
+#: The phase a command's progress bar shows while the fits run (``fitting LightGBM models: fit 3 of 6``).
+FITS = "fitting LightGBM models: fit"
 THREADS = 1
 #: CK's fold early stopping: a fold stops when one of its held-out metrics (rmse, mae: CK's ``metric``) has not
 #: improved for 50 rounds, and its best iteration is that metric's. CK's ``train.py`` passes its parameters and
@@ -146,16 +149,23 @@ def run_fits(tasks: Sequence[Callable[[Callable], T]], jobs: int) -> list[T]:
         if stop.is_set():
             raise Stop()
 
+    phase(FITS, 0, len(tasks))
     if jobs == 1 or len(tasks) <= 1:
-        return [task(check) for task in tasks]
+        out = []
+        for task in tasks:
+            out.append(task(check))
+            phase(FITS, len(out), len(tasks))
+        return out
     with ThreadPoolExecutor(min(jobs, len(tasks)), thread_name_prefix="cksolve-fit") as pool:
         futures = [pool.submit(task, check) for task in tasks]
         try:
-            wait(futures, return_when=FIRST_EXCEPTION)  # a failure ends the wait at once, not after the others
-            failed = next((f for f in futures if f.done() and not f.cancelled() and f.exception() is not None),
-                          None)
-            if failed is not None:
-                raise failed.exception()
+            pending = set(futures)
+            while pending:  # a failure ends the wait at once, not after the others
+                done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                failed = next((f for f in done if not f.cancelled() and f.exception() is not None), None)
+                if failed is not None:
+                    raise failed.exception()
+                phase(FITS, len(futures) - len(pending), len(tasks))
             return [f.result() for f in futures]
         except BaseException:
             stop.set()  # the running fits stop at their next tree; the waiting ones do not start

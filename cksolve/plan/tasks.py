@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
+from ..progress import phase
 from ..scoring import get_scorer
 from ..space.naming import parse_name
 from ..space.variants import VARIANTS
@@ -52,7 +53,8 @@ def earlier_rounds(w: Workload, arch: str, dtype: str, measurements: Sequence = 
     measured: set = set()
     scores: dict = {}  # problem index -> {label: measured tflops}
     outside = invalid = 0
-    for path in measurements:
+    for k, path in enumerate(measurements, 1):
+        phase("reading earlier rounds' measurements: file", k, len(measurements))
         kept, hyg = check_rows(read_measurement_file(path), HygieneOptions(arch))
         invalid += hyg.invalid_rows
         for m in kept:
@@ -94,6 +96,8 @@ def _built(resolver, label: str) -> str | None:
 def plan_workload(path, rule_set, arch: str, dtype: str, budget: int, seed: int = 0, measurements: Sequence = (),
                   model=None) -> tuple[Plan, Workload, dict]:
     """The plan for the workload file ``path`` (and what earlier rounds said)."""
+    phase(f"ranking {rule_set.name}'s kernels for the problems of {Path(path).name}")
     w = read_workload(path, rule_set, arch, dtype)
     hints, counts = earlier_rounds(w, arch, dtype, [Path(m) for m in measurements], model)
+    phase(f"choosing {budget:,} pairs among {len(w.problems):,} problems")
     return make_plan(w.problems, w.candidates, budget, seed, hints), w, counts

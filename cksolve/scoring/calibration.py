@@ -37,6 +37,7 @@ from ..errors import CksolveError
 from ..formats import table_text
 from ..ml.efficiency import picks, summary
 from ..ml.folds import GROUP_KEY
+from ..progress import phase
 from .analytic import COLUMNS, estimate_batch, problem_terms
 from .device import device
 from .factorfile import (base_factors, calibrated_arch_file, calibration_of, factor_name, flat, free_factors, merged,
@@ -256,7 +257,9 @@ def cross_validate(d: CalibrationData, folds: int, objective: str = DEFAULT_OBJE
     base = base_factors()
     before = np.empty(len(d.measured))
     after = np.empty(len(d.measured))
-    for held in group_folds(d.group, folds):
+    held_out = group_folds(d.group, folds)
+    for k, held in enumerate(held_out, 1):
+        phase("cross-validating the factors: fold", k, len(held_out))
         train = np.setdiff1d(np.arange(len(d.measured)), held)
         values, _names, _loss = fit(d.subset(train), objective)
         test = d.subset(held)
@@ -325,6 +328,7 @@ def calibrate(paths: list, arch: str, dtype: str, folds: int = DEFAULT_FOLDS, ob
                 digests.append(sha256_of(f.read()))
         except OSError:  # a FIFO read already: its rows are all there is
             digests.append("")
+    phase(f"checking {len(rows):,} measured rows")
     resolver = hygiene.resolver()
     kept, verdict = check_rows(rows, hygiene, resolver)
     m = measurements_of(kept, dtype=dtype)
@@ -333,6 +337,7 @@ def calibrate(paths: list, arch: str, dtype: str, folds: int = DEFAULT_FOLDS, ob
     d = calibration_data(m.by_problem, resolver.config, arch, dtype, device_name)
     d.rows = m.rows  # every row used (a repeated measurement of a pair is one pair of the data)
     cv = cross_validate(d, folds, objective) if folds else None
+    phase(f"fitting the factors on {len(d.kernels):,} kernels' measurements")
     values, names, loss = fit(d, objective)
     leaves = flat(base_factors())
     command = (f"cksolve calibrate {' '.join(f'--measurements {os.path.basename(str(p))}' for p in paths)} "

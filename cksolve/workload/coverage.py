@@ -220,6 +220,7 @@ class Decisions:
         """``matrix``: the distinct problems (``columns.matrix_of``); ``problem_at(i)``: distinct problem ``i``
         as a ``Problem`` (for the per-pair path)."""
         self.inverse, self.ndim, self.problem_at = inverse, ndim, problem_at
+        self.matrix, self.big = matrix, big  # the distinct problems as columns (minimize scores them from these)
         self.ws, self.arch = ws, arch
         key = directions * 4 + ndim
         _, first = np.unique(key, return_index=True)

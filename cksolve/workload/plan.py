@@ -6,17 +6,20 @@ The library face of the command: returns a ``Plan`` (data); the CLI prints it.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import NamedTuple, Sequence
+
+import numpy as np
 
 from ..errors import CksolveError
 from ..space.combo import Combo
 from ..space.naming import parse_name
 from ..rulesets import RuleSet
 from ..rulesets.listed import ListedRuleSet
-from .coverage import Workspace, iter_coverage
+from .coverage import Decisions, Workspace
 from .grouping import GroupedWorkload
 from .minimize import Grouped, Request, Result, check, solve
 from .problem import DIRECTIONS, Problem
+from .problem_table import DIRECTION, ProblemTable
 from .progress import phase
 
 __all__ = ["Plan", "plan"]
@@ -65,7 +68,7 @@ class Plan:
         ]
 
 
-def plan(problems: Sequence[Problem], rule_set: RuleSet, arch: str, dtypes: Sequence[str], request: Request,
+def plan(problems: Sequence[Problem] | ProblemTable, rule_set: RuleSet, arch: str, dtypes: Sequence[str], request: Request,
          perf: dict | None = None, perf_label: str = "measured") -> Plan:
     table = GroupedWorkload(problems, rule_set, arch, dtypes, request.keep, perf)
     phase(f"solving for the fewest kernels ({len(table.grouped.kernels):,} candidates)")
@@ -76,15 +79,37 @@ def plan(problems: Sequence[Problem], rule_set: RuleSet, arch: str, dtypes: Sequ
                 table.ratios(result.kept), perf_label if perf is not None else "padding")
 
 
+class _Kept(NamedTuple):
+    """What ``check`` reads of a coverage record of the kept set: distinct problem, dtype, kernels."""
+
+    row: int
+    dtype: str
+    kernels: tuple[str, ...]
+
+
 def _recheck(table: GroupedWorkload, request: Request, result: Result, arch, dtypes) -> None:
-    """Every claim again, through ``coverage`` of a rule set that is exactly the kept kernels (on the distinct
-    problems: a repeated row has the same answer)."""
+    """Every claim again, through the coverage engine (``Decisions``) on a rule set that is exactly the kept
+    kernels (on the distinct problems, as the table's columns: a repeated row has the same answer); the
+    records are streamed, one distinct problem at a time."""
     kept = ListedRuleSet("kept", [parse_name(n) for n in result.kept])
-    records = list(iter_coverage(table.distinct, kept, arch, dtypes, with_rejected=False))
-    groups = [table.groups[r.row, table.dtypes.index(r.dtype)] for r in records]
+    D = len(table.distinct)
+    dec = Decisions(Workspace(kept), table.matrix, table.big, table.matrix[:, DIRECTION], table.ndim,
+                    table.distinct.problem_at, np.arange(D), arch, dtypes)
+    records = (_Kept(i, d, dec.kernels(i, d)) for i in _counted("re-checking the kept kernels: problem", D)
+               for d in dtypes)
+    groups = (table.groups[i, c] for i in range(D) for c in range(len(dtypes)))
     wrong = check(table.grouped, request, result, groups, records, rows=table.first_row)
     if wrong:
         raise CksolveError(f"internal check failed: the kernel set does not hold what the solver claims: {wrong[0]}")
+
+
+def _counted(label: str, n: int, every: int = 1 << 14):
+    """``range(n)``, telling the progress bar's phase ``label i of n`` every ``every`` items."""
+    for i in range(n):
+        if i % every == 0:
+            phase(label, i, n)
+        yield i
+    phase(label, n, n)
 
 
 def known_kernels(rule_set: RuleSet, problems, arch: str, dtypes) -> set[str]:

@@ -41,7 +41,7 @@ from ..arch.devices import DEFAULT_DEVICE, device
 from ..arch.facts import common_facts
 from ..errors import CksolveError
 from ..space.kinds import DEPTHWISE, GEMM, KINDS
-from .columns import facts_of
+from .columns import facts_of_matrix, matrix_of
 from .facts import Facts, ceil_div, minimum, where
 from .problem import Problem
 
@@ -138,6 +138,9 @@ def analytic_score(f: Facts, config, arch: str):
 #: Sizes below this keep every step of the score exact in float64 over int64 columns (tiles and CU counts are
 #: far smaller than the 2**53 margin); a problem with a larger one is scored alone, on Python ints.
 _COLUMN_LIMIT = 2 ** 50
+#: Problems scored in one pass of ``score_terms``: each of its (problems, configs) float64 temporaries is then a
+#: few megabytes, however many problems there are (every value is elementwise, so blocks change no bit).
+SCORE_BLOCK = 8192
 
 
 def analytic_scores(problems: Sequence[Problem], configs: Sequence, arch: str, columns: list | None = None):
@@ -153,15 +156,24 @@ def analytic_scores(problems: Sequence[Problem], configs: Sequence, arch: str, c
     out = np.zeros((len(problems), len(configs)), dtype=np.float64)
     if not len(problems) or not len(configs):
         return out
+    rows = {kind: (at, _rows(kind, [configs[j] for j in at])) for kind in KINDS
+            for at in [[j for j, c in enumerate(configs) if c.kind == kind]] if at}
     for ids, facts, exact in (problem_columns(problems) if columns is None else columns):
-        for kind in KINDS:
-            at = [j for j, c in enumerate(configs) if c.kind == kind]
-            if at:
-                out[np.ix_(ids, at)] = prod(score_terms(facts, _rows(kind, [configs[j] for j in at]), arch).values())
+        for lo in range(0, len(ids), SCORE_BLOCK):  # a block of rows at a time: the temporaries stay small
+            block = slice(lo, lo + SCORE_BLOCK)
+            some = _facts_rows(facts, block) if len(ids) > SCORE_BLOCK else facts
+            for at, row in rows.values():
+                out[np.ix_(ids[block], at)] = prod(score_terms(some, row, arch).values())
         for i in ids[~exact].tolist():
             facts_i = problems[i].facts()
             out[i] = [analytic_score(facts_i, c, arch) for c in configs]
     return out
+
+
+def _facts_rows(facts: Facts, block: slice) -> Facts:
+    """The ``block`` of rows of ``facts`` given as columns (each column and per-dimension column cut alike)."""
+    cut = lambda v: v[block] if isinstance(v, np.ndarray) else v  # noqa: E731
+    return Facts(*(tuple(map(cut, v)) if isinstance(v, tuple) else cut(v) for v in facts))
 
 
 def _rows(kind: str, configs: Sequence) -> SimpleNamespace:
@@ -179,10 +191,18 @@ def problem_columns(problems: Sequence[Problem]) -> list[tuple[np.ndarray, Facts
         groups.setdefault((p.direction, p.ndim), []).append(i)
     out = []
     for (direction, ndim), ids in groups.items():
-        facts, exact = facts_of([problems[i] for i in ids], direction, ndim)
-        fl = lambda x: np.asarray(x, dtype=np.float64)[:, 0]  # noqa: E731
-        work = [fl(facts.gemm_m) * fl(facts.gemm_n) * fl(facts.G), fl(facts.gemm_k),
-                prod(map(fl, facts.output)) * fl(facts.N) * fl(facts.G)]
-        exact &= np.maximum.reduce(work) < _COLUMN_LIMIT
+        (_, facts, exact), = matrix_columns(*matrix_of([problems[i] for i in ids]), direction, ndim)
         out.append((np.array(ids, dtype=np.intp), facts, exact))
     return out
+
+
+def matrix_columns(matrix: np.ndarray, big: np.ndarray, direction: str, ndim: int
+                   ) -> list[tuple[np.ndarray, Facts, np.ndarray]]:
+    """``problem_columns`` of problems of one (direction, ndim) given as ``columns.matrix_of``'s matrix (a
+    workload table's rows: no ``Problem`` objects)."""
+    facts, exact = facts_of_matrix(matrix, big, direction, ndim)
+    fl = lambda x: np.asarray(x, dtype=np.float64)[:, 0]  # noqa: E731
+    work = [fl(facts.gemm_m) * fl(facts.gemm_n) * fl(facts.G), fl(facts.gemm_k),
+            prod(map(fl, facts.output)) * fl(facts.N) * fl(facts.G)]
+    exact &= np.maximum.reduce(work) < _COLUMN_LIMIT
+    return [(np.arange(len(matrix), dtype=np.intp), facts, exact)]

@@ -69,7 +69,10 @@ def minimize_kernels(problems: Path | Sequence[Problem], rule_set: RuleSet, arch
     file's problems x R's kernels are scored by it). ``perf``'s rows are checked first (``hygiene``; default
     ``HygieneOptions(arch)``: invalid rows dropped); the verdict is the plan's ``hygiene``."""
     request = minimize_request() if request is None else request
-    workload = read_problems(problems) if isinstance(problems, (str, Path)) else list(problems)
+    if isinstance(problems, (str, Path)):  # without perf, the table's columns: no ``Problem`` per row
+        workload = read_table(problems) if perf is None else read_problems(problems)
+    else:
+        workload = list(problems)
     measured = None
     if perf is not None:
         rows = read_measurement_file(perf)  # read once: the file may be a FIFO
