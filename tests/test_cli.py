@@ -277,6 +277,28 @@ def test_a_command_builds_its_own_family_only_and_the_whole_help_every_family():
         assert proc.stdout.splitlines()[-1] == repr(sorted(base + families)), (argv, proc.stdout.splitlines()[-1])
 
 
+def test_a_command_builds_its_own_options_only_and_the_app_keeps_every_command(capsys, monkeypatch):
+    """typer reads the signature of every command it builds: a process builds the one it runs (not its
+    family's others), and the app itself is left whole, so a second command in the same process still runs."""
+    import typer.main
+
+    import cksolve.cli as cli
+
+    built = []
+    real = typer.main.get_command
+
+    def spy(app):
+        group = real(app)
+        built.append(sorted(n for n in group.commands if cli.COMMANDS.get(n) == "listing"))  # (groups stay)
+        return group
+
+    monkeypatch.setattr(typer.main, "get_command", spy)
+    assert run(capsys, "count", "-r", "default", "-a", "gfx942")[0] == 0
+    assert run(capsys, "enumerate", "-r", "default", "-a", "gfx942", "--variant", "forward")[0] == 0
+    assert built == [["count"], ["enumerate"]], built
+    assert {"count", "enumerate", "neighbors", "rule-sets", "archs"} <= {c.name for c in cli.app.registered_commands}
+
+
 def test_the_global_options_take_no_value_so_the_command_is_the_first_bare_word():
     """``cli._invoked`` finds the command as the first word without a dash: an app option taking a
     value (``cksolve --opt VALUE enumerate``) would make it read VALUE as the command."""

@@ -9,6 +9,7 @@ stderr and exit code 2. Output files are written whole or not at all
 
 from __future__ import annotations
 
+import copy
 import gc
 import os
 import sys
@@ -95,7 +96,16 @@ def main(argv: Optional[list[str]] = None) -> None:
     argv = _ck_first(sys.argv[1:] if argv is None else list(argv))
     name = _invoked(argv)
     load_families(None if name is None else [name])
-    run_command(typer.main.get_command(app), argv)
+    run_command(typer.main.get_command(app if name is None else _only(name)), argv)
+
+
+def _only(name: str) -> typer.Typer:
+    """The app with ``name`` its only command (a copy: ``app`` keeps every command it registered): typer reads
+    the signature of each command it builds, and the family's other commands are never reached
+    (``enumerate -r full``: 16 M of its 1,807 M instructions, measured)."""
+    only = copy.copy(app)
+    only.registered_commands = [c for c in app.registered_commands if c.name == name]
+    return only
 
 
 def run() -> None:
