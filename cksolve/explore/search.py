@@ -56,7 +56,7 @@ if TYPE_CHECKING:  # the workload layer loads numpy: imported in search itself (
     from ..workload import Problem
 
 __all__ = ["SearchResult", "search", "SEARCH_BACKENDS", "SEARCH_OBJECTIVES", "TIME_LIMIT", "RANK_POOL",
-           "RANKING_KEYS"]
+           "RANKING_KEYS", "tie_note"]
 
 #: The backends that search: exact best-first over score tuples (the default), CP-SAT optimisation.
 SEARCH_BACKENDS = ("direct", "cpsat")
@@ -91,6 +91,21 @@ class SearchResult:
         return {"arch": self.combo.arch, "variant": self.combo.variant, "dtype": self.combo.dtype,
                 "ndim": self.combo.ndim, "name": self.name, "score": round(self.score, 6),
                 **{k: round(v, 6) for k, v in self.terms.items()}, "configs": self.configs}
+
+
+def tie_note(results: list) -> str:
+    """A note when ``results`` (best first) hold fewer distinct scores than results ("" otherwise): which ranks
+    tie, so a top K of equal scores is not read as a ranking."""
+    scores = [r.score for r in results]
+    if len(set(scores)) == len(scores):
+        return ""
+    groups: dict = {}
+    for rank, score in enumerate(scores, 1):
+        groups.setdefault(score, []).append(rank)
+    tied = ["-".join(map(str, (g[0], g[-1]))) if g == list(range(g[0], g[-1] + 1)) else ",".join(map(str, g))
+            for g in groups.values() if len(g) > 1]
+    return (f"note: {len(set(scores))} distinct scores among the {len(scores)} results; ranks {', '.join(tied)} tie "
+            "(equal estimates: the model does not tell them apart; ties are listed by name)")
 
 
 def _models(problem, rule_set: RuleSet | None, arch: str, dtype: str, extra: tuple):
