@@ -2,24 +2,36 @@
 
 The analytic performance model (``scoring.analytic``) reads nearly every axis,
 so the search is best-first over the axes it reads most (``PRIMARY``: tile,
-wave split, warp tile, pipeline, scheduler, double buffer, merged groups):
+wave split, warp tile, pipeline, scheduler, double buffer, merged groups), and
+the model itself says how good the other axes it reads (``SECONDARY``: the rest
+of ``analytic.COLUMNS``) can make a primary tuple -- no list of preferred values:
 
 1. the primary tuples consistent with every constraint whose axes are all
-   primary (or fixed) are enumerated, geometry first;
-2. each gets an upper bound: its score with the other scored axes (vectors,
-   epilogue, specialization, split image, two-stage, stream-K) at their best
-   values in the pruned domains;
-3. tuples are visited best bound first; a tuple is feasible when the solver
-   finds a valid config with it (first with the other axes at their best
-   values: then its score is the bound, exact; else any config, scored and put
-   back in order);
+   primary (or fixed) are enumerated, geometry first; the secondary
+   combinations consistent with every constraint over secondary (and fixed)
+   axes too;
+2. each primary tuple gets an upper bound from the model
+   (``analytic.bound_batch``): each of its terms that reads a secondary axis
+   takes the best of that axis's values in those combinations, so no
+   completion of the tuple scores above it, whatever the factors are;
+3. tuples are visited best bound first; a visited tuple's completions (the
+   secondary combinations the constraints over primary and secondary axes
+   allow) are scored exactly and queued best first, interleaved with the
+   bounds; a queued completion is tested by the solver (a valid config with
+   those values); the first valid one is the tuple's best, exactly;
 4. one line per tile shape (tile_m x tile_n x tile_k): the best config found
    for it and how many configs share that config's score-relevant values;
-   shapes tied with the K-th are all found, and ties go by name.
+   shapes tied with the K-th are all found, and ties go by name (the command
+   notes ties among the K).
 
-With a re-ranking scorer (``--model``, ``--measurements``) the analytic search
-fills a pool of ``pool`` tile shapes and the other scorer orders the pool; the
-command says so. Bounded: at most ``PROBE_LIMIT`` solver probes (then status FEASIBLE).
+So the search equals brute force over every valid config's estimate
+(``tests/test_search_exact.py`` checks it on small rule sets, with factor tables
+perturbed at random too). With a re-ranking scorer (``--model``,
+``--measurements``) the analytic search fills a pool of ``pool`` tile shapes and
+the other scorer orders the pool; the command says so. Bounded: at most
+``PROBE_LIMIT`` solver probes and ``EXPAND_LIMIT`` tuples' completions scored;
+a search stopped by a limit says which in its status (FEASIBLE with results,
+UNKNOWN without).
 """
 
 from __future__ import annotations
