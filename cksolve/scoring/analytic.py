@@ -32,7 +32,7 @@ for one group, G groups, backward-data phases, split-K):
 * **what the hardware charges shapes no rule prices otherwise** (``factors.toml``,
   each with its reason): workgroups of more than ``waves.many_waves`` waves, tile
   extents that are not powers of two, vectors wider than one load instruction;
-  each a share of the math and load rates;
+  each a share of the math rate, the load rate and the CU's load path and LDS;
 * **CU load path and LDS** (terms 0 -- not modelled -- in ``factors.toml``, set by
   calibrations): the bytes per clock a CU brings into LDS bound the K loop (every
   workgroup's A and B tiles of every step) and each workgroup pays its first tile
@@ -205,11 +205,11 @@ def estimate_batch(P: dict, C: dict, dev: Device, dtype: str, family: str, warp_
     tile_bytes = (tm + tn) * tk * gm * bpe  # a K step's A and B tiles
     bandwidth = cu["load_bytes_per_clock"] * clock  # the CU's load path (0: not modelled)
     if bandwidth > 0:  # every workgroup's tiles of every K step share it
-        t_compute = np.maximum(t_compute, per_cu * steps * tile_bytes / bandwidth)
+        t_compute = np.maximum(t_compute, per_cu * steps * tile_bytes / (bandwidth * hw))
     lds_rate = cu["lds_bytes_per_clock"] * clock  # LDS reads into the waves' registers (0: not modelled)
     if lds_rate > 0:  # each wave reads its own rows of A and columns of B of every K step
         wave_reads = (tm // np.maximum(C["wave_m"], 1) + tn // np.maximum(C["wave_n"], 1)) * tk * gm * bpe
-        t_compute = np.maximum(t_compute, per_cu * steps * waves * wave_reads / lds_rate)
+        t_compute = np.maximum(t_compute, per_cu * steps * waves * wave_reads / (lds_rate * hw))
 
     # roofline: global traffic
     mem = fx["memory"]
@@ -234,7 +234,7 @@ def estimate_batch(P: dict, C: dict, dev: Device, dtype: str, family: str, warp_
     # (its C tile stored): fixed cycles per round of concurrent workgroups, and their bytes on the load path
     t_loop = t_loop + np.ceil(per_cu / concurrent) * loop["cycles_per_tile"] / clock
     if bandwidth > 0:
-        t_loop = t_loop + per_cu * (tile_bytes * np.where(dbuf, 2, 1) + tm * tn * gm * bpe) / bandwidth
+        t_loop = t_loop + per_cu * (tile_bytes * np.where(dbuf, 2, 1) + tm * tn * gm * bpe) / (bandwidth * hw)
     # the shorter of the math and the loads hides under the longer but for a share (so the padded tile's wasted
     # math costs time even when the loads bound the loop)
     seconds = (np.maximum(t_compute, t_memory) + fx["overlap"]["exposed"] * np.minimum(t_compute, t_memory) + t_loop
