@@ -77,7 +77,7 @@ def test_only_gfx950_ships_a_calibration_and_the_others_keep_first_principles():
     s.prepare("gfx942", "fp16")
     assert s.describe() == "the analytic performance model (the arch's default device; docs/selection.md)"
     s.prepare("gfx950", "bf16")
-    assert "shipped calibration: 12 factors fitted to training_data_forward_bf16_20.csv (sha256 5dd4d711115c)" in s.describe()
+    assert "shipped calibration: 13 factors fitted to training_data_forward_bf16_20.csv (sha256 5dd4d711115c)" in s.describe()
 
 
 def test_the_cli_repeats_the_fit_s_choices():
