@@ -58,3 +58,19 @@ def test_ties_among_the_top_k_are_noted(capsys):
     assert exc.value.code == 0, err
     scores = [line.split(",")[6] for line in out.splitlines()[1:]]
     assert len(scores) == 5 and ("distinct scores among" in err) == (len(set(scores)) < len(scores)), err
+
+
+def test_picks_of_priced_shapes_say_their_price():
+    """A 16-wave workgroup or a 16-wide vector among the picks comes with a note naming the ranks and the price."""
+    from cksolve.scoring.factorfile import base_factors
+
+    def result(waves, vector):
+        return SimpleNamespace(config=SimpleNamespace(wave_m=waves[0], wave_n=waves[1], wave_k=waves[2],
+                                                      vector_a=vector, vector_b=vector, vector_c=vector))
+
+    fx = base_factors()
+    notes = explore.cost_notes([result((4, 4, 1), 8), result((2, 2, 1), 16), result((8, 2, 1), 4)], fx, "fp16")
+    assert len(notes) == 2 and notes[0].startswith("note: ranks 1, 3: workgroups of more than 8 waves"), notes
+    assert f"priced at {fx['waves']['many_waves_rate']:g} of the rate" in notes[0], notes
+    assert notes[1].startswith("note: rank 2: vectors wider than 16 bytes"), notes
+    assert explore.cost_notes([result((2, 2, 1), 8)], fx, "bf16") == []
