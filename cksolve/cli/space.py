@@ -200,6 +200,8 @@ def _ranked_search(problem, arch, dtype, rs, top, where, fmt, output, device, mo
                 f"{rescorer.describe()}\nstatus: {status}")
     if note:
         said += f"\n{note.removeprefix('note: ')}"
+    for line in [explore.tie_note(results), *explore.cost_notes(results, analytic.factors_for(arch), dtype)]:
+        said += f"\n{line}" if line else ""
     _write_results(results, status, said, ["score", "analytic", "configs", "tile", "name"], fmt, output,
                    lambda text: [say(line) for line in text.splitlines()],
                    lambda: _infeasible_reason(problem, arch, dtype, rs, bool(where)))

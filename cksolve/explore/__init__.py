@@ -9,7 +9,7 @@ backend (``solver.backends.BACKENDS``: direct, cpsat, python-constraint);
 
 from .backends import BACKENDS, check_with, count_with, enumerate_with
 from .sampling import arch_shares, count, sample, sample_arch_lines, sample_arch_stream, sample_names, sample_stream
-from .search import RANK_POOL, SEARCH_BACKENDS, SEARCH_OBJECTIVES, TIME_LIMIT, search
+from .search import RANK_POOL, SEARCH_BACKENDS, SEARCH_OBJECTIVES, TIME_LIMIT, search, tie_note, cost_notes
 
 __all__ = ["count", "sample", "sample_names", "sample_stream", "arch_shares", "sample_arch_lines", "sample_arch_stream", "search", "check_with", "count_with", "enumerate_with", "BACKENDS", "SEARCH_BACKENDS", "SEARCH_OBJECTIVES",
-           "TIME_LIMIT", "RANK_POOL"]
+           "TIME_LIMIT", "RANK_POOL", "tie_note", "cost_notes"]

@@ -2,37 +2,50 @@
 
 The analytic performance model (``scoring.analytic``) reads nearly every axis,
 so the search is best-first over the axes it reads most (``PRIMARY``: tile,
-wave split, warp tile, pipeline, scheduler, double buffer, merged groups):
+wave split, warp tile, pipeline, scheduler, double buffer, merged groups), and
+the model itself says how good the other axes it reads (``SECONDARY``: the rest
+of ``analytic.COLUMNS``) can make a primary tuple -- no list of preferred values:
 
 1. the primary tuples consistent with every constraint whose axes are all
-   primary (or fixed) are enumerated, geometry first;
-2. each gets an upper bound: its score with the other scored axes (vectors,
-   epilogue, specialization, split image, two-stage, stream-K) at their best
-   values in the pruned domains;
-3. tuples are visited best bound first; a tuple is feasible when the solver
-   finds a valid config with it (first with the other axes at their best
-   values: then its score is the bound, exact; else any config, scored and put
-   back in order);
+   primary (or fixed) are enumerated, geometry first; the secondary
+   combinations consistent with every constraint over secondary (and fixed)
+   axes too;
+2. each primary tuple gets an upper bound from the model
+   (``analytic.bound_batch``): each of its terms that reads a secondary axis
+   takes the best of that axis's values in those combinations, so no
+   completion of the tuple scores above it, whatever the factors are;
+3. tuples are visited best bound first; a visited tuple's completions (the
+   secondary combinations the constraints over primary and secondary axes
+   allow) are scored exactly and queued best first, interleaved with the
+   bounds; a queued completion is tested by the solver (a valid config with
+   those values); the first valid one is the tuple's best, exactly;
 4. one line per tile shape (tile_m x tile_n x tile_k): the best config found
    for it and how many configs share that config's score-relevant values;
-   shapes tied with the K-th are all found, and ties go by name.
+   shapes tied with the K-th are all found, and ties go by name (the command
+   notes ties among the K).
 
-With a re-ranking scorer (``--model``, ``--measurements``) the analytic search
-fills a pool of ``pool`` tile shapes and the other scorer orders the pool; the
-command says so. Bounded: at most ``PROBE_LIMIT`` solver probes (then status FEASIBLE).
+So the search equals brute force over every valid config's estimate
+(``tests/test_search_exact.py`` checks it on small rule sets, with factor tables
+perturbed at random too). With a re-ranking scorer (``--model``,
+``--measurements``) the analytic search fills a pool of ``pool`` tile shapes and
+the other scorer orders the pool; the command says so. Bounded: at most
+``PROBE_LIMIT`` solver probes and ``EXPAND_LIMIT`` tuples' completions scored;
+a search stopped by a limit says which in its status (FEASIBLE with results,
+UNKNOWN without).
 """
 
 from __future__ import annotations
 
 import heapq
 from dataclasses import dataclass
+from itertools import product
 
 import numpy as np
 
 from ..errors import CksolveError
 from ..progress import phase
 from ..scoring import get_scorer
-from ..scoring.analytic import COLUMNS, problem_terms, estimate, estimate_batch
+from ..scoring.analytic import COLUMNS, Choices, bound_batch, estimate_batch, problem_terms
 from ..solver.backends import pinned
 from ..solver.direct import solve, transient
 from ..solver.sampling import decode
@@ -41,9 +54,12 @@ __all__ = ["RankedResult", "ranked_search", "PRIMARY"]
 
 PRIMARY = ("wave_m", "wave_n", "wave_k", "warp_tile_m", "warp_tile_n", "warp_tile_k", "tile_m", "tile_n", "tile_k",
            "groups_to_merge", "pipeline", "double_smem_buffer", "scheduler")
-#: the other axes the model reads, with the value order that scores best first
-SECONDARY = ("vector_a", "vector_b", "vector_c", "epilogue", "specialization", "split_image", "two_stage", "streamk")
+#: the other axes the model reads: their best values come from the model (``analytic.bound_batch``), not a list
+SECONDARY = tuple(c for c in COLUMNS if c not in PRIMARY)
+#: solver probes at most (then status FEASIBLE or UNKNOWN, saying so)
 PROBE_LIMIT = 400
+#: primary tuples whose completions are scored at most (each: one batch of the model over its completions)
+EXPAND_LIMIT = 20_000
 
 
 @dataclass(frozen=True)
@@ -69,18 +85,35 @@ class RankedResult:
                 "analytic": round(self.analytic, 6), "configs": self.configs}
 
 
-def _best_secondary(domains: dict) -> dict:
-    def best(axis, order):
-        d = domains.get(axis, ())
-        return next((v for v in order if v in d), d[0] if d else None)
+def _secondary(model, domains: dict, known: set) -> tuple[tuple, list, list]:
+    """(axes, combos, mixed): the secondary axes of the model, every combination of their pruned values that
+    the constraints over them (and fixed axes) allow, and the constraints over primary and secondary axes
+    together (checked per primary tuple)."""
+    axes = tuple(a for a in SECONDARY if a in model.axes)
+    fixed = {a: d[0] for a, d in domains.items() if len(d) == 1}
+    mine = set(axes)
+    own, mixed = [], []
+    for c in model.constraints:
+        scope = set(c.scope)
+        if scope & mine and scope <= mine | set(fixed):
+            own.append(c)
+        elif scope & mine and scope <= mine | known:
+            mixed.append(c)
+    combos = []
+    memo: dict = {}
+    for values in product(*(domains[a] for a in axes)):
+        v = {**fixed, **dict(zip(axes, values))}
+        if all(_holds(memo, c, tuple(v[a] for a in c.scope)) for c in own):
+            combos.append(values)
+    return axes, combos, mixed
 
-    out = {a: max(domains[a]) for a in ("vector_a", "vector_b", "vector_c") if domains.get(a)}
-    out["epilogue"] = best("epilogue", ("cshuffle", "default"))
-    spec = domains.get("specialization", ("default",))
-    out["specialization"] = next((s for s in spec if s != "default"), spec[0] if spec else "default")
-    out["split_image"] = best("split_image", (False, True))
-    out["two_stage"] = best("two_stage", (False, True))
-    return {k: v for k, v in out.items() if v is not None}
+
+def _holds(memo: dict, c, values: tuple) -> bool:
+    key = (id(c), values)
+    got = memo.get(key)
+    if got is None:
+        got = memo[key] = c.holds(values)
+    return got
 
 
 def _order(domains: dict) -> list:
@@ -141,80 +174,98 @@ def ranked_search(problem, combo, model, domains: dict, arch: str, dtype: str, t
     from ..arch.facts import arch_facts  # deferred: the arch's family and warp size for the model
 
     a = arch_facts(arch)
-    facts = problem.facts()
     if any(not d for d in domains.values()):
         return [], "INFEASIBLE"
-    second = _best_secondary(domains)
-    streamks = domains.get("streamk", (False,))
-
     order = _order(domains)
+    fixed = {x: d[0] for x, d in domains.items() if len(d) == 1 and x in model.axes}
+    axes, combos, mixed = _secondary(model, domains, set(order) | set(fixed))
+    if not combos:
+        return [], "INFEASIBLE"
     phase("listing tile shapes")
     tuples = list(_tuples(model, domains))
     if not tuples:
         return [], "INFEASIBLE"
-    terms = problem_terms(facts)
+    terms = problem_terms(problem.facts())
+    model_args = (dev, dtype, a.family, a.warp_size, fx)
     phase(f"bounding {len(tuples):,} tile shapes")
-    columns = dict(zip(order, (np.array(col) for col in zip(*tuples))))
     size = len(tuples)
-    for c in COLUMNS:
-        if c not in columns and c != "streamk":
-            columns[c] = np.full(size, second.get(c, domains.get(c, (0,))[0]))
-    bounds = np.max([estimate_batch(terms, {**columns, "streamk": np.full(size, s)}, dev, dtype, a.family,
-                                    a.warp_size, fx)["tflops"] for s in streamks], axis=0)
+    columns = dict(zip(order, (np.array(col) for col in zip(*tuples))))
+    for c in COLUMNS:  # an axis the model lacks: one value
+        if c not in columns and c not in axes:
+            columns[c] = np.full(size, domains.get(c, (0,))[0])
+    # each secondary axis: the values some allowed combination has; the model takes each term's best of them
+    choices = {x: Choices(dict.fromkeys(v[i] for v in combos)) for i, x in enumerate(axes)}
+    bounds = bound_batch(terms, {**columns, **choices}, *model_args)
     ranked = np.argsort(-bounds, kind="stable")  # best bound first, ties in enumeration order
-    fixed = {x: d[0] for x, d in domains.items() if len(d) == 1 and x in model.axes}
+    second = {x: np.array([v[i] for v in combos]) for i, x in enumerate(axes)}
+    memo: dict = {}
+
+    def completions(t: tuple) -> list:
+        """(score, combination) of ``t``'s secondary combinations the mixed constraints allow, best first."""
+        v = {**fixed, **dict(zip(order, t))}
+        keep = [i for i, s in enumerate(combos)
+                if all(_holds(memo, c, tuple({**v, **dict(zip(axes, s))}[x] for x in c.scope)) for c in mixed)]
+        if not keep:
+            return []
+        idx = np.array(keep)
+        cols = {**{x: np.full(len(idx), t[i]) for i, x in enumerate(order)},
+                **{x: np.full(len(idx), columns[x][0]) for x in columns if x not in order},
+                **{x: col[idx] for x, col in second.items()}}
+        got = estimate_batch(terms, cols, *model_args)["tflops"]
+        best = np.argsort(-got, kind="stable")
+        return [(float(got[j]), combos[keep[j]]) for j in best]
+
     want = max(top, pool) if rescorer is not None else top
     found: dict[tuple, RankedResult] = {}
-    resolved: list = []  # (-exact score, position, result): tuples scored by a representative config
-    probes = 0
+    heap: list = []  # (-score, tuple position, completion number, completions): one live completion per tuple
+    probes = expanded = 0
     status = "OPTIMAL"
     pos = 0
     ti, tn_, tk_ = order.index("tile_m"), order.index("tile_n"), order.index("tile_k")
+    shape_of = lambda t: (t[ti], t[tn_], t[tk_])  # noqa: E731
     with transient():  # the pinned solves' memos go when the search ends: O(K) memory, not O(K) solves
-        while pos < size or resolved:
-            if len(found) >= want:  # go on through the ties of the last score: equal scores go by name
-                last = min(r.score for r in found.values())
-                ahead = max(float(bounds[ranked[pos]]) if pos < size else -np.inf,
-                            -resolved[0][0] if resolved else -np.inf)
-                if ahead < last:
+        while pos < size or heap:
+            ahead = max(float(bounds[ranked[pos]]) if pos < size else -np.inf, -heap[0][0] if heap else -np.inf)
+            if len(found) >= want and ahead < min(r.score for r in found.values()):
+                break  # (ties with the last score go on: equal scores go by name)
+            if heap and -heap[0][0] >= ahead:  # a completion scored exactly: is it valid?
+                neg, k, j, comp = heapq.heappop(heap)
+                t = tuples[k]
+                if shape_of(t) in found:
+                    continue
+                if probes >= PROBE_LIMIT:
+                    status = f"stopped after {PROBE_LIMIT} solver probes"
                     break
-            if resolved and (pos >= size or -resolved[0][0] >= bounds[ranked[pos]]):
-                _neg, _k, result = heapq.heappop(resolved)
-                shape = (result.config.tile_m, result.config.tile_n, result.config.tile_k)
-                if shape not in found:
-                    found[shape] = result
+                pins = {**fixed, **dict(zip(order, t)), **dict(zip(axes, comp[j][1]))}
+                phase(f"solving the best tile shapes (probe {probes + 1:,}): found", min(len(found), want), want)
+                probes += 1
+                sol = solve(pinned(model, pins))
+                if sol.count():
+                    found[shape_of(t)] = RankedResult(combo, decode(sol, 0), -neg, -neg, sol.count())
+                elif j + 1 < len(comp):
+                    heapq.heappush(heap, (-comp[j + 1][0], k, j + 1, comp))
                 continue
             k = int(ranked[pos])
             pos += 1
-            t = tuples[k]
-            shape = (t[ti], t[tn_], t[tk_])
-            if shape in found:
+            if shape_of(tuples[k]) in found:
                 continue
-            if probes >= PROBE_LIMIT:
-                status = "FEASIBLE"
+            if expanded >= EXPAND_LIMIT:
+                status = f"stopped after scoring the completions of {EXPAND_LIMIT:,} tile tuples"
                 break
-            pins = {**fixed, **dict(zip(order, t))}
-            phase(f"solving the best tile shapes (probe {probes + 1:,}): found", min(len(found), want), want)
-            probes += 1
-            best = solve(pinned(model, {**pins, **second}))
-            if best.count():
-                b = float(bounds[k])
-                found[shape] = RankedResult(combo, decode(best, 0), b, b, best.count())
-                continue
-            probes += 1
-            anyc = solve(pinned(model, pins))
-            if not anyc.count():
-                continue
-            config = decode(anyc, 0)
-            exact = estimate(facts, config, dev, dtype, a.family, a.warp_size, fx)["tflops"]
-            same = {x: getattr(config, x) for x in (*PRIMARY, *SECONDARY) if x in model.axes}
-            n = solve(pinned(model, same)).count()
-            heapq.heappush(resolved, (-exact, k, RankedResult(combo, config, exact, exact, n)))
+            expanded += 1
+            comp = completions(tuples[k])
+            if comp:
+                heapq.heappush(heap, (-comp[0][0], k, 0, comp))
     results = sorted(found.values(), key=lambda r: (-r.score, r.name))
     if rescorer is not None and results:
         scores = rescorer.score([(problem, r.config) for r in results], arch, dtype)
         results = sorted((RankedResult(r.combo, r.config, s, r.analytic, r.configs) for r, s in zip(results, scores)),
                          key=lambda r: (-r.score, r.name))
+    if status != "OPTIMAL":  # a limit: what was found is valid, but a better shape may be left unvisited
+        short = len(results) < want
+        return results[:top], (f"{'UNKNOWN' if not results else 'FEASIBLE'} ({status}"
+                               f"{f' with {len(results)} of {want} shapes found' if short else ''}; "
+                               "a rule set (-r) or --where narrows the search)")
     if not results:
-        return [], "INFEASIBLE" if status == "OPTIMAL" else "UNKNOWN"
+        return [], "INFEASIBLE"
     return results[:top], status

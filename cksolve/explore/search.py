@@ -42,6 +42,7 @@ from itertools import product
 from types import SimpleNamespace
 from typing import TYPE_CHECKING
 
+from ..arch.facts import common_facts
 from ..errors import CksolveError, did_you_mean, shorten
 from ..progress import phase
 from ..rulesets.base import RuleSet
@@ -56,7 +57,7 @@ if TYPE_CHECKING:  # the workload layer loads numpy: imported in search itself (
     from ..workload import Problem
 
 __all__ = ["SearchResult", "search", "SEARCH_BACKENDS", "SEARCH_OBJECTIVES", "TIME_LIMIT", "RANK_POOL",
-           "RANKING_KEYS"]
+           "RANKING_KEYS", "tie_note", "cost_notes"]
 
 #: The backends that search: exact best-first over score tuples (the default), CP-SAT optimisation.
 SEARCH_BACKENDS = ("direct", "cpsat")
@@ -91,6 +92,43 @@ class SearchResult:
         return {"arch": self.combo.arch, "variant": self.combo.variant, "dtype": self.combo.dtype,
                 "ndim": self.combo.ndim, "name": self.name, "score": round(self.score, 6),
                 **{k: round(v, 6) for k, v in self.terms.items()}, "configs": self.configs}
+
+
+def tie_note(results: list) -> str:
+    """A note when ``results`` (best first) hold fewer distinct scores than results ("" otherwise): which ranks
+    tie, so a top K of equal scores is not read as a ranking."""
+    scores = [r.score for r in results]
+    if len(set(scores)) == len(scores):
+        return ""
+    groups: dict = {}
+    for rank, score in enumerate(scores, 1):
+        groups.setdefault(score, []).append(rank)
+    tied = ["-".join(map(str, (g[0], g[-1]))) if g == list(range(g[0], g[-1] + 1)) else ",".join(map(str, g))
+            for g in groups.values() if len(g) > 1]
+    return (f"note: {len(set(scores))} distinct scores among the {len(scores)} results; ranks {', '.join(tied)} tie "
+            "(equal estimates: the model does not tell them apart; ties are listed by name)")
+
+
+def cost_notes(results: list, fx: dict, dtype: str) -> list[str]:
+    """Notes naming the ranks whose config has a shape the model prices for the hardware (``factors.toml``:
+    workgroups of more than ``waves.many_waves`` waves, vectors wider than ``vector.load_bytes``), with the
+    price, so such a pick is read as the model's judgement and not as an unpriced default."""
+    wv, vec = fx["waves"], fx["vector"]
+    dtype_bytes = common_facts().element_size[dtype]
+    many = [i for i, r in enumerate(results, 1)
+            if r.config.wave_m * r.config.wave_n * r.config.wave_k > wv["many_waves"]]
+    wide = [i for i, r in enumerate(results, 1)
+            if max(r.config.vector_a, r.config.vector_b, r.config.vector_c) * dtype_bytes > vec["load_bytes"]]
+    out = []
+    if many:
+        out.append(f"note: rank{'s' if len(many) > 1 else ''} {', '.join(map(str, many))}: workgroups of more than "
+                   f"{wv['many_waves']:g} waves, priced at {wv['many_waves_rate']:g} of the rate "
+                   "(waves.many_waves_rate: barriers and issue slots) and still ahead")
+    if wide:
+        out.append(f"note: rank{'s' if len(wide) > 1 else ''} {', '.join(map(str, wide))}: vectors wider than "
+                   f"{vec['load_bytes']:g} bytes, priced at {vec['wide']:g} per operand (vector.wide: staging "
+                   "registers) and still ahead")
+    return out
 
 
 def _models(problem, rule_set: RuleSet | None, arch: str, dtype: str, extra: tuple):

@@ -25,8 +25,14 @@ for one group, G groups, backward-data phases, split-K):
   im2col expansion: the M-side one re-read once per N tile and the N-side one
   per M tile, a share of re-reads missing L2; C written once, in fp32 per split-K slice
   plus the two-stage conversion pass) over bandwidth times the pipeline's
-  memory share and the vector width's share; time = max(compute, memory) +
+  memory share and the vector width's share; time = max(compute, memory) + a
+  share of min(compute, memory) (``overlap.exposed``: the overlap is not perfect,
+  so a padded tile's wasted math costs time even when loads bound the loop) +
   K-step overhead + launch;
+* **what the hardware charges shapes no rule prices otherwise** (``factors.toml``,
+  each with its reason): workgroups of more than ``waves.many_waves`` waves, tile
+  extents that are not powers of two, vectors wider than one load instruction;
+  each a share of the math rate, the load rate and the CU's load path and LDS;
 * **CU load path and LDS** (terms 0 -- not modelled -- in ``factors.toml``, set by
   calibrations): the bytes per clock a CU brings into LDS bound the K loop (every
   workgroup's A and B tiles of every step) and each workgroup pays its first tile
@@ -55,7 +61,8 @@ from .device import Device, device
 from .factorfile import base_factors, calibration_of, factors_for
 from .base import ScorerBase
 
-__all__ = ["AnalyticScorer", "estimate", "estimate_batch", "problem_terms", "COLUMNS", "per_distinct"]
+__all__ = ["AnalyticScorer", "estimate", "estimate_batch", "bound_batch", "Choices", "problem_terms", "COLUMNS",
+           "per_distinct"]
 
 
 def problem_terms(f) -> dict:
@@ -84,6 +91,27 @@ def _as_floats(P: dict) -> dict:
 COLUMNS = ("tile_m", "tile_n", "tile_k", "groups_to_merge", "wave_m", "wave_n", "wave_k", "warp_tile_m",
            "warp_tile_n", "warp_tile_k", "pipeline", "scheduler", "double_smem_buffer", "vector_a", "vector_b",
            "vector_c", "epilogue", "specialization", "split_image", "two_stage", "streamk")
+
+
+class Choices(tuple):
+    """The values an axis may still take (``bound_batch``): each term of the model that reads the axis takes the
+    value best for that term, so the estimate is an upper bound over every choice."""
+
+
+def _best(col, f, better):
+    """``f(col)``; for ``Choices``: ``better`` (np.maximum or np.minimum) of ``f`` over the choices."""
+    if not isinstance(col, Choices):
+        return f(col)
+    got = [f(np.asarray(v)) for v in col]
+    out = got[0]
+    for g in got[1:]:
+        out = better(out, g)
+    return out
+
+
+def _power_of_two(x) -> np.ndarray:
+    x = np.asarray(x).astype(np.int64)
+    return (x > 0) & ((x & (x - 1)) == 0)
 
 
 def _columns(configs) -> dict:
@@ -143,7 +171,7 @@ def estimate_batch(P: dict, C: dict, dev: Device, dtype: str, family: str, warp_
     occupancy = np.maximum(1, np.minimum(by_lds, by_regs))
 
     # wave quantisation over the CUs
-    streamk = C["streamk"].astype(bool)
+    streamk = np.asarray(C["streamk"]).astype(bool)
     per_cu = np.where(streamk, tiles / dev.cus, ceil_div(tiles, dev.cus))
     concurrent = np.maximum(1.0, np.minimum(occupancy, per_cu))
     simd_share = np.minimum(1.0, concurrent * waves / dev.simds)
@@ -158,21 +186,31 @@ def estimate_batch(P: dict, C: dict, dev: Device, dtype: str, family: str, warp_
                         C["warp_tile_k"])
     other = fx["other"]
     extra = (np.where(C["wave_k"] > 1, other["wave_k_split"], 1.0)
-             * np.where(C["specialization"] != "default", other["specialized"], 1.0)
-             * np.where(C["split_image"].astype(bool), other["split_image"], 1.0))
-    per_wg = fx["waves"]["per_workgroup"]
+             * _best(C["specialization"], lambda s: np.where(s != "default", other["specialized"], 1.0), np.maximum)
+             * _best(C["split_image"], lambda s: np.where(s.astype(bool), other["split_image"], 1.0), np.maximum))
+    wv = fx["waves"]
+    per_wg = wv["per_workgroup"]
     copies = np.array(per_wg)[np.minimum(waves, len(per_wg)) - 1]
+    # what the hardware charges shapes no rule prices otherwise: workgroups of many waves (one barrier for all,
+    # one workgroup's waves filling each SIMD), tile dimensions that are not powers of two (LDS bank conflicts,
+    # index arithmetic), vectors wider than one load instruction (twice the staging registers)
+    many = np.where(waves > wv["many_waves"], wv["many_waves_rate"], 1.0)
+    odd = sum((~_power_of_two(x)).astype(np.int64) for x in (tm, tn, tk))
+    vec = fx["vector"]
+    wide = lambda v: np.where(np.asarray(v) * bpe > vec["load_bytes"], vec["wide"], 1.0)  # noqa: E731
+    hw = (many * fx["tile"]["non_power_of_two"] ** odd * _best(C["vector_a"], wide, np.maximum)
+          * _best(C["vector_b"], wide, np.maximum) * _best(C["vector_c"], wide, np.maximum))
     cu = fx["cu"]
-    rate = peak * simd_share * warp * compute * hidden * sched * spill * extra * copies
+    rate = peak * simd_share * warp * compute * hidden * sched * spill * extra * copies * hw
     t_compute = per_cu * wg_flops / rate + np.where(streamk, wg_flops / rate, 0.0)  # stream-K: partial-tile fixup
     tile_bytes = (tm + tn) * tk * gm * bpe  # a K step's A and B tiles
     bandwidth = cu["load_bytes_per_clock"] * clock  # the CU's load path (0: not modelled)
     if bandwidth > 0:  # every workgroup's tiles of every K step share it
-        t_compute = np.maximum(t_compute, per_cu * steps * tile_bytes / bandwidth)
+        t_compute = np.maximum(t_compute, per_cu * steps * tile_bytes / (bandwidth * hw))
     lds_rate = cu["lds_bytes_per_clock"] * clock  # LDS reads into the waves' registers (0: not modelled)
     if lds_rate > 0:  # each wave reads its own rows of A and columns of B of every K step
         wave_reads = (tm // np.maximum(C["wave_m"], 1) + tn // np.maximum(C["wave_n"], 1)) * tk * gm * bpe
-        t_compute = np.maximum(t_compute, per_cu * steps * waves * wave_reads / lds_rate)
+        t_compute = np.maximum(t_compute, per_cu * steps * waves * wave_reads / (lds_rate * hw))
 
     # roofline: global traffic
     mem = fx["memory"]
@@ -180,23 +218,45 @@ def estimate_batch(P: dict, C: dict, dev: Device, dtype: str, family: str, warp_
     share = lambda v: np.minimum(1.0, v * bpe / full) ** 0.5  # noqa: E731
     a = P["a"] * bpe * (1 + (ceil_div(n, tn) - 1) * mem["l2_miss"])
     b = P["b"] * bpe * (1 + (ceil_div(m, tm) - 1) * mem["l2_miss"])
-    two = C["two_stage"].astype(bool)
-    out_bpe = np.where((P["split"] > 1) | two, 4, bpe)
-    cbytes = P["c"] * out_bpe * P["split"] + np.where(two, P["c"] * (4 + bpe), 0)
-    store = np.where(C["epilogue"] == "cshuffle", 1.0, other["default_epilogue_store"])
-    traffic = a / share(C["vector_a"]) + b / share(C["vector_b"]) + cbytes / (share(C["vector_c"]) * store)
-    t_memory = traffic / (dev.hbm_tbps * 1e12 * memory)
+
+    def c_bytes(two):
+        two = two.astype(bool)
+        out_bpe = np.where((P["split"] > 1) | two, 4, bpe)
+        return P["c"] * out_bpe * P["split"] + np.where(two, P["c"] * (4 + bpe), 0)
+
+    store = _best(C["epilogue"], lambda e: np.where(e == "cshuffle", 1.0, other["default_epilogue_store"]),
+                  np.maximum)
+    traffic = (a / _best(C["vector_a"], share, np.maximum) + b / _best(C["vector_b"], share, np.maximum)
+               + _best(C["two_stage"], c_bytes, np.minimum) / (_best(C["vector_c"], share, np.maximum) * store))
+    t_memory = traffic / (dev.hbm_tbps * 1e12 * memory * hw)  # the same costs slow the loads' issue
     loop = fx["loop"]
     t_loop = np.ceil(per_cu / concurrent) * steps * loop["cycles_per_k_step"] / clock
     # each workgroup's prologue (its first tile, two when double-buffered, loaded before any math) and epilogue
     # (its C tile stored): fixed cycles per round of concurrent workgroups, and their bytes on the load path
     t_loop = t_loop + np.ceil(per_cu / concurrent) * loop["cycles_per_tile"] / clock
     if bandwidth > 0:
-        t_loop = t_loop + per_cu * (tile_bytes * np.where(dbuf, 2, 1) + tm * tn * gm * bpe) / bandwidth
-    seconds = np.maximum(t_compute, t_memory) + t_loop + loop["launch_us"] * 1e-6
+        t_loop = t_loop + per_cu * (tile_bytes * np.where(dbuf, 2, 1) + tm * tn * gm * bpe) / (bandwidth * hw)
+    # the shorter of the math and the loads hides under the longer but for a share (so the padded tile's wasted
+    # math costs time even when the loads bound the loop)
+    seconds = (np.maximum(t_compute, t_memory) + fx["overlap"]["exposed"] * np.minimum(t_compute, t_memory) + t_loop
+               + loop["launch_us"] * 1e-6)
     return {"tflops": P["useful"] / seconds / 1e12, "workgroups": tiles, "occupancy": occupancy, "per_cu": per_cu,
             "compute_us": t_compute * 1e6, "memory_us": t_memory * 1e6, "loop_us": t_loop * 1e6,
             "rate_share": rate / peak}
+
+
+def bound_batch(P: dict, C: dict, dev: Device, dtype: str, family: str, warp_size: int,
+                fx: dict | None = None) -> np.ndarray:
+    """An upper bound of the score over the ``Choices`` some of ``C``'s columns hold (the others: arrays, one
+    element per row): ``estimate_batch`` with every term at the value best for it, each stream-K choice
+    estimated whole. Every term is a product of non-negative factors or a sum of non-negative costs, so no
+    config with those choices scores above it, whatever numbers the factor table holds."""
+    sk = C["streamk"]
+    if not isinstance(sk, Choices):
+        return estimate_batch(P, C, dev, dtype, family, warp_size, fx)["tflops"]
+    size = len(C["tile_m"])
+    return np.max([estimate_batch(P, {**C, "streamk": np.full(size, s)}, dev, dtype, family, warp_size, fx)["tflops"]
+                   for s in sk], axis=0)
 
 
 def estimate(f, c, dev: Device, dtype: str, family: str, warp_size: int, fx: dict | None = None) -> dict:

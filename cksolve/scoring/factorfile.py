@@ -44,7 +44,10 @@ FACTORS_SCHEMA = {
     "warp_tile": {"*": {"*": _NUMBER}, "reason": str},
     "other": {"wave_k_split": _NUMBER, "specialized": _NUMBER, "split_image": _NUMBER,
               "default_epilogue_store": _NUMBER, "reason": str},
-    "waves": {"per_workgroup": [_NUMBER], "reason": str},
+    "waves": {"per_workgroup": [_NUMBER], "many_waves": _NUMBER, "many_waves_rate": _NUMBER, "reason": str},
+    "tile": {"non_power_of_two": _NUMBER, "reason": str},
+    "overlap": {"exposed": _NUMBER, "reason": str},
+    "vector": {"load_bytes": _NUMBER, "wide": _NUMBER, "reason": str},
     "free": {"*": [_NUMBER]},
 }
 #: a factors file's provenance table: key -> type
