@@ -252,14 +252,16 @@ def test_factors_toml_covers_every_pipeline_and_a_missing_one_is_an_error(monkey
     assert "unknown key 'compv7'" in pipeline_coverage(extra)
     from cksolve.scoring import factorfile
 
+    from cksolve.space.memos import MEMOS
+
     monkeypatch.setattr(factorfile, "load", lambda *a, **k: left_out)
-    factorfile.base_factors.cache_clear()
+    MEMOS.clear()  # every memo, not base_factors' alone: the arch tables resolved from it hold the same object
     try:
         with pytest.raises(CksolveError, match=r"^factors.toml: \[pipeline\]: missing key 'wavelet'"):
             factorfile.base_factors()
     finally:
         monkeypatch.undo()
-        factorfile.base_factors.cache_clear()
+        MEMOS.clear()
 
 
 @pytest.mark.parametrize("value, schema, fault", [
