@@ -328,7 +328,7 @@ HOLDOUT = CK / "workloads" / "validation_holdout.csv"
 WRITERS = [
     *(["enumerate", "-r", "tiny", "-a", "gfx942", "--format", f] for f in ("names", "jsonl", "csv", "table")),
     ["count", "-r", "tiny", "--by", "arch"], ["archs", "--format", "json"], ["rule-sets"],
-    ["diff", "default", "tiny", "-a", "gfx942", "--format", "jsonl"], ["pipeline-variants", "--format", "csv"],
+    ["diff", "default", "tiny", "-a", "gfx942", "--format", "jsonl"], ["pipeline-variants", "-a", "gfx942", "--variant", "forward", "--format", "csv"],
     ["features", "-r", "tiny", "-a", "gfx950", "--variant", "forward"], ["cmake-dir"],
 ]
 WORKLOAD_WRITERS = [["coverage", "--problems", str(HOLDOUT), "-r", "tiny", "-a", "gfx942", "--format", "jsonl",
