@@ -33,7 +33,8 @@ COMMANDS = {
                      "counting configs of gfx942: arch 2 of 2", "configs of gfx950: arch 2 of 2"),
     "audit-all": (["audit", "-r", "all", "-a", "gfx942", "--builder-configs", str(CK / "builder-configs")], "auditing default: rule set 1 of", "check 1 of"),
     "search": (["search", "-p", "N=32,C=256,K=256,Hi=56,Wi=56,Y=3,X=3,pad_h=1,pad_w=1", "-a", "gfx942", "--top", "3"],
-               "tile shapes", "solving the best tile shapes (probe 1): found 0 of 3"),
+               "listing tile shapes: part 0 of", "bounding tile shapes 0 of",
+               "solving the best tile shapes (probe 1): found 0 of 3"),
     # fits: the calibration's folds, LightGBM's fits (n of N); measurements: 399 rows of CK's gfx950 file
     "calibrate": (["calibrate", "--measurements", "{tmp}/m.csv", "--arch", "gfx950", "--dtype", "bf16", "--folds", "2",
                    "--out", "{tmp}/cal.toml"], "calibrating gfx950 bf16", "cross-validating the factors: fold 1 of 2"),

@@ -37,6 +37,7 @@ UNKNOWN without).
 from __future__ import annotations
 
 import heapq
+import time
 from dataclasses import dataclass
 from itertools import product
 
@@ -60,6 +61,13 @@ SECONDARY = tuple(c for c in COLUMNS if c not in PRIMARY)
 PROBE_LIMIT = 400
 #: primary tuples whose completions are scored at most (each: one batch of the model over its completions)
 EXPAND_LIMIT = 20_000
+#: the listing tells its progress by parts: the tuples of the first primary axes whose domains' product
+#: reaches this (a part pruned whole counts as done at once)
+PARTS = 100
+#: rows the model bounds at a time (the bound's progress: one phase per block)
+BOUND_BLOCK = 1 << 16
+#: seconds at least between two phases of the listing (each redraws the bar)
+TELL_EVERY = 0.1
 
 
 @dataclass(frozen=True)
@@ -131,6 +139,14 @@ def _tuples(model, domains: dict):
         if set(c.scope) <= known:
             last = max((order.index(a) for a in c.scope if a in order), default=-1)
             checks.setdefault(last, []).append((j, c))
+    sizes = [len(domains[a]) for a in order]
+    depth, parts = 0, 1
+    while depth < len(order) and parts < PARTS:
+        parts *= sizes[depth]
+        depth += 1
+    index = [{v: k for k, v in enumerate(domains[a])} for a in order[:depth]]
+    label = "listing tile shapes: part"
+    phase(label, 0, parts)
     values = dict(fixed)
     for _j, c in checks.get(-1, []):
         if not c.holds(tuple(values[a] for a in c.scope)):
@@ -159,7 +175,31 @@ def _tuples(model, domains: dict):
                 yield from go(i + 1)
         values.pop(axis, None)
 
-    yield from go(0)
+    next_tell = [0.0]
+
+    def tell():
+        now = time.monotonic()
+        if now >= next_tell[0]:  # at most every TELL_EVERY seconds: a phase redraws the bar
+            next_tell[0] = now + TELL_EVERY
+            part = 0
+            for i, a in enumerate(order[:depth]):
+                part = part * sizes[i] + index[i][values[a]]
+            phase(label, part + 1, parts)
+
+    def top(i):
+        """``go`` above the parts' depth, telling each part as it starts (``go`` itself stays as fast)."""
+        if i == depth:
+            tell()
+            yield from go(i)
+            return
+        axis = order[i]
+        for v in domains[axis]:
+            values[axis] = v
+            if ok(i):
+                yield from top(i + 1)
+        values.pop(axis, None)
+
+    yield from top(0)
 
 
 def ranked_search(problem, combo, model, domains: dict, arch: str, dtype: str, top: int, pool: int,
@@ -181,13 +221,11 @@ def ranked_search(problem, combo, model, domains: dict, arch: str, dtype: str, t
     axes, combos, mixed = _secondary(model, domains, set(order) | set(fixed))
     if not combos:
         return [], "INFEASIBLE"
-    phase("listing tile shapes")
     tuples = list(_tuples(model, domains))
     if not tuples:
         return [], "INFEASIBLE"
     terms = problem_terms(problem.facts())
     model_args = (dev, dtype, a.family, a.warp_size, fx)
-    phase(f"bounding {len(tuples):,} tile shapes")
     size = len(tuples)
     columns = dict(zip(order, (np.array(col) for col in zip(*tuples))))
     for c in COLUMNS:  # an axis the model lacks: one value
@@ -195,7 +233,11 @@ def ranked_search(problem, combo, model, domains: dict, arch: str, dtype: str, t
             columns[c] = np.full(size, domains.get(c, (0,))[0])
     # each secondary axis: the values some allowed combination has; the model takes each term's best of them
     choices = {x: Choices(dict.fromkeys(v[i] for v in combos)) for i, x in enumerate(axes)}
-    bounds = bound_batch(terms, {**columns, **choices}, *model_args)
+    bounds = np.empty(size)
+    for start in range(0, size, BOUND_BLOCK):  # by blocks: the bound (elementwise) tells its progress
+        phase("bounding tile shapes", start, size)
+        block = slice(start, start + BOUND_BLOCK)
+        bounds[block] = bound_batch(terms, {**{x: col[block] for x, col in columns.items()}, **choices}, *model_args)
     ranked = np.argsort(-bounds, kind="stable")  # best bound first, ties in enumeration order
     second = {x: np.array([v[i] for v in combos]) for i, x in enumerate(axes)}
     memo: dict = {}
