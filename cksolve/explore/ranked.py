@@ -31,7 +31,9 @@ perturbed at random too). With a re-ranking scorer (``--model``,
 the other scorer orders the pool; the command says so. Bounded: at most
 ``PROBE_LIMIT`` solver probes and ``EXPAND_LIMIT`` tuples' completions scored;
 a search stopped by a limit says which in its status (FEASIBLE with results,
-UNKNOWN without).
+UNKNOWN without). On a terminal, steps 1 to 3 tell the progress bar n of N
+(``progress.phase``): the listing by parts (``PARTS``), the bound by blocks of
+rows (``BOUND_BLOCK``), the visit by solver probes.
 """
 
 from __future__ import annotations
