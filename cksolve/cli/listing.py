@@ -9,7 +9,7 @@ from typing import Iterable, Iterator, Optional
 
 import typer
 
-from .. import explore, query
+from .. import query
 from ..errors import CksolveError, did_you_mean, shorten
 from ..formats import render, table_text
 from ..outputs import atomic_text_stream, write_stdout
@@ -83,7 +83,7 @@ def enumerate_cmd(
     selection = sel.select()
     rs = load_rule_set(rule_set, builder_configs)
     if backend not in (None, "direct"):
-        records = list(explore.enumerate_with(backend, rs, selection, limit))
+        records = list(query.enumerate_records(rs, selection, limit, backend=backend))
         write("".join(query.name_lines(((r.combo.arch, r.name) for r in records), selection.archs))
               if fmt == "names" else records_text(records, fmt), output)
         return
@@ -143,8 +143,7 @@ def count_cmd(
     selection = sel.select()
     rs = load_rule_set(rule_set, builder_configs)
     with Progress(f"counting {len(selection.combos()):,} combinations", ticking=True):  # on a terminal, past 1 s
-        counts = (query.count_records(rs, selection) if backend in (None, "direct")
-                  else explore.count_with(backend, rs, selection))
+        counts = query.count_records(rs, selection, backend)
     write_stdout(count_text(counts, keys, fmt))
 
 

@@ -1,44 +1,23 @@
-"""Listing and checking through a chosen backend (``enumerate --backend``, ``check --backend``).
+"""Checking through a chosen backend (``check --backend``).
 
-The default path (``query``) uses the direct backend's factorised join; these
-functions ask any backend of ``solver.backends.BACKENDS`` instead, so the
-independent solvers can be run on the same question from the command line.
-The selection is counted first (by the direct backend: it counts without
-listing) and refused past the limit, as ``enumerate`` does.
+The default path (``query``) uses the direct backend's evaluator; this asks any
+backend of ``solver.backends.BACKENDS`` instead, so the independent solvers can
+be run on the same question from the command line. Listing and counting through
+a backend are ``query.enumerate_records`` and ``query.count_records`` with ``backend=``.
 """
 
 from __future__ import annotations
 
 from typing import Iterable, Iterator
 
-from ..errors import CksolveError
-from ..query import CheckRecord, Record, Selection, count_records
+from ..query import CheckRecord
 from ..rulesets.base import RuleSet
 from ..solver import BACKENDS, build_model, get_backend
 from ..space.combo import Combo
 from ..space.config import config_fields
 from ..space.naming import parse_name
 
-__all__ = ["BACKENDS", "enumerate_with", "check_with", "count_with"]
-
-
-def count_with(backend: str, rule_set: RuleSet, selection: Selection) -> dict:
-    """Configs per combination, counted by ``backend`` (one that cannot count says so)."""
-    b = get_backend(backend)
-    return {combo: b.count(build_model(combo, rule_set)) for combo in selection.combos()}
-
-
-def enumerate_with(backend: str, rule_set: RuleSet, selection: Selection, limit: int | None) -> Iterator[Record]:
-    """Every config of the selection as ``backend`` lists it, per combination in name order."""
-    b = get_backend(backend)
-    if limit:  # 0 or None: no limit
-        total = sum(count_records(rule_set, selection).values())
-        if total > limit:
-            raise CksolveError(f"{rule_set.name or 'rule set'} has {total:,} configs in this selection, more than "
-                               f"{limit:,}: narrow it or raise {{opt:limit}}")
-    for combo in selection.combos():
-        for config in b.enumerate(build_model(combo, rule_set)):
-            yield Record(rule_set.name, combo, config)
+__all__ = ["BACKENDS", "check_with"]
 
 
 def check_with(backend: str, records: Iterable[CheckRecord], rule_set: RuleSet | None) -> Iterator[CheckRecord]:

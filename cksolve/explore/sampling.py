@@ -19,7 +19,7 @@ from typing import Iterator
 
 from ..errors import CksolveError
 from ..progress import phase
-from ..query import Record, Selection, count_records
+from ..query import Record, Selection
 from ..rulesets.base import RuleSet
 from ..solver import SolutionSet, SpaceTooLarge, sample_blocks, sample_name_blocks, solve_combo
 from ..solver.draws import randbelow_many
@@ -27,13 +27,8 @@ from ..space.memos import MEMOS
 from ..space.namesfile import section_line
 from ..space.spelling import clear_name_memos
 
-__all__ = ["count", "sample", "sample_stream", "sample_names", "solution_sets", "arch_shares", "sample_arch_stream",
+__all__ = ["sample", "sample_stream", "sample_names", "solution_sets", "arch_shares", "sample_arch_stream",
            "sample_arch_lines"]
-
-
-def count(rule_set: RuleSet, selection: Selection) -> dict:
-    """Configs per combination of the selection (exact), as ``count`` prints them."""
-    return count_records(rule_set, selection)
 
 
 def solution_sets(rule_set: RuleSet, selection: Selection) -> list[tuple[object, SolutionSet]]:

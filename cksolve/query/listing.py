@@ -16,7 +16,8 @@ from ..arch.facts import ArchFacts, arch_facts, archs, common_facts
 from ..errors import CksolveError
 from ..rulesets import RULE_SETS, RuleSet, get_rule_set, rule_set_description
 from ..selection import Record, Selection
-from ..solver import SpaceTooLarge, config_blocks, enumerate_combo, name_blocks, names_combo, solve_combo
+from ..solver import (SpaceTooLarge, build_model, config_blocks, enumerate_combo, get_backend, name_blocks, names_combo,
+                      solve_combo)
 from ..space.combo import Combo
 from ..space.namesfile import section_line
 from ..space.spelling import clear_name_memos
@@ -42,16 +43,25 @@ MEMO_LISTING = 100_000
 
 
 def enumerate_records(rule_set: RuleSet, selection: Selection, limit: int | None = ENUMERATE_LIMIT,
-                      why: str | None = None) -> Iterator[Record]:
+                      why: str | None = None, backend: str | None = None) -> Iterator[Record]:
     """Every (arch, config) of the rule set valid for the selection, in canonical order.
 
     The selection is counted first (cheap: components multiply) and refused above
     ``limit`` (0 or None: never), a guard against listing a whole space by accident;
     the records are made in blocks, so memory does not grow with the listing.
     ``why``: a caller with no ``--limit`` to raise (report) says why it refuses instead.
+    ``backend``: list with one of ``solver.BACKENDS`` instead of the direct backend (the default), per
+    combination in that backend's order (``enumerate --backend``); the limit is still counted by the direct one.
     """
+    chosen = None if backend in (None, "direct") else get_backend(backend)
     _check_limit(rule_set, selection, limit, why)
-    return _records(rule_set, selection)
+    return _records(rule_set, selection) if chosen is None else _backend_records(chosen, rule_set, selection)
+
+
+def _backend_records(backend, rule_set: RuleSet, selection: Selection) -> Iterator[Record]:
+    for combo in selection.combos():
+        for config in backend.enumerate(build_model(combo, rule_set)):
+            yield Record(rule_set.name, combo, config)
 
 
 def enumerate_names(rule_set: RuleSet, selection: Selection, limit: int | None = ENUMERATE_LIMIT) -> Iterator[str]:
@@ -164,9 +174,13 @@ def _names(rule_set: RuleSet, selection: Selection) -> Iterator[str]:
         yield from block.splitlines()
 
 
-def count_records(rule_set: RuleSet, selection: Selection) -> dict[Combo, int]:
-    """Configs per combination, from the solve's factors (no config is formed)."""
-    return {combo: _count(rule_set, combo) for combo in selection.combos()}
+def count_records(rule_set: RuleSet, selection: Selection, backend: str | None = None) -> dict[Combo, int]:
+    """Configs per combination, from the solve's factors (no config is formed); ``backend``: counted by one of
+    ``solver.BACKENDS`` instead of the direct backend (the default; one that cannot count says so)."""
+    if backend in (None, "direct"):
+        return {combo: _count(rule_set, combo) for combo in selection.combos()}
+    chosen = get_backend(backend)
+    return {combo: chosen.count(build_model(combo, rule_set)) for combo in selection.combos()}
 
 
 def _count(rule_set: RuleSet, combo: Combo) -> int:
