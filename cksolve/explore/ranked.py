@@ -167,6 +167,8 @@ def _tuples(model, domains: dict):
         return True
 
     def go(i):
+        if i == depth:  # a part starts (the first ``depth`` axes have values): tell it
+            tell()
         if i == len(order):
             yield tuple(values[a] for a in order)
             return
@@ -188,20 +190,7 @@ def _tuples(model, domains: dict):
                 part = part * sizes[i] + index[i][values[a]]
             phase(label, part + 1, parts)
 
-    def top(i):
-        """``go`` above the parts' depth, telling each part as it starts (``go`` itself stays as fast)."""
-        if i == depth:
-            tell()
-            yield from go(i)
-            return
-        axis = order[i]
-        for v in domains[axis]:
-            values[axis] = v
-            if ok(i):
-                yield from top(i + 1)
-        values.pop(axis, None)
-
-    yield from top(0)
+    yield from go(0)
 
 
 def ranked_search(problem, combo, model, domains: dict, arch: str, dtype: str, top: int, pool: int,
