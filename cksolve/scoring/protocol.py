@@ -6,11 +6,10 @@ from typing import Protocol, Sequence
 
 import numpy as np
 
-from ..errors import CksolveError, did_you_mean
 from ..registry import LazyRegistry
 from .base import ScorerBase
 
-__all__ = ["Scorer", "ScorerBase", "SCORERS", "get_scorer", "check_scorer_name"]
+__all__ = ["Scorer", "ScorerBase", "SCORERS", "get_scorer"]
 
 
 class Scorer(Protocol):
@@ -48,15 +47,6 @@ SCORERS = LazyRegistry("scorer", {
     "model": "cksolve.scoring.model:ModelScorer",
     "measured": "cksolve.scoring.measured:MeasuredScorer",
 })
-
-
-def check_scorer_name(kind: str, valid=None, option: str = "scorer") -> str:
-    """``kind`` when it is one of ``valid`` (default: every registered scorer), else the one error line: the
-    valid names and the nearest one."""
-    valid = tuple(SCORERS) if valid is None else tuple(valid)
-    if kind not in valid:
-        raise CksolveError(f"unknown {option} {kind!r}; valid: {', '.join(valid)}{did_you_mean(kind, valid)}")
-    return kind
 
 
 def get_scorer(kind: str = "analytic", **options) -> Scorer:
