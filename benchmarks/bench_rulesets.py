@@ -146,7 +146,8 @@ t = [clock()]
 from cksolve import cli
 t.append(clock())
 from cksolve import query
-from cksolve.solver import build_model, direct, enumerate_combo
+from cksolve.solver import build_model, enumerate_combo
+from cksolve.solver.engine import direct
 t.append(clock())
 rs = query.load_rule_set(sys.argv[1], sys.argv[2] or None)
 combos = query.select().combos()

@@ -28,7 +28,8 @@ from bench_rulesets import TARGETS, best_of
 _PHASES = r"""
 import json, sys, time
 from cksolve import query
-from cksolve.solver import build_model, direct
+from cksolve.solver import build_model
+from cksolve.solver.engine import direct
 from cksolve.rulesets import get_rule_set
 rs = get_rule_set(sys.argv[1])
 combos = query.select().combos()
@@ -54,9 +55,10 @@ import json, sys, time
 from itertools import chain, compress
 from operator import itemgetter
 from cksolve import query
-from cksolve.solver import build_model, direct
+from cksolve.solver import build_model
+from cksolve.solver.engine import direct
 from cksolve.solver.model import Model
-from cksolve.solver.solutions import Component
+from cksolve.solver.engine.solutions import Component
 from cksolve.space.constraints import Check, Table, interned
 from cksolve.rulesets import get_rule_set
 

@@ -108,7 +108,8 @@ def fresh_solves(monkeypatch):
     A test that forces a path (a small row bound) must not be answered from a memo
     filled before it set the bound.
     """
-    from cksolve.solver import combos, direct
+    from cksolve.solver.engine import direct
+    from cksolve.solver.listing import combos
 
     monkeypatch.setattr(combos, "_COMBOS", {})
     for cache in ("_SOLVED", "_COMPONENTS"):

@@ -9,7 +9,7 @@ import pytest
 from cksolve import query
 from cksolve.solver import build_model
 from cksolve.solver.backends import BACKENDS, Backend, CannotCount, get_backend
-from cksolve.solver.evaluate import evaluate
+from cksolve.solver.questions.evaluate import evaluate
 from cksolve.space.combo import Combo
 from cksolve.space.config import config_fields
 

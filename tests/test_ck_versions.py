@@ -14,7 +14,7 @@ from cksolve.arch.facts import arch_facts
 from cksolve.errors import CksolveError
 from cksolve.rulesets import Combo, get_rule_set
 from cksolve.solver import solve_combo
-from cksolve.solver.evaluate import evaluate
+from cksolve.solver.questions.evaluate import evaluate
 from cksolve.space.naming import parse_name
 
 from conftest import CK, first_differences, oracle, oracle_develop, split_key

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from cksolve.solver import enumerate_combo
-from cksolve.solver.evaluate import evaluate
+from cksolve.solver.questions.evaluate import evaluate
 from cksolve.space.naming import parse_name
 from cksolve.rulesets import Combo, get_rule_set
 

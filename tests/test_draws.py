@@ -8,7 +8,7 @@ import pytest
 
 from cksolve import explore, query
 from cksolve.rulesets import get_rule_set
-from cksolve.solver.draws import randbelow_many
+from cksolve.solver.sampling.draws import randbelow_many
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 7, 100, 2**31 - 1, 2**31, 2**32 - 1, 2**32, 2**32 + 1, 450_088_869_888,

@@ -18,7 +18,8 @@ from __future__ import annotations
 import pytest
 
 from cksolve.query import select
-from cksolve.solver import direct, solve_combo
+from cksolve.solver import solve_combo
+from cksolve.solver.engine import direct
 from cksolve.solver.model import build_model
 from cksolve.space.constraints import scope_values
 from cksolve.space.naming import parse_name

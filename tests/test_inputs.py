@@ -392,7 +392,7 @@ def test_count_of_a_file_with_no_base_equals_brute_force(capsys, tmp_path):
     """No base, every GEMM axis pinned but tile_k, the vectors and the pads: count equals checking each config."""
     from itertools import product
 
-    from cksolve.solver.evaluate import evaluate
+    from cksolve.solver.questions.evaluate import evaluate
     from cksolve.space.axes import AXES
     from cksolve.space.config import KernelConfig
 
@@ -416,7 +416,7 @@ def test_count_of_a_file_with_no_base_equals_brute_force(capsys, tmp_path):
 def test_the_counting_join_agrees_with_the_listing_join(monkeypatch, rule_set):
     """Force components through ``counting.count_join`` (a row bound of 3): same counts, same listing."""
     from cksolve import query
-    from cksolve.solver import direct
+    from cksolve.solver.engine import direct
 
     selection = query.select(["gfx942", "gfx1100"], None, ["fp16"], None)
     rs = query.load_rule_set(rule_set)
@@ -522,7 +522,7 @@ def test_fuzz_conf_lines(capsys, tmp_path, args, head):
 def test_a_component_too_large_to_join_is_listed_from_its_tree(capsys, monkeypatch):
     """A component only counted (its join passed the bound) is listed by walking its solution tree, never
     joined: the same names as the joined listing (it used to be refused past LIST_LIMIT)."""
-    from cksolve.solver import direct
+    from cksolve.solver.engine import direct
 
     args = ("enumerate", "-r", "default", "-a", "gfx942", "--variant", "forward", "--dtype", "fp16", "--ndim", "2")
     code, want, _ = run(capsys, *args)

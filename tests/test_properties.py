@@ -15,8 +15,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cksolve.arch.facts import BUNDLED_ARCHS
-from cksolve.solver import cpsat, direct, pyconstraint
-from cksolve.solver.evaluate import evaluate
+from cksolve.solver import cpsat, pyconstraint
+from cksolve.solver.engine import direct
+from cksolve.solver.questions.evaluate import evaluate
 from cksolve.solver.model import build_model
 from cksolve.space.axes import AXES, GEMM_AXES
 from cksolve.space.config import KernelConfig

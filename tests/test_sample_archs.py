@@ -10,7 +10,7 @@ import pytest
 
 from cksolve import explore, query
 from cksolve.cli import main
-from cksolve.solver import combos
+from cksolve.solver.listing import combos
 
 ARCHS = ("gfx942", "gfx950", "gfx1100")
 
@@ -103,7 +103,7 @@ def test_too_many_distinct_draws_are_refused_before_any_output(capsys):
 def test_the_decoders_compact_columns_give_back_each_value_with_its_type():
     import numpy as np
 
-    from cksolve.solver.batch_decode import _Column
+    from cksolve.solver.sampling.batch_decode import _Column
 
     values = [1, True, 1.0, "a", 1, False, 0]
     col = _Column(values)

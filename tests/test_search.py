@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from cksolve import explore, query
-from cksolve.solver.evaluate import evaluate
+from cksolve.solver.questions.evaluate import evaluate
 from cksolve.workload import applicable_records, parse_problem, read_problems
 from cksolve.workload.explain import runs
 from cksolve.workload.score import analytic_score

@@ -13,7 +13,7 @@ import pytest
 from cksolve import explore
 from cksolve.cli import main
 from cksolve.explore import ranked
-from cksolve.solver.evaluate import evaluate
+from cksolve.solver.questions.evaluate import evaluate
 from cksolve.workload import parse_problem
 from cksolve.workload.explain import runs
 

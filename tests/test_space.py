@@ -17,8 +17,9 @@ import pytest
 from conftest import fresh_solves
 
 from cksolve import explore, query
-from cksolve.solver import build_model, conditioning, counting, direct, pyconstraint, solve_combo
-from cksolve.solver.evaluate import evaluate
+from cksolve.solver import build_model, pyconstraint, solve_combo
+from cksolve.solver.engine import conditioning, counting, direct
+from cksolve.solver.questions.evaluate import evaluate
 from cksolve.space.axes import AXES
 from cksolve.space.combo import Combo
 from cksolve.space.naming import parse_name

@@ -8,7 +8,7 @@ from cksolve import query
 from cksolve.rulesets import get_rule_set
 from cksolve.solver import enumerate_combo, names_combo, solve_combo
 from cksolve.solver.model import config_class
-from cksolve.solver.spelled import spelled_rows
+from cksolve.solver.listing.spelled import spelled_rows
 from cksolve.space.kinds import kernel_kind
 
 

@@ -12,12 +12,13 @@ from hypothesis import given, settings, strategies as st
 from conftest import fresh_solves
 
 from cksolve import explore, query
-from cksolve.solver import bounded_configs, build_model, conditioning, direct, names_combo, solve_combo
+from cksolve.solver import bounded_configs, build_model, names_combo, solve_combo
+from cksolve.solver.engine import conditioning, direct
 from cksolve.space.memos import MEMOS
-from cksolve.solver.evaluate import evaluate
-from cksolve.solver.sampling import sample_blocks
-from cksolve.solver import stream
-from cksolve.solver.stream import config_blocks, name_blocks
+from cksolve.solver.questions.evaluate import evaluate
+from cksolve.solver.sampling.uniform import sample_blocks
+from cksolve.solver.listing import stream
+from cksolve.solver.listing.stream import config_blocks, name_blocks
 from cksolve.space.axes import AXES, kind_axes
 from cksolve.space.config import KernelConfig
 from cksolve.space.spelling import GEMM_HEAD_AXES, GEMM_TAIL_PARTS, gemm_name
@@ -243,7 +244,7 @@ def test_neighbors_bad_input_is_one_error():
 
 def test_explain_nearest_searches_a_space_too_large_to_list(tmp_path, monkeypatch):
     """Past CONFIG_LIMIT the nearest configs come from the model, and agree with the listing below it."""
-    from cksolve.solver import explain as explain_mod
+    from cksolve.solver.questions import explain as explain_mod
 
     rs = _file(tmp_path, WIDE)
     name = "grouped_conv_fwd_fp16_nhwgc_2d_compv3_cshuffle_intrawave_64x64x64_2x2x1_32x32x16_vec3_8_8"
@@ -263,7 +264,7 @@ def test_search_leaves_no_solve_behind():
 
 def test_batch_decoding_is_decoding_one_at_a_time(monkeypatch, tmp_path):
     """The vectorised decoder gives, index for index, what ``decode`` gives, on joined and conditioned trees."""
-    from cksolve.solver import sampling
+    from cksolve.solver.sampling import uniform as sampling
 
     rs = _file(tmp_path, WIDE)
     sel = query.select(["gfx942"], ["forward", "bwd_weight"], ["fp16"], [2, 3])

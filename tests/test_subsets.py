@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from cksolve.arch.facts import BUNDLED_ARCHS
 from cksolve.query import select
 from cksolve.solver import solve_combo
-from cksolve.solver.cover import CoverError, minimum_cover, minimum_cover_cpsat
+from cksolve.derived.cover import CoverError, minimum_cover, minimum_cover_cpsat
 from cksolve.space.naming import parse_name
 from cksolve.rulesets import Combo, get_rule_set, rule_set_names
 from cksolve.derived import subsets
@@ -180,7 +180,8 @@ def test_rule_sets_solve_to_the_selection(arch):
 def test_listed_solve_equals_the_general_solve(name):
     """Over ``full`` solved, the selection table is solved by membership (direct._solve_listed);
     the general join over every constraint must give the same configs on every combination."""
-    from cksolve.solver import build_model, direct
+    from cksolve.solver import build_model
+    from cksolve.solver.engine import direct
 
     rs = get_rule_set(name)
     for combo in select().combos():
@@ -195,7 +196,8 @@ def test_listed_solve_equals_the_general_solve(name):
 
 def test_solve_takes_the_listed_path_on_every_combination(monkeypatch):
     """Once ``full`` is solved, solving tiny never falls back to the general join (empty sets included)."""
-    from cksolve.solver import build_model, direct
+    from cksolve.solver import build_model
+    from cksolve.solver.engine import direct
 
     rs = get_rule_set("tiny")
     models = []
@@ -215,7 +217,8 @@ def test_solve_takes_the_listed_path_on_every_combination(monkeypatch):
 
 def test_listed_solve_waits_for_the_base_model():
     """A listed table over a model not solved yet is solved the general way (the base could be huge)."""
-    from cksolve.solver import build_model, direct
+    from cksolve.solver import build_model
+    from cksolve.solver.engine import direct
     from cksolve.rulesets.base import configs_table
 
     combo = Combo("gfx942", "forward", "fp16", 2)
@@ -227,7 +230,7 @@ def test_listed_solve_waits_for_the_base_model():
 
 
 def test_check_explains_a_full_config_outside_tiny():
-    from cksolve.solver.evaluate import evaluate  # the API `check` uses
+    from cksolve.solver.questions.evaluate import evaluate  # the API `check` uses
 
     combo = Combo("gfx942", "forward", "fp16", 2)
     outside = next(c for c in full_configs(combo) if c not in set(tiny_selection(combo).configs))
@@ -277,7 +280,7 @@ def test_minimum_cover_small_cases(solve):
 
 def test_cpsat_one_by_one_lexicographic_phase_agrees(monkeypatch):
     """The phase used beyond 60 distinct sets gives the same answers as the weighted one."""
-    import cksolve.solver.cover as cover
+    import cksolve.derived.cover as cover
 
     monkeypatch.setattr(cover, "_LEX_BITS", 0)
     items = [frozenset("ab"), frozenset("cd"), frozenset("a"), frozenset("bc"), frozenset("d"), frozenset("ad")]

@@ -19,7 +19,7 @@ contract over the *valid* ``full`` configs of that combination, in canonical
 ``tiny``
     1. a minimum-size subset of ``full-tests`` covering every category and
        every (pipeline, scheduler) pair present in ``full-tests`` (a minimum
-       set cover, solved exactly in :mod:`cksolve.solver.cover` and certified
+       set cover, solved exactly in :mod:`cksolve.derived.cover` and certified
        against CP-SAT by the tests; ties go to the lexicographically smallest
        set of name ranks, i.e. earlier names);
     2. padded to ``min(10, |full-tests|)`` configs: first, in name order,
@@ -56,11 +56,12 @@ from typing import Callable, Sequence
 from ..arch.constraints import constraints_for
 from ..rulesets import get_rule_set
 from ..rulesets.base import RuleSet, configs_table
-from ..solver import enumerate_combo, minimum_cover
+from ..solver import enumerate_combo
 from ..space.combo import Combo, kind_of
 from ..space.constraints import Constraint
 from ..space.kinds import DEPTHWISE, kernel_kind
 from ..space.memos import MEMOS
+from .cover import minimum_cover
 
 __all__ = [
     "CATEGORIES", "STRIDE", "TINY_SIZE", "category", "pair", "coverage", "coverage_of",

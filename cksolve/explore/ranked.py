@@ -50,8 +50,8 @@ from ..progress import phase
 from ..scoring import get_scorer
 from ..scoring.analytic import COLUMNS, Choices, bound_batch, estimate_batch, problem_terms
 from ..solver.backends import pinned
-from ..solver.direct import solve, transient
-from ..solver.sampling import decode
+from ..solver.engine.direct import solve, transient
+from ..solver.sampling.uniform import decode
 
 __all__ = ["RankedResult", "ranked_search", "PRIMARY"]
 

@@ -22,7 +22,7 @@ from ..progress import phase
 from ..query import Record, Selection
 from ..rulesets.base import RuleSet
 from ..solver import SolutionSet, SpaceTooLarge, sample_blocks, sample_name_blocks, solve_combo
-from ..solver.draws import randbelow_many
+from ..solver.sampling.draws import randbelow_many
 from ..space.memos import MEMOS
 from ..space.namesfile import section_line
 from ..space.spelling import clear_name_memos

@@ -48,7 +48,7 @@ from ..progress import phase
 from ..rulesets.base import RuleSet
 from ..rulesets.where import MAX_EXPRESSIONS, WhereError, where_check
 from ..solver import build_model, decode, get_backend, pinned, prune_domains, solve
-from ..solver.direct import transient
+from ..solver.engine.direct import transient
 from ..space.combo import Combo
 from ..space.kinds import GEMM
 from ..space.variants import VARIANTS
@@ -260,7 +260,7 @@ def _result(combo: Combo, model, tile: tuple, vector: tuple) -> SearchResult | N
 
 def _cpsat(combo: Combo, model, tiles: list, vectors: list, top: int, time_limit: float):
     """The CP-SAT search: K solves of the score model, each excluding the tuples found before."""
-    from ..solver.score_model import Factor, ScoreModel, search_solver  # deferred: OR-Tools takes 0.5 s to import
+    from .score_model import Factor, ScoreModel, search_solver  # deferred: OR-Tools takes 0.5 s to import
 
     factors = (Factor(_TILE_AXES, tuple(t[:2] for t in tiles)), Factor(_VECTOR_AXES, tuple(v[:2] for v in vectors)))
     sm = ScoreModel(model, factors)

@@ -12,7 +12,7 @@ from ..errors import CksolveError, shorten
 from ..rulesets import RuleSet, rule_set_names
 from ..selection import Selection
 from ..solver import bounded_configs
-from ..solver.evaluate import UNEVALUABLE
+from ..solver.questions.evaluate import UNEVALUABLE
 from ..solver.model import build_model
 from ..space.breakdown import axis_breakdown
 from ..space.combo import Combo

@@ -9,21 +9,21 @@ Re-export only (``tests/test_faces.py``); the modules behind it are internal::
     evaluate(config, arch, rule_set)  -> the verdict on one config (violations, membership)
     get_backend(name)                 -> a backend of BACKENDS (direct, cpsat, python-constraint), loaded on first use
 
-What loads OR-Tools (``cpsat``, ``score_model``) is not re-exported: its few callers import it where they
-need it, deferred.
+The model and the backends sit at the top (``model``, ``backend_protocol``, ``backends`` and one module
+per backend); each concern below them is a sub-package, imports running down (``tools/import_graph.py``
+ranks them): ``engine`` (the direct engine: solve, count, condition), then ``listing`` (a combination
+solved once, listed in name order) and ``sampling`` (exactly uniform draws by index), then
+``questions`` (evaluate, explain, neighbors on one model). What loads OR-Tools (``cpsat``) is not
+re-exported: its few callers import it where they need it, deferred.
 """
 
 from .backends import BACKENDS, DEFAULT_BACKEND, Backend, CannotCount, get_backend, pinned
-from .combos import CONFIG_LIMIT, bounded_configs, enumerate_combo, names_combo, solve_combo
-from .counting import SpaceTooLarge
-from .cover import CoverError, minimum_cover
-from .direct import SolutionSet, solve
-from .evaluate import Verdict, evaluate
-from .explain import Explanation, Nearest, explanation
+from .engine import SolutionSet, SpaceTooLarge, key_getter, solve
+from .listing import (CONFIG_LIMIT, bounded_configs, config_blocks, enumerate_combo, name_blocks, names_combo,
+                      solve_combo)
 from .model import Model, build_model, prune_domains
-from .relations import key_getter
+from .questions import Explanation, Nearest, Verdict, evaluate, explanation
 from .sampling import decode, sample_blocks, sample_name_blocks, sample_solutions
-from .stream import config_blocks, name_blocks
 
 __all__ = [
     "Model", "build_model", "prune_domains",
@@ -33,6 +33,5 @@ __all__ = [
     "BACKENDS", "DEFAULT_BACKEND", "Backend", "CannotCount", "get_backend", "pinned",
     "sample_solutions", "sample_blocks", "sample_name_blocks", "decode",
     "config_blocks", "name_blocks",
-    "minimum_cover", "CoverError",
     "key_getter",
 ]

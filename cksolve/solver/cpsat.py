@@ -26,7 +26,7 @@ from ortools.sat.python import cp_model
 
 from ..space.constraints import Check, Constraint, Table
 from .backend_protocol import CannotCount
-from .conditioning import TAB_LIMIT, filter_pieces
+from .engine.conditioning import TAB_LIMIT, filter_pieces
 from .model import Model, prune_domains
 
 __all__ = ["CompiledModel", "compile_model", "deterministic_solver", "enumerate_solutions", "find_one", "is_feasible", "CpSat"]

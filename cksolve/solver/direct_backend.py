@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Mapping
 
 from .backend_protocol import pinned
-from .direct import solve
+from .engine.direct import solve
 from .model import Model
-from .sampling import decode
+from .sampling.uniform import decode
 
 __all__ = ["Direct"]
 

@@ -127,7 +127,7 @@ def minimum_cover_cpsat(items: Sequence[frozenset[str]], universe: Iterable[str]
     # deferred: OR-Tools costs 0.4-0.5 s to import and only the certificate needs it
     from ortools.sat.python import cp_model  # deferred (see above)
 
-    from .cpsat import deterministic_solver  # deferred: it loads OR-Tools
+    from ..solver.cpsat import deterministic_solver  # deferred: it loads OR-Tools
 
     elements, sets, index = _distinct_sets(items, universe)
     if not elements:

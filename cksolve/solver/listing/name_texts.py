@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from operator import itemgetter
 
-from ..space.config import config_fields
-from ..space.kinds import kernel_kind
-from ..space.memos import MEMOS
-from .model import config_class
+from ...space.config import config_fields
+from ...space.kinds import kernel_kind
+from ...space.memos import MEMOS
+from ..model import config_class
 
 __all__ = ["Spelling", "spelling", "PARTS_FROM", "Texts"]
 

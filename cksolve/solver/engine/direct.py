@@ -37,11 +37,11 @@ from itertools import compress, islice
 from operator import itemgetter
 from typing import Sequence
 
-from ..space.constraints import Constraint, Table
-from ..space.memos import MEMOS
+from ...space.constraints import Constraint, Table
+from ...space.memos import MEMOS
 from .conditioning import _PIECES, solve_piece
 from .counting import LIST_LIMIT, ROW_LIMIT, SpaceTooLarge, check_size
-from .model import Model
+from ..model import Model
 from .plan import make_plan
 from .relations import (Relation, derived, domain_ids, filter_rows, filtered_rows, index_rows, key_getter, projection,
                         relation)

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from operator import itemgetter
 
-from ..space.memos import MEMOS
+from ...space.memos import MEMOS
 from .name_texts import spelling
-from .relations import key_getter
+from ..engine.relations import key_getter
 
 __all__ = ["spelled_rows"]
 

@@ -31,10 +31,10 @@ from math import prod
 from operator import itemgetter
 from typing import Iterator
 
-from .conditioning import Branches, Part
+from ..engine.conditioning import Branches, Part
 from .name_texts import PARTS_FROM, Spelling, spelling
-from .relations import key_getter
-from .solutions import Component, SolutionSet, gc_paused
+from ..engine.relations import key_getter
+from ..engine.solutions import Component, SolutionSet, gc_paused
 
 __all__ = ["name_blocks", "config_blocks", "TAIL_MEMO", "BLOCK_CHARS", "GROUP_CONFIGS"]
 

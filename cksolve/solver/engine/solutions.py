@@ -17,9 +17,9 @@ from math import prod
 from operator import itemgetter
 from typing import Callable
 
-from ..space.config import config_fields
-from ..space.memos import MEMOS
-from .model import Model, config_class
+from ...space.config import config_fields
+from ...space.memos import MEMOS
+from ..model import Model, config_class
 from .relations import key_getter
 
 __all__ = ["Component", "Leaf", "SolutionSet", "gc_paused", "interned", "SAME_COMPONENTS"]

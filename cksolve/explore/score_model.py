@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from itertools import product
 from math import prod
 
-from .cpsat import compile_model, deterministic_solver
-from .model import Model
+from ..solver.cpsat import compile_model, deterministic_solver
+from ..solver.model import Model
 
 __all__ = ["Factor", "ScoreModel", "search_solver"]
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from ..errors import CksolveError
+from ...errors import CksolveError
 from .relations import Relation, filter_rows, index_rows, key_getter
 
 __all__ = ["SpaceTooLarge", "count_join", "check_size", "ROW_LIMIT", "COUNT_LIMIT", "LIST_LIMIT"]

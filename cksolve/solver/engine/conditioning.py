@@ -44,8 +44,8 @@ from itertools import accumulate, compress, product
 from math import prod
 from typing import Callable
 
-from ..space.constraints import Check
-from ..space.memos import MEMOS
+from ...space.constraints import Check
+from ...space.memos import MEMOS
 from .counting import SpaceTooLarge
 from .plan import connected
 from .relations import Relation, derived, domain_ids, index_rows, relation

@@ -22,11 +22,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-from ..space.axes import value_text
-from ..space.combo import Combo, ConstraintSource
-from .combos import CONFIG_LIMIT, bounded_configs
-from .counting import SpaceTooLarge
-from .model import build_model
+from ...space.axes import value_text
+from ...space.combo import Combo, ConstraintSource
+from ..listing.combos import CONFIG_LIMIT, bounded_configs
+from ..engine.counting import SpaceTooLarge
+from ..model import build_model
 from .evaluate import Verdict, evaluate
 from .neighbors import MAX_RADIUS, Neighbor, neighbors
 

@@ -24,12 +24,12 @@ from functools import partial
 from operator import itemgetter
 from typing import Iterator, Sequence
 
-from ..errors import CksolveError
-from ..space.config import config_fields
-from ..space.kinds import kernel_kind
+from ...errors import CksolveError
+from ...space.config import config_fields
+from ...space.kinds import kernel_kind
 from .draws import randbelow_many
-from .model import config_class
-from .solutions import SolutionSet
+from ..model import config_class
+from ..engine.solutions import SolutionSet
 
 __all__ = ["sample_solutions", "sample_blocks", "sample_name_blocks", "decode", "MERGE_LIMIT", "SAMPLE_BLOCK"]
 

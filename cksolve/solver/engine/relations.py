@@ -15,8 +15,8 @@ from collections import Counter
 from itertools import compress
 from operator import itemgetter
 
-from ..space.constraints import Constraint, Table
-from ..space.memos import MEMOS
+from ...space.constraints import Constraint, Table
+from ...space.memos import MEMOS
 
 __all__ = ["Relation", "derived", "domain_ids", "filter_rows", "filtered_rows", "index_rows", "key_getter",
            "projection", "relation"]

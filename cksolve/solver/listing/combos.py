@@ -9,14 +9,14 @@ from __future__ import annotations
 
 from functools import partial
 
-from ..arch.constraints import constraints_for
-from ..space.combo import kind_of
-from ..space.kinds import kernel_kind
-from ..space.memos import MEMOS
-from .counting import SpaceTooLarge
-from .direct import SolutionSet, solve
-from .model import build_model, config_class
-from .solutions import gc_paused
+from ...arch.constraints import constraints_for
+from ...space.combo import kind_of
+from ...space.kinds import kernel_kind
+from ...space.memos import MEMOS
+from ..engine.counting import SpaceTooLarge
+from ..engine.direct import SolutionSet, solve
+from ..model import build_model, config_class
+from ..engine.solutions import gc_paused
 from .spelled import spelled_rows
 
 __all__ = ["solve_combo", "enumerate_combo", "names_combo", "bounded_configs", "CONFIG_LIMIT"]

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .conditioning import Branches, Part
-from .solutions import Component
+from ..engine.conditioning import Branches, Part
+from ..engine.solutions import Component
 
 __all__ = ["decode_many"]
 

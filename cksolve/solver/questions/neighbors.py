@@ -27,9 +27,9 @@ from __future__ import annotations
 from itertools import combinations, product
 from typing import Iterator, NamedTuple
 
-from ..space.config import config_fields
+from ...space.config import config_fields
 from .evaluate import UNEVALUABLE
-from .model import Model, config_class
+from ..model import Model, config_class
 
 __all__ = ["Neighbor", "neighbors", "METHODS", "MAX_RADIUS", "ordered_axes"]
 

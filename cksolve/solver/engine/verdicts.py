@@ -12,7 +12,7 @@ from itertools import product, starmap
 from math import prod
 from typing import Callable
 
-from ..space.constraints import Check
+from ...space.constraints import Check
 from .relations import Relation
 
 __all__ = ["verdicts", "vector_verdicts", "raw_test", "VECTOR_MIN"]

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..space.axes import AXES
-from ..space.combo import Combo, ConstraintSource
-from ..space.constraints import Violation, scope_values
-from .model import build_model
+from ...space.axes import AXES
+from ...space.combo import Combo, ConstraintSource
+from ...space.constraints import Violation, scope_values
+from ..model import build_model
 
 __all__ = ["Verdict", "evaluate", "DOMAIN", "UNEVALUABLE"]
 
