@@ -1,6 +1,6 @@
 """The whole valid space: exact counts by conditioning, uniform samples (docs/space.md).
 
-Counting a component too large to join goes through ``solver.conditioning``;
+Counting a component too large to join goes through ``solver.engine.conditioning``;
 these tests force that path on spaces small enough to list and compare it
 with the listing join, with python-constraint and with counting join, and test
 the draws for uniformity (chi-square) and validity.

@@ -1,4 +1,4 @@
-"""Names spelled from a solution set's structure (``solver.spelled``) are the kind's own names of its configs."""
+"""Names spelled from a solution set's structure (``solver.listing.spelled``) are its configs' own names."""
 
 from __future__ import annotations
 

@@ -3,7 +3,8 @@
     python tools/import_graph.py [--modules]
 
 Layers (lowest first) are the top-level parts of ``cksolve``; an import is
-*upward* when a lower layer imports a higher one. Every import counts, a
+*upward* when a lower layer imports a higher one, or, inside a layer ranked in
+rooms (``ROOMS``: the solver's sub-packages), a lower room a higher one. Every import counts, a
 function-level (deferred) one as much as a module-level one: deferring an import
 hides a cycle from Python, not from the design. So does every registry entry
 (``cksolve.registry``: a ``"package.module:attribute"`` string, imported when the
@@ -30,6 +31,11 @@ LAYERS = ("errors", "registry", "space", "formats", "outputs", "progress", "arch
 #: layers at the same height (neither imports the other)
 PEERS = {"formats": 3, "outputs": 3, "progress": 3, "arch": 4, "explore": 16, "docs": 16, "emit": 16, "report": 16, "plan": 16, "cli": 17,
          "entry": 18, "__main__": 19}
+#: rooms inside a layer (its sub-packages and top modules), bottom to top: an import from a room up to a higher
+#: room of the same layer is upward too. The solver: the model below its engine, listing and sampling above the
+#: engine, the questions on a model above the listing, the backends (each module, then their registry) on top.
+ROOMS = {"solver": {"model": 0, "backend_protocol": 0, "engine": 1, "listing": 2, "sampling": 2, "questions": 3,
+                    "direct_backend": 3, "cpsat": 3, "pyconstraint": 3, "backends": 4}}
 #: a registry entry (``cksolve.registry.is_target``): an absolute "package.module:attribute" string, imported on
 #: first use
 TARGET = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*:[A-Za-z_]\w*")
@@ -122,9 +128,17 @@ def allowed(edges) -> list[str]:
     return sorted(f"{m} -> {d}" for m, ds in edges.items() for d in ds if f"{m} -> {d}" in ALLOWED)
 
 
+def room_up(m: str, d: str) -> bool:
+    """Whether ``d`` sits in a higher room of ``m``'s layer (``ROOMS``; a layer's own face has no room)."""
+    rooms = ROOMS.get(layer_of(m), {}) if layer_of(m) == layer_of(d) else {}
+    rm, rd = (x.split(".")[2] if x.count(".") >= 2 else None for x in (m, d))
+    return rm in rooms and rd in rooms and rooms[rd] > rooms[rm]
+
+
 def upward(edges) -> list[str]:
     return sorted(f"{m} -> {d}" for m, ds in edges.items() for d in ds
-                  if layer_of(m) != "__init__" and layer_of(d) != "__init__" and rank(layer_of(d)) > rank(layer_of(m))
+                  if layer_of(m) != "__init__" and layer_of(d) != "__init__"
+                  and (rank(layer_of(d)) > rank(layer_of(m)) or room_up(m, d))
                   and f"{m} -> {d}" not in ALLOWED)
 
 

@@ -26,7 +26,7 @@ and how many configs share it.
 ``where`` expressions (as in rule-set files) add constraints.
 
 ``backend="cpsat"`` asks CP-SAT instead: the same model, with the two factor
-tables and the score's exact integer key (``solver.score_model``) as the
+tables and the score's exact integer key (``score_model``) as the
 objective; the K best come from K solves, each excluding the tuples found
 before. A solve stopped by ``time_limit`` reports FEASIBLE with the gap
 between its score and the best its objective bound allows. Either way each

@@ -34,7 +34,7 @@ def load_rule_set(name: str, builder_configs: str | None = None, strict: bool = 
 
 
 #: ``enumerate`` refuses to list more configs than this unless told (``limit``; 0 or None: no limit). A guard
-#: against listing a whole space by accident, not a bound of memory: listings stream (``solver.stream``).
+#: against listing a whole space by accident, not a bound of memory: listings stream (``solver.listing.stream``).
 ENUMERATE_LIMIT = 10_000_000
 #: Combinations with at most this many configs, all joined, are listed from the solver's memoised name order
 #: (shared with the commands that ask again, emit and features); larger ones, and any with a component only

@@ -36,7 +36,7 @@ GEMM_FIELDS = kind_fields("gemm")
 
 #: The fields ``gemm_name`` always writes, before any optional part: a name is the *head* these spell
 #: (with every other field at its default the name is the head alone) followed by a *tail* spelled by the
-#: other fields only. Listing in name order renders each once (``solver.stream``; tested on random configs).
+#: other fields only. Listing in name order renders each once (``solver.listing.stream``; tested on random configs).
 GEMM_HEAD_AXES = ("variant", "dtype", "layout", "ndim", "pipeline", "epilogue", "scheduler", "tile_m", "tile_n",
                   "tile_k", "wave_m", "wave_n", "wave_k", "warp_tile_m", "warp_tile_n", "warp_tile_k")
 #: The leading head fields a combination can leave free (variant, dtype and ndim are the combination's), each
@@ -44,7 +44,7 @@ GEMM_HEAD_AXES = ("variant", "dtype", "layout", "ndim", "pipeline", "epilogue", 
 GEMM_GROUP_AXES = ("layout", "pipeline", "epilogue", "scheduler")
 #: Leading parts of a name's tail: each part's text depends on its fields alone and comes before the rest of the
 #: tail, so a tail is each part's text (every other tail field at its default) and then the rest's. Listing a
-#: whole space renders each part once (``solver.stream``: a head there takes a million tails; tested on random
+#: whole space renders each part once (``solver.listing.stream``: a head there takes a million tails; tested on random
 #: configs).
 GEMM_TAIL_PARTS = (("vector_a", "vector_b", "vector_c"),)
 
@@ -141,7 +141,7 @@ def clear_name_memos() -> None:
 
 
 # A name is spelled from a config's values in field order, so a plain tuple of them is named as the config is
-# (and hits the same memo entry: equal tuples): listing names forms no config (``solver.combos``).
+# (and hits the same memo entry: equal tuples): listing names forms no config (``solver.listing.combos``).
 for _spell, _kind, _what in ((_spell_gemm, "gemm", "_spell_gemm"), (_spell_depthwise, "depthwise", "_spell_depthwise")):
     _code = _spell.__code__
     if _code.co_varnames[:_code.co_argcount] != kind_fields(_kind):  # pragma: no cover - kinds.toml's order moved
