@@ -76,6 +76,19 @@ def test_the_check_catches_an_upward_import_and_a_cycle():
     assert g.cycles(edges) == [["cksolve.solver.model", "cksolve.space.axes"]]
 
 
+def test_every_room_of_the_solver_has_a_height_and_imports_run_down_between_rooms():
+    """The import check ranks the solver's rooms (the engine below listing and sampling, the questions above the
+    listing, the backends on top): every room has a height, and an import up a room is upward."""
+    g = _tool()
+    rooms = {m.split(".")[2] for m in g.modules() if m.startswith("cksolve.solver.")}
+    assert rooms == set(g.ROOMS["solver"]), sorted(rooms ^ set(g.ROOMS["solver"]))
+    edges = {"cksolve.solver.engine.direct": {"cksolve.solver.listing.stream", "cksolve.solver.model"},
+             "cksolve.solver.listing.stream": {"cksolve.solver.engine.direct"},
+             "cksolve.solver.sampling.uniform": {"cksolve.solver.backends"}}
+    assert g.upward(edges) == ["cksolve.solver.engine.direct -> cksolve.solver.listing.stream",
+                               "cksolve.solver.sampling.uniform -> cksolve.solver.backends"]
+
+
 @pytest.mark.slow
 def test_the_cli_reaches_the_library_only_through_its_faces():
     g = _tool()

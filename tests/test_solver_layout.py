@@ -4,11 +4,9 @@ CP-SAT model beside the search)."""
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "cksolve"
-TOOL = PACKAGE.parent / "tools" / "import_graph.py"
 
 #: sub-package -> its modules (without __init__)
 CONCERNS = {
@@ -41,23 +39,3 @@ def test_the_optimisation_models_sit_beside_their_users():
     assert (PACKAGE / "derived" / "cover.py").is_file() and (PACKAGE / "derived" / "subsets.py").is_file()
     assert (PACKAGE / "explore" / "score_model.py").is_file() and (PACKAGE / "explore" / "search.py").is_file()
     assert not list(PACKAGE.glob("solver/**/cover.py")) and not list(PACKAGE.glob("solver/**/score_model.py"))
-
-
-def _tool():
-    spec = importlib.util.spec_from_file_location("import_graph", TOOL)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def test_every_room_of_the_solver_has_a_height_and_imports_run_down_between_rooms():
-    """The import check ranks the solver's rooms (the engine below listing and sampling, the questions above the
-    listing, the backends on top): every room has a height, and an import up a room is upward."""
-    g = _tool()
-    rooms = {m.split(".")[2] for m in g.modules() if m.startswith("cksolve.solver.")}
-    assert rooms == set(g.ROOMS["solver"]), sorted(rooms ^ set(g.ROOMS["solver"]))
-    edges = {"cksolve.solver.engine.direct": {"cksolve.solver.listing.stream", "cksolve.solver.model"},
-             "cksolve.solver.listing.stream": {"cksolve.solver.engine.direct"},
-             "cksolve.solver.sampling.uniform": {"cksolve.solver.backends"}}
-    assert g.upward(edges) == ["cksolve.solver.engine.direct -> cksolve.solver.listing.stream",
-                               "cksolve.solver.sampling.uniform -> cksolve.solver.backends"]
