@@ -28,7 +28,11 @@ _BOM = b"\xef\xbb\xbf"
 
 def _open(source: str | Path, what: str):
     if str(source) == "-":
-        return sys.stdin.buffer if sys.stdin is not None else _fail(f"cannot read the {what} from stdin: it is closed")
+        if sys.stdin is None:
+            _fail(f"cannot read the {what} from stdin: it is closed")
+        if sys.stdin.buffer.closed:  # read_text closes it after reading it whole
+            _fail(f"cannot read the {what} from stdin: it was read already for another input; give - to one only")
+        return sys.stdin.buffer
     if not str(source):
         _fail(f"empty path for the {what}")
     try:
