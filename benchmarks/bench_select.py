@@ -63,14 +63,9 @@ def run(argv: list[str], runs: int) -> tuple[float, float, float]:
 
 
 def made_up(path: Path, rows: int, kernels: int = 40) -> None:
-    from cksolve.ml.madeup import made_up_rows
-    from cksolve.ml.measurements import CK_COLUMNS
+    from cksolve.ml.madeup import write_csv
 
-    with open(path, "w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(CK_COLUMNS)
-        for row in made_up_rows(max(1, rows // kernels), 11, kernels):
-            w.writerow(row)
+    write_csv(path, max(1, rows // kernels), 11, kernels)
 
 
 def problems(path: Path, n: int) -> None:

@@ -68,15 +68,11 @@ for line in sys.stdin:
 
 def train_small(where: Path) -> bytes:
     """A 20-tree model ``cksolve train`` writes from made-up measurements (``cksolve.ml.madeup``)."""
-    from cksolve.ml.madeup import made_up_rows
-    from cksolve.ml.measurements import CK_COLUMNS
+    from cksolve.ml.madeup import write_csv
     from cksolve.ml.training import train
 
     csv = where / "made_up.csv"
-    with open(csv, "w") as f:
-        f.write(",".join(CK_COLUMNS) + "\n")
-        for row in made_up_rows(40, 3, 30):
-            f.write(",".join(map(str, row)) + "\n")
+    write_csv(csv, 40, 3, 30)
     train([csv], "gfx950", "bf16", "forward", where / "model", seed=7, folds=0, trees=20)
     return (where / "model" / "model_tflops.lgbm").read_bytes()
 

@@ -144,3 +144,38 @@ def test_a_bad_cell_is_named_not_echoed(capsys, tmp_path, argv, name, text):
     assert code == 2 and err.count("\n") == 1, err
     assert "s3cr3t" not in err, err
     assert f"{f}:" in err and "field C: not an integer (expected decimal ASCII digits, at most 18)" in err, err
+
+
+def test_every_made_up_file_the_repository_writes_is_marked(tmp_path):
+    """The benchmarks wrote ``made_up_rows`` into CK's 24 columns themselves, without ``run_id`` = made_up, so the
+    models they trained (bench_select's, fuzz_models') said nothing of it. One writer marks every row; outside the
+    tests nothing calls ``made_up_rows`` but it."""
+    import re
+    from pathlib import Path
+
+    from cksolve.ml import madeup
+    from cksolve.ml.measurements import read_measurements
+
+    path = tmp_path / "bench.csv"
+    madeup.write_csv(path, 3, 1, 6)
+    assert read_measurements([path]).made_up == 18
+    root = Path(__file__).resolve().parents[1]
+    callers = [str(p.relative_to(root)) for d in ("cksolve", "benchmarks", "tools") for p in (root / d).rglob("*.py")
+               if p.name != "madeup.py" and re.search(r"\bmade_up_rows\(", p.read_text(encoding="utf-8"))]
+    assert callers == [], callers
+
+
+@pytest.mark.parametrize("argv", [
+    [*TRAIN, "--measurements", "-", "--measurements", "-", "--out", "{d}"],
+    ["select", "--measurements", "-", "--problems", "-", "-r", "tiny", "-a", "gfx950", "--dtype", "bf16"],
+    ["minimize", "--problems", "-", "--perf", "-", "-r", "tiny", "-a", "gfx950", "--dtype", "bf16"],
+], ids=lambda a: a[0])
+def test_stdin_given_twice_is_one_line(capsys, tmp_path, monkeypatch, argv):
+    """``-`` for two inputs: the first read closed stdin and the second was a ValueError traceback ("I/O operation
+    on closed file")."""
+    m = _made_up(tmp_path)
+    argv = [a.format(d=tmp_path / "model") for a in argv]
+    code, out, err = run(capsys, *argv, stdin=m.read_text(), monkeypatch=monkeypatch)
+    assert code == 2 and out == "" and err.count("\n") == 1, err[-300:]
+    assert "stdin" in err and "read already" in err, err
+    assert not (tmp_path / "model").exists()

@@ -17,7 +17,7 @@ from pathlib import Path
 from types import MappingProxyType
 
 from ..errors import CksolveError, shorten
-from ..space.textfile import read_text
+from ..space.textfile import parse_json, read_text
 from .target_id import ARCH_NAME_HELP, is_arch_name
 from .versions import LDS_BASES, NEW_ARCH_KEYS, CkVersion, arch_record, bundled_extra, check_lds, trait_rows
 
@@ -132,14 +132,7 @@ def read_arch_specs(path: str | Path) -> CkVersion:
         text = read_text(path, "arch_specs.json file")
     except CksolveError as exc:
         raise ArchSpecsError(str(exc)) from None
-    try:
-        raw = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ArchSpecsError(f"{f.where}: not JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})") from None
-    except RecursionError:  # arrays or objects nested deeper than the decoder recurses
-        raise ArchSpecsError(f"{f.where}: not JSON: nested too deeply") from None
-    except ValueError as exc:  # an integer literal past Python's digit limit
-        raise ArchSpecsError(f"{f.where}: not JSON: {shorten(str(exc).split(':')[0], quote=False)}") from None
+    raw = parse_json(text, f"{f.where}: not JSON", ArchSpecsError)
     if not isinstance(raw, dict):
         f.fail("top level", f"expected an object, got {type(raw).__name__}")
     rule, budget, aliases = _budgets(f, raw)

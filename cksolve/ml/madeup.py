@@ -31,7 +31,7 @@ from ..formats import csv_writer
 from ..workload.facts import output_sizes
 from .measurements import CK_COLUMNS
 
-__all__ = ["made_up_rows", "made_up_tflops", "MADE_UP_COLUMNS", "TILES", "PIPELINE", "SCHEDULER"]
+__all__ = ["made_up_rows", "write_csv", "made_up_tflops", "MADE_UP_COLUMNS", "TILES", "PIPELINE", "SCHEDULER"]
 
 #: the columns ``main`` writes: CK's, then ``run_id`` (``MADE_UP`` on every row)
 MADE_UP_COLUMNS = (*CK_COLUMNS, "run_id")
@@ -90,16 +90,24 @@ def made_up_rows(problems: int, seed: int, kernels_per_problem: int = 40, dtype:
                    p["dilation_h"], p["dilation_w"], round(ms, 6), round(tflops, 4), written)
 
 
+def write_csv(out, problems: int, seed: int, kernels_per_problem: int = 40) -> None:
+    """``made_up_rows`` as CK's CSV with ``run_id`` = made_up on every row (module docstring), to ``out`` (a text
+    stream or a path): the one writer of made-up files, so whatever is trained on them says so."""
+    if not hasattr(out, "write"):
+        with open(out, "w", newline="", encoding="utf-8") as f:
+            return write_csv(f, problems, seed, kernels_per_problem)
+    writer = csv_writer(out)
+    writer.writerow(MADE_UP_COLUMNS)
+    writer.writerows((*row, MADE_UP) for row in made_up_rows(problems, seed, kernels_per_problem))
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description="Write MADE-UP measurements (CK's benchmark CSV) to stdout.")
     ap.add_argument("--problems", type=int, default=40)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--kernels", type=int, default=40, help="kernels measured per problem")
     args = ap.parse_args(argv)
-    out = sys.stdout
-    writer = csv_writer(out)
-    writer.writerow(MADE_UP_COLUMNS)
-    writer.writerows((*row, MADE_UP) for row in made_up_rows(args.problems, args.seed, args.kernels))
+    write_csv(sys.stdout, args.problems, args.seed, args.kernels)
 
 
 if __name__ == "__main__":

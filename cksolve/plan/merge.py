@@ -23,14 +23,13 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
 from ..errors import CksolveError, shorten
 from ..formats import csv_writer
-from ..space.textfile import read_text
+from ..space.textfile import parse_json, read_text
 from ..space.variants import VARIANTS
 from ..workload import Problem
 from ..workload.hygiene import HygieneOptions, check_rows
@@ -66,10 +65,7 @@ class MergeResult:
 
 def read_shard_plan(folder: Path) -> tuple[dict, dict]:
     """(shard.json, {(Problem, label key): (row, label)}) of a shard folder."""
-    try:
-        info = json.loads(read_text(folder / "shard.json", "shard file"))
-    except json.JSONDecodeError as exc:
-        raise CksolveError(f"{folder / 'shard.json'}: not JSON ({exc.msg}, line {exc.lineno})") from None
+    info = parse_json(read_text(folder / "shard.json", "shard file"), f"{folder / 'shard.json'}: not JSON")
     if not isinstance(info, dict) or info.get("format") != SHARD_FORMAT:
         raise CksolveError(f"{folder / 'shard.json'}: not a cksolve plan shard (no format {SHARD_FORMAT!r})")
     path = folder / "pairs.csv"
@@ -101,7 +97,7 @@ def _raw(path: Path, text: str) -> dict:
         out = {}
         for n, line in enumerate(text.splitlines(), 1):
             if line.strip():
-                out[n] = json.loads(line)
+                out[n] = parse_json(line, f"{path}:{n}: not a JSON object")
         return out
     reader = csv.reader(io.StringIO(text, newline=""))
     header = None

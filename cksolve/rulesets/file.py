@@ -30,7 +30,6 @@ hundreds (Python's recursion limit) can hang or crash a command.
 from __future__ import annotations
 
 import os
-import tomllib
 from dataclasses import replace
 from pathlib import Path
 from typing import Sequence
@@ -40,7 +39,7 @@ from ..space.axes import AXES, value_text
 from ..space.constraints import Constraint, Table
 from ..space.kinds import GEMM, KINDS
 from ..space.naming import parse_names
-from ..space.textfile import numbered_lines, read_text
+from ..space.textfile import numbered_lines, parse_toml, read_text
 from .base import Combo, RuleSet, RuleSetError, nothing
 from .listed import ListedRuleSet
 from .named import named_rule_set
@@ -161,14 +160,7 @@ def _real(path: Path) -> str:
 
 
 def _parse(text: str, label: str) -> dict:
-    try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise RuleSetError(f"{label}: malformed rule-set file: {exc}") from None
-    except RecursionError:
-        raise RuleSetError(f"{label}: malformed rule-set file: values nested too deeply") from None
-    except ValueError as exc:  # e.g. an integer over Python's 4,300-digit conversion limit
-        raise RuleSetError(f"{label}: malformed rule-set file: {shorten(str(exc), 120, quote=False)}") from None
+    return parse_toml(text, f"{label}: malformed rule-set file", RuleSetError)
 
 
 def _extend(spec: str, path: Path, chain: tuple[str, ...], loaded: dict, options: dict) -> RuleSet:

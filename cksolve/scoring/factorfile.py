@@ -16,13 +16,13 @@ from __future__ import annotations
 import hashlib
 import math
 import os
-import tomllib
 from pathlib import Path
 
 from ..errors import CksolveError, did_you_mean, shorten
 from ..space.datafile import DataFileError, load
 from ..space.memos import MEMOS
 from ..space.pipelines import PIPELINES
+from ..space.textfile import parse_toml
 
 __all__ = ["FACTORS_SCHEMA", "CALIBRATION_KEYS", "base_factors", "free_factors", "read_factors_file",
            "factors_for", "calibration_of", "flat", "merged", "factor_name", "calibrated_arch_file",
@@ -200,10 +200,7 @@ def _check_calibration(table) -> None:
 
 def parse_factors_text(text: str, where: str) -> tuple[dict, dict]:
     """(delta: path -> value, provenance table) of a factors file's text; one error naming ``where``."""
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise CksolveError(f"{where}: not a factors file (TOML): {exc}") from None
+    data = parse_toml(text, f"{where}: not a factors file (TOML)")
     out: dict = {}
     try:
         _check(data, base_factors(), (), free_factors(), out)

@@ -8,13 +8,15 @@ given by mistake is an error line, not an exhausted memory.
 
 from __future__ import annotations
 
+import json
 import sys
+import tomllib
 from pathlib import Path
 from typing import Callable, Iterator
 
 from ..errors import CksolveError, shorten
 
-__all__ = ["read_text", "numbered_lines", "MAX_FILE", "MAX_LINE"]
+__all__ = ["read_text", "numbered_lines", "parse_toml", "parse_json", "MAX_FILE", "MAX_LINE"]
 
 #: Largest rule-set or .conf file read (a rule set listing every `full` kernel is ~10 MB).
 MAX_FILE = 64 << 20
@@ -26,7 +28,11 @@ _BOM = b"\xef\xbb\xbf"
 
 def _open(source: str | Path, what: str):
     if str(source) == "-":
-        return sys.stdin.buffer if sys.stdin is not None else _fail(f"cannot read the {what} from stdin: it is closed")
+        if sys.stdin is None:
+            _fail(f"cannot read the {what} from stdin: it is closed")
+        if sys.stdin.buffer.closed:  # read_text closes it after reading it whole
+            _fail(f"cannot read the {what} from stdin: it was read already for another input; give - to one only")
+        return sys.stdin.buffer
     if not str(source):
         _fail(f"empty path for the {what}")
     try:
@@ -97,3 +103,28 @@ def numbered_lines(source: str | Path, what: str, max_line: int = MAX_LINE) -> I
     finally:
         if fh is not getattr(sys.stdin, "buffer", None):
             fh.close()
+
+
+def parse_toml(text: str, where: str, error: type[CksolveError] = CksolveError) -> dict:
+    """A user's TOML text parsed, or ``error`` naming ``where``: a syntax error, nesting deeper than the parser
+    recurses, an integer past Python's digit limit."""
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise error(f"{where}: {exc}") from None
+    except RecursionError:
+        raise error(f"{where}: values nested too deeply") from None
+    except ValueError as exc:  # an integer over Python's 4,300-digit conversion limit
+        raise error(f"{where}: {shorten(str(exc).split(':')[0], 120, quote=False)}") from None
+
+
+def parse_json(text: str, where: str, error: type[CksolveError] = CksolveError):
+    """A user's JSON text parsed, or ``error`` naming ``where`` (as ``parse_toml``)."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise error(f"{where}: {exc.msg} (line {exc.lineno}, column {exc.colno})") from None
+    except RecursionError:  # arrays or objects nested deeper than the decoder recurses
+        raise error(f"{where}: nested too deeply") from None
+    except ValueError as exc:  # an integer literal past Python's digit limit
+        raise error(f"{where}: {shorten(str(exc).split(':')[0], quote=False)}") from None

@@ -43,7 +43,6 @@ from __future__ import annotations
 
 import csv
 import io
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -55,7 +54,7 @@ from ..space.combo import Combo
 from ..space.config import AnyConfig, KernelConfig
 from ..space.naming import parse_name
 from ..space.shortnames import read_short
-from ..space.textfile import read_text
+from ..space.textfile import parse_toml, read_text
 
 __all__ = ["Resolved", "LabelResolver", "read_kernel_map", "RESOLVE_RULE_SET", "HOW", "SHORT_FIELDS"]
 
@@ -170,10 +169,7 @@ def read_kernel_map(path: str | Path) -> dict[str, str]:
     text = read_text(path, "kernel map")
     where = shorten(str(path), quote=False)
     if str(path).endswith(".toml"):
-        try:
-            raw = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as exc:
-            raise CksolveError(f"{where}: not a TOML file ({exc})") from None
+        raw = parse_toml(text, f"{where}: not a TOML file")
         entries = []
         for label, kernel in raw.items():
             if not isinstance(kernel, str):
