@@ -162,8 +162,7 @@ def evaluate_cmd(
         scorer = scoring.get_scorer("measured", path=", ".join(paths), rows=[m for rows in read for m in rows],
                                     hygiene=hygiene)
     elif kind == "analytic":
-        scorer = scoring.get_scorer("analytic", device=device, factors=factors)
-        scorer.factors_for(arch)  # a bad factors file: one error before the files are read
+        scorer = scoring.get_scorer("analytic", device=device, factors=factors)  # prepared once the dtype is known
     elif kind == "padding":
         scorer = scoring.get_scorer("padding")
     result, verdict = scoring.evaluate_scorer(scorer, paths, arch, _dtype(dtype) if dtype else None, hygiene, read)

@@ -21,6 +21,9 @@ class Scorer(Protocol):
     """
 
     kind: str
+    #: whether the scorer is given each measured label as CK reads its name (``features.read_kernel_name``: a
+    #: model of CK's feature semantics) rather than the kernel the label resolved to (``evaluate_scorer``)
+    scores_labels: bool
 
     def score(self, pairs: Sequence[tuple], arch: str, dtype: str) -> list[float]:
         ...
