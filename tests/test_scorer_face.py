@@ -118,15 +118,17 @@ def test_plan_candidates_import_the_faces(package):
     assert got and all(m == package for m in got), got
 
 
-def test_the_scorer_names_are_the_registry_and_evaluate_takes_each():
-    """One statement: the command line's names are the registry's, in its order; ``evaluate`` offers the
-    scorers the registry says it can evaluate."""
-    from cksolve.cli import options, select
+def test_the_scorer_names_are_the_registry_and_each_command_takes_those_it_declares():
+    """One statement: each command's ``--scorer`` names are the registry's, in its order, those declared with
+    the entry as taken by the command; no list of them is written out again."""
+    from cksolve.cli import minimize, select, space
 
-    assert list(options.SCORER_NAMES) == SCORERS.names()
-    assert list(select.EVALUATE_SCORERS) == [n for n in SCORERS.names() if SCORERS.info(n).get("evaluate")]
-    source = (ROOT / "cli" / "options.py").read_text() + (ROOT / "cli" / "select.py").read_text()
-    assert '"measured")' not in source  # no list of the names written out again
+    for command, names in (("evaluate", select.EVALUATE_SCORERS), ("select", select.SELECT_SCORERS),
+                           ("search", space.SEARCH_SCORERS), ("minimize", minimize.MINIMIZE_SCORERS)):
+        assert list(names) == [n for n in SCORERS.names() if command in SCORERS.info(n)["commands"]], command
+    assert minimize.MINIMIZE_SCORERS == ("padding", "measured")
+    for module in ("options", "select", "space", "minimize"):
+        assert '"measured")' not in (ROOT / "cli" / f"{module}.py").read_text(), module
 
 
 def test_help_loads_no_scorer():

@@ -16,6 +16,7 @@ from .. import query
 from ..errors import CksolveError, did_you_mean
 from ..outputs import StdoutStream, atomic_text_stream, write_stdout
 from ..progress import Progress
+from ..scoring import scorers_for
 from .app import app
 from .errors import say
 from .options import (AllowUnmeasuredOpt, BuilderOpt, FactorsOpt, KeepInvalidOpt, KernelMapOpt, MinWrittenOpt,
@@ -23,10 +24,10 @@ from .options import (AllowUnmeasuredOpt, BuilderOpt, FactorsOpt, KeepInvalidOpt
                       load_rule_set, one_arch, refuse_unwritable, say_hygiene, scorer_kind, scorer_option)
 
 EVALUATE_FORMATS = ("table", "json")
-#: the scorers evaluate compares
-EVALUATE_SCORERS = ("analytic", "padding", "model", "measured")
+#: the scorers evaluate compares (the registry says which)
+EVALUATE_SCORERS = scorers_for("evaluate")
 #: the scorers select ranks by (default: the performance model)
-SELECT_SCORERS = ("analytic", "padding", "model", "measured")
+SELECT_SCORERS = scorers_for("select")
 SELECT_FORMATS = ("table", "jsonl", "csv")
 #: ``ml.MODEL_SEMANTICS`` repeated so that help needs no import of the ML package (a test holds them equal)
 MODEL_SEMANTICS = ("ck", "ck-names", "exact")
