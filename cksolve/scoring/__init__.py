@@ -44,4 +44,5 @@ _HOME = LazyRegistry("name", {
 })
 
 __getattr__, __dir__ = lazy_names(globals(), _HOME)
+del LazyRegistry, lazy_names
 
