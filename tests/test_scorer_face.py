@@ -52,9 +52,8 @@ class FaceOnly(ScorerBase):
         return [float(i % 3) for i in range(len(pairs))]
 
 
-@pytest.fixture
-def analytic_is_a_face(monkeypatch):
-    """``analytic`` registered as ``FaceOnly`` for one test (every instance it builds is recorded)."""
+def _as_face(kind: str, made_for=(None, None)):
+    """``kind`` registered as ``FaceOnly`` (made for ``made_for``) while the test runs; the instances it built."""
     built = []
 
     class Made(FaceOnly):
@@ -62,12 +61,25 @@ def analytic_is_a_face(monkeypatch):
             super().__init__(**options)
             built.append(self)
 
-    old, info = SCORERS.target("analytic"), SCORERS.info("analytic")
-    SCORERS.register("analytic", Made, **info)
+        def made_for(self):
+            return made_for
+
+    old, info = SCORERS.target(kind), SCORERS.info(kind)
+    SCORERS.register(kind, Made, **info)
     try:
         yield built
     finally:
-        SCORERS.register("analytic", old, **info)
+        SCORERS.register(kind, old, **info)
+
+
+@pytest.fixture
+def analytic_is_a_face():
+    yield from _as_face("analytic")
+
+
+@pytest.fixture
+def model_is_a_face():
+    yield from _as_face("model", ("gfx950", "bf16"))
 
 
 def test_evaluate_validates_the_scorer_through_prepare_alone(capsys, bench, analytic_is_a_face):
@@ -77,6 +89,15 @@ def test_evaluate_validates_the_scorer_through_prepare_alone(capsys, bench, anal
     assert code == 0, err
     (scorer,) = analytic_is_a_face
     assert scorer.prepared == [("gfx950", "bf16")] and scorer.pairs and out.startswith(" ")
+
+
+def test_evaluate_takes_the_arch_and_dtype_a_scorer_was_made_for_from_the_face(capsys, bench, model_is_a_face,
+                                                                             tmp_path):
+    """A model says its arch and dtype through ``made_for``; the command reads nothing else of it."""
+    code, out, err = run(capsys, "evaluate", "--model", str(tmp_path), "--measurements", str(bench))
+    assert code == 0, err
+    (scorer,) = model_is_a_face
+    assert scorer.prepared == [("gfx950", "bf16")] and scorer.options == {"path": tmp_path}
 
 
 @pytest.mark.parametrize("labels", [False, True])
