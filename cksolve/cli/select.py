@@ -151,8 +151,8 @@ def evaluate_cmd(
     paths = [str(p) for p in measurements]
     scorer = scoring.get_scorer("model", path=model) if kind == "model" else None
     if scorer is not None:
-        arch = arch or scorer.model.spec.get("arch")
-        dtype = dtype or scorer.model.spec.get("dtype")
+        made_arch, made_dtype = scorer.made_for()
+        arch, dtype = arch or made_arch, dtype or made_dtype
     if not arch:
         raise CksolveError(f"--scorer {kind} needs --arch" + (" (the model's spec names none)" if model else ""))
     arch = one_arch(arch)

@@ -42,6 +42,10 @@ class Scorer(Protocol):
         """Fail now (one error) if the scorer cannot score kernels of ``arch`` and ``dtype``."""
         ...
 
+    def made_for(self) -> tuple[str | None, str | None]:
+        """The arch and dtype the scorer was made for (a model's spec), each None when it does not say."""
+        ...
+
 
 #: kind -> the scorer's class, "module:Class", imported when asked for (a model scorer loads lightgbm), with
 #: the commands that take it by ``--scorer`` (``commands``: read by help, nothing imported); one line each, in the
