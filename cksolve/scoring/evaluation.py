@@ -6,8 +6,8 @@ resolved to the kernel it measured (``workload.labels``; a label map overrides),
 labels of one kernel are one candidate, and the kernel's measured TFLOPS on a problem
 is its best measurement there (as for any repeated pair). Per problem (keyed by its
 dimensions), the pick is the kernel the scorer scores highest (ties: the first by
-kernel name); a model scores the labels it was trained on (their names, or the
-resolved configs for ``exact`` models) and a kernel scores its best label's score.
+kernel name); a scorer of labels (``Scorer.scores_labels``: a model of CK's feature
+semantics) scores each label as CK reads its name and a kernel scores its best label's score.
 
 Figures, over the problems (CK's conventions, ``compare_ml_vs_oracle``):
 
@@ -56,7 +56,8 @@ class _Problem:
 
 def evaluate_scorer(scorer, paths: Sequence, arch: str, dtype: str | None, options: HygieneOptions | None = None,
                     read: list | None = None) -> tuple[dict, Hygiene]:
-    """The figures of ``scorer`` (prepared here for ``arch`` and the kernels' dtype) on the measurement files
+    """The figures of ``scorer`` (prepared here for ``arch`` and the kernels' dtype, once the files say it: the one
+    place it is validated, ``Scorer.prepare``) on the measurement files
     (module docstring; keys ``KEYS``) and the rows' verdict; ``dtype``: the kernels' (default: the one dtype
     the resolved kernels have); ``read``: each file's rows, when read already."""
     options = options or HygieneOptions(arch)
@@ -97,8 +98,8 @@ def _problems(rows, hygiene: Hygiene, dtype: str | None) -> tuple[list[_Problem]
 
 
 def _scores(scorer, table: list[_Problem], hygiene: Hygiene, arch: str, dtype: str) -> list[np.ndarray]:
-    """Each problem's kernels' scores (a model: its best label's)."""
-    by_label = getattr(scorer, "kind", "") == "model" and getattr(scorer.model, "semantics", "exact") != "exact"
+    """Each problem's kernels' scores (a scorer of labels, ``Scorer.scores_labels``: its best label's)."""
+    by_label = scorer.scores_labels
     pairs, owner = [], []
     for i, t in enumerate(table):
         for j, config in enumerate(t.configs):
