@@ -32,6 +32,9 @@ COMMANDS = {
     "sample-archs": (["sample", "-r", "full", "-a", "gfx942", "-a", "gfx950", "-n", "20000"],
                      "counting configs of gfx942: arch 2 of 2", "configs of gfx950: arch 2 of 2"),
     "audit-all": (["audit", "-r", "all", "-a", "gfx942", "--builder-configs", str(CK / "builder-configs")], "auditing default: rule set 1 of", "check 1 of"),
+    # one rule set: the combinations scanned, then the dead rows explained (default has some on gfx942), n of N
+    "audit": (["audit", "-r", "default", "-a", "gfx942"], "auditing default: combination 1 of",
+              "auditing default: dead row 1 of"),
     # search: the listing by parts of the first primary axes, the bound by blocks of rows, then the probes (n of N)
     "search": (["search", "-p", "N=32,C=256,K=256,Hi=56,Wi=56,Y=3,X=3,pad_h=1,pad_w=1", "-a", "gfx942", "--top", "3"],
                "listing tile shapes: part 0 of", "bounding tile shapes 0 of",
