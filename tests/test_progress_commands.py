@@ -24,6 +24,10 @@ COMMANDS = {
     "sample": (["sample", "-r", "full", "-a", "gfx942", "-n", "20000"], "drawing 20,000 configs"),
     "count": (["count", "-r", "full"], "counting"),
     "features": (["features", "-r", "tiny", "-a", "gfx942", "-o", "{tmp}/f.csv"], "writing feature rows"),
+    # with a workload: the problem whose rows are written, n of N (CK's validation_holdout.csv)
+    "features-problems": (["features", "-r", "tiny", "-a", "gfx942", "--variant", "forward", "--dtype", "fp16",
+                           "--problems", str(CK / "workloads" / "validation_holdout.csv"), "-o", "{tmp}/f.csv"],
+                          "writing feature rows: problem 1 of"),
     "minimize": (["minimize", "--problems", str(CK / "workloads" / "validation_holdout.csv"), "-r", "tiny",
                   "-a", "gfx942", "--dtype", "fp16", "-o", "{tmp}/kept.txt"], "minimizing",
                  "distinct problems: class 1 of", "by the kernels they keep: block 1 of",
@@ -54,7 +58,7 @@ COMMANDS = {
                           "deriving gfx942 bwd_data: arch and variant 2 of 2"),
 }
 #: Commands that read CK's data (skipped without it).
-NEEDS_CK = ("minimize", "audit-all", "calibrate", "train", "plan")
+NEEDS_CK = ("features-problems", "minimize", "audit-all", "calibrate", "train", "plan")
 
 
 def _said(command: str) -> list[bytes]:
