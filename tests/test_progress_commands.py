@@ -22,6 +22,8 @@ RUN = "import sys, cksolve.progress as p; p.DELAY = 0.0; from cksolve.entry impo
 
 COMMANDS = {
     "sample": (["sample", "-r", "full", "-a", "gfx942", "-n", "20000"], "drawing 20,000 configs"),
+    # a names file: the line checked, n of N (the file's lines)
+    "check": (["check", "--arch", "gfx942", "-r", "tiny", "{tmp}/names.txt"], "checking names: line 1 of"),
     "count": (["count", "-r", "full"], "counting"),
     "features": (["features", "-r", "tiny", "-a", "gfx942", "-o", "{tmp}/f.csv"], "writing feature rows"),
     # with a workload: the problem whose rows are written, n of N (CK's validation_holdout.csv)
@@ -67,6 +69,9 @@ def _said(command: str) -> list[bytes]:
 
 
 def _argv(command: str, tmp_path) -> list[str]:
+    if command == "check":
+        subprocess.run([sys.executable, "-m", "cksolve", "enumerate", "-r", "tiny", "-a", "gfx942", "-f", "names", "-o",
+                        str(tmp_path / "names.txt")], check=True, cwd=ROOT)
     if command in ("calibrate", "train"):
         lines = (CK / "measurements" / "training_data_forward_bf16_20.csv").read_text().splitlines(keepends=True)
         (tmp_path / "m.csv").write_text("".join(lines[:400]))
