@@ -25,6 +25,9 @@ COMMANDS = {
     # a names file: the line checked, n of N (the file's lines)
     "check": (["check", "--arch", "gfx942", "-r", "tiny", "{tmp}/names.txt"], "checking names: line 1 of"),
     "count": (["count", "-r", "full"], "counting"),
+    # a phase per combination, n of N
+    "diff": (["diff", "tiny", "default", "-a", "gfx942", "--variant", "forward"],
+             "comparing gfx942 forward fp16 1d: combination 1 of 9"),
     "features": (["features", "-r", "tiny", "-a", "gfx942", "-o", "{tmp}/f.csv"], "writing feature rows"),
     # with a workload: the problem whose rows are written, n of N (CK's validation_holdout.csv)
     "features-problems": (["features", "-r", "tiny", "-a", "gfx942", "--variant", "forward", "--dtype", "fp16",
