@@ -21,6 +21,11 @@ RUN = "import sys, cksolve.progress as p; p.DELAY = 0.0; from cksolve.entry impo
       "sys.argv = ['cksolve', *sys.argv[1:]]; main()"
 
 COMMANDS = {
+    # the section gathered (n of N), with the audit's combinations and coverage's archs inside (CK's workload)
+    "report": (["report", "-r", "tiny", "-a", "gfx942", "--dtype", "fp16", "--problems",
+                str(CK / "workloads" / "validation_holdout.csv"), "-o", "{tmp}/r.html"],
+               "counting the kernels: section 1 of 3", "auditing tiny (section 2 of 3): combination 1 of",
+               "coverage (section 3 of 3) on gfx942: arch 1 of 1"),
     "sample": (["sample", "-r", "full", "-a", "gfx942", "-n", "20000"], "drawing 20,000 configs"),
     # a names file: the line checked, n of N (the file's lines)
     "check": (["check", "--arch", "gfx942", "-r", "tiny", "{tmp}/names.txt"], "checking names: line 1 of"),
@@ -63,7 +68,7 @@ COMMANDS = {
                           "deriving gfx942 bwd_data: arch and variant 2 of 2"),
 }
 #: Commands that read CK's data (skipped without it).
-NEEDS_CK = ("features-problems", "minimize", "audit-all", "calibrate", "train", "plan")
+NEEDS_CK = ("features-problems", "minimize", "report", "audit-all", "calibrate", "train", "plan")
 
 
 def _said(command: str) -> list[bytes]:
