@@ -375,6 +375,31 @@ def test_prediction_is_interruptible(trained, sig):
         assert "KeyboardInterrupt" in err
 
 
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_a_command_interrupted_while_predicting_says_so(trained, sig):
+    """Through the CLI, a signal while LightGBM predicts ends the command as any other: the house's one line
+    and exit 128 + signal (here prediction is made endless, so the signal always lands inside it)."""
+    model, csv = trained
+    code = ("import os, sys\nimport cksolve.entry as entry\nfrom cksolve.ml import modeldir\n"
+            "real = modeldir.ModelDir.predict\n"
+            "def endless(self, rows):\n    os.write(1, b'predicting\\n')\n    while True:\n        real(self, rows)\n"
+            "modeldir.ModelDir.predict = endless\n"
+            f"sys.argv = ['cksolve', 'evaluate', '--model', {str(model)!r}, '--measurements', {str(csv)!r}]\n"
+            "entry.main()\n")
+    p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert p.stdout.readline() == "predicting\n"
+        time.sleep(0.2)
+        p.send_signal(sig)
+        rc = p.wait(timeout=30)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    err = p.stderr.read()
+    assert rc == 128 + sig and err.endswith(f"cksolve: interrupted by {signal.Signals(sig).name}\n"), (rc, err[-300:])
+
+
 # -- fuzz -----------------------------------------------------------------------------------------------------------
 
 @pytest.mark.slow
