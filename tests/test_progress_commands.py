@@ -33,6 +33,10 @@ COMMANDS = {
     # a phase per combination, n of N
     "diff": (["diff", "tiny", "default", "-a", "gfx942", "--variant", "forward"],
              "comparing gfx942 forward fp16 1d: combination 1 of 9"),
+    # the file read and the steps after it, n of N (399 rows of CK's gfx950 file)
+    "evaluate": (["evaluate", "--measurements", "{tmp}/m.csv", "--arch", "gfx950"],
+                 "reading the measurements (file 1 of 1): step 1 of 3", "measured rows: step 2 of 3",
+                 "problems: step 3 of 3"),
     "features": (["features", "-r", "tiny", "-a", "gfx942", "-o", "{tmp}/f.csv"], "writing feature rows"),
     # with a workload: the problem whose rows are written, n of N (CK's validation_holdout.csv)
     "features-problems": (["features", "-r", "tiny", "-a", "gfx942", "--variant", "forward", "--dtype", "fp16",
@@ -68,7 +72,7 @@ COMMANDS = {
                           "deriving gfx942 bwd_data: arch and variant 2 of 2"),
 }
 #: Commands that read CK's data (skipped without it).
-NEEDS_CK = ("features-problems", "minimize", "report", "audit-all", "calibrate", "train", "plan")
+NEEDS_CK = ("evaluate", "features-problems", "minimize", "report", "audit-all", "calibrate", "train", "plan")
 
 
 def _said(command: str) -> list[bytes]:
@@ -80,7 +84,7 @@ def _argv(command: str, tmp_path) -> list[str]:
     if command == "check":
         subprocess.run([sys.executable, "-m", "cksolve", "enumerate", "-r", "tiny", "-a", "gfx942", "-f", "names", "-o",
                         str(tmp_path / "names.txt")], check=True, cwd=ROOT)
-    if command in ("calibrate", "train"):
+    if command in ("calibrate", "train", "evaluate"):
         lines = (CK / "measurements" / "training_data_forward_bf16_20.csv").read_text().splitlines(keepends=True)
         (tmp_path / "m.csv").write_text("".join(lines[:400]))
     return [a.replace("{tmp}", str(tmp_path)) for a in COMMANDS[command][0]]
