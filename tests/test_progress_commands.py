@@ -65,7 +65,8 @@ COMMANDS = {
               "training a forward model for gfx950", "fitting LightGBM models: fit 1 of"),
     "plan": (["plan", "--problems", str(CK / "workloads" / "validation_holdout.csv"), "-r", "tiny", "-a", "gfx942",
               "--dtype", "fp16", "--budget", "20", "--out", "{tmp}/plan"], "planning 20 pairs",
-             "ranking tiny's kernels for the problems of validation_holdout.csv", "choosing 20 pairs among"),
+             "ranking tiny's kernels for the problems of validation_holdout.csv", "ranking tiny's kernels: problem",
+             "choosing 20 pairs among"),
     # a phase per (arch, variant) pair, n of N
     "pipeline-variants": (["pipeline-variants", "-a", "gfx942", "--variant", "forward,bwd_data", "--dtype", "fp16",
                            "--ndim", "2"], "deriving gfx942 forward: arch and variant 1 of 2",

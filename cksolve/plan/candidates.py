@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
+from ..progress import phase
 from ..features.ckname import config_short, dispatcher_name, read_short
 from ..scoring import get_scorer
 from ..scoring.analytic import problem_terms
@@ -107,6 +108,7 @@ def rule_set_candidates(problems: Sequence, rule_set, arch: str, dtype: str, sco
             cands.sort(key=lambda c: (-c.score, c.label))
             out.append(cands)
         chunk.clear()
+        phase(f"ranking {rule_set.name}'s kernels: problem", len(out), len(problems))
 
     for record in iter_coverage(problems, rule_set, arch, [dtype], with_kernels=True):
         chunk.append((record.problem, pool(record.kernels)))
