@@ -31,6 +31,9 @@ COMMANDS = {
     "check": (["check", "--arch", "gfx942", "-r", "tiny", "{tmp}/names.txt"], "checking names: line 1 of"),
     "count": (["count", "-r", "full"], "counting"),
     # a phase per combination, n of N
+    # a table: the records tallied (n of N), then the table laid out (CK's workload, three dtypes)
+    "coverage": (["coverage", "--problems", str(CK / "workloads" / "bwd_data_test_validation.csv"), "-r", "tiny",
+                  "-a", "gfx942"], "tallying coverage records", "/30", "laying out a table of 30 records"),
     "diff": (["diff", "tiny", "default", "-a", "gfx942", "--variant", "forward"],
              "comparing gfx942 forward fp16 1d: combination 1 of 9"),
     # the file read and the steps after it, n of N (399 rows of CK's gfx950 file)
@@ -73,7 +76,7 @@ COMMANDS = {
                           "deriving gfx942 bwd_data: arch and variant 2 of 2"),
 }
 #: Commands that read CK's data (skipped without it).
-NEEDS_CK = ("evaluate", "features-problems", "minimize", "report", "audit-all", "calibrate", "train", "plan")
+NEEDS_CK = ("coverage", "evaluate", "features-problems", "minimize", "report", "audit-all", "calibrate", "train", "plan")
 
 
 def _said(command: str) -> list[bytes]:
