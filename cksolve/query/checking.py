@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import os
 import stat
-import sys
 from dataclasses import dataclass
 from os import PathLike
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Iterator, NamedTuple
 
 from ..errors import CksolveError, shorten
-from ..progress import is_terminal, phase
+from ..progress import phase, watched
 from ..rulesets import RuleSet, candidate_rule_sets
 from ..selection import select
 from ..solver import Explanation, evaluate, explanation
@@ -106,7 +105,7 @@ TELL_EVERY = 256
 def _line_total(names) -> int | None:
     """The lines of a names file that is a regular file (the progress bar's N), counted only where a terminal
     shows the bar; None otherwise (stdin, a FIFO, names in memory)."""
-    if not isinstance(names, (str, PathLike)) or str(names) == "-" or not is_terminal(sys.stderr):
+    if not isinstance(names, (str, PathLike)) or str(names) == "-" or not watched():
         return None
     try:
         if not stat.S_ISREG(os.stat(names).st_mode):
