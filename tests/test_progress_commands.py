@@ -62,7 +62,8 @@ COMMANDS = {
                "solving the best tile shapes (probe 1): found 0 of 3"),
     # fits: the calibration's folds, LightGBM's fits (n of N); measurements: 399 rows of CK's gfx950 file
     "calibrate": (["calibrate", "--measurements", "{tmp}/m.csv", "--arch", "gfx950", "--dtype", "bf16", "--folds", "2",
-                   "--out", "{tmp}/cal.toml"], "calibrating gfx950 bf16", "cross-validating the factors: fold 1 of 2"),
+                   "--out", "{tmp}/cal.toml"], "calibrating gfx950 bf16", "cross-validating the factors: fold 1 of 2",
+                  "kernels' measurements: fit 3 of 3"),
     "train": (["train", "--measurements", "{tmp}/m.csv", "--arch", "gfx950", "--dtype", "bf16", "--variant", "forward",
                "--out", "{tmp}/model", "--trees", "5", "--folds", "2", "--jobs", "1"],
               "training a forward model for gfx950", "fitting LightGBM models: fit 1 of"),
