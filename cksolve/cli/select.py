@@ -15,7 +15,7 @@ import typer
 from .. import query
 from ..errors import CksolveError, did_you_mean
 from ..outputs import StdoutStream, atomic_text_stream, write_stdout
-from ..progress import Progress
+from ..progress import Progress, phase
 from ..scoring import scorers_for
 from .app import app
 from .errors import say
@@ -149,24 +149,28 @@ def evaluate_cmd(
     if factors is not None and kind != "analytic":
         raise CksolveError(f"--factors is for --scorer analytic, not {kind}")
     paths = [str(p) for p in measurements]
-    scorer = scoring.get_scorer("model", path=model) if kind == "model" else None
-    if scorer is not None:
-        made_arch, made_dtype = scorer.made_for()
-        arch, dtype = arch or made_arch, dtype or made_dtype
-    if not arch:
-        raise CksolveError(f"--scorer {kind} needs --arch" + (" (the model's spec names none)" if model else ""))
-    arch = one_arch(arch)
-    hygiene = hygiene_options(arch, kernel_map, min_written, keep_invalid)
-    read = None
-    if kind == "measured":  # the truth and the scorer are the same rows, read once
-        read = [workload.read_measurement_file(p) for p in paths]
-        scorer = scoring.get_scorer("measured", path=", ".join(paths), rows=[m for rows in read for m in rows],
-                                    hygiene=hygiene)
-    elif kind == "analytic":
-        scorer = scoring.get_scorer("analytic", device=device, factors=factors)  # prepared once the dtype is known
-    elif kind == "padding":
-        scorer = scoring.get_scorer("padding")
-    result, verdict = scoring.evaluate_scorer(scorer, paths, arch, _dtype(dtype) if dtype else None, hygiene, read)
+    # on a terminal, past 1 s: reading the model, then the evaluation's steps (n of N)
+    with Progress(f"evaluating the {kind} scorer", ticking=True):
+        if model is not None:
+            phase("reading the model")
+        scorer = scoring.get_scorer("model", path=model) if kind == "model" else None
+        if scorer is not None:
+            made_arch, made_dtype = scorer.made_for()
+            arch, dtype = arch or made_arch, dtype or made_dtype
+        if not arch:
+            raise CksolveError(f"--scorer {kind} needs --arch" + (" (the model's spec names none)" if model else ""))
+        arch = one_arch(arch)
+        hygiene = hygiene_options(arch, kernel_map, min_written, keep_invalid)
+        read = None
+        if kind == "measured":  # the truth and the scorer are the same rows, read once
+            read = [workload.read_measurement_file(p) for p in paths]
+            scorer = scoring.get_scorer("measured", path=", ".join(paths), rows=[m for rows in read for m in rows],
+                                        hygiene=hygiene)
+        elif kind == "analytic":
+            scorer = scoring.get_scorer("analytic", device=device, factors=factors)  # prepared once the dtype is known
+        elif kind == "padding":
+            scorer = scoring.get_scorer("padding")
+        result, verdict = scoring.evaluate_scorer(scorer, paths, arch, _dtype(dtype) if dtype else None, hygiene, read)
     say_hygiene(verdict)
     write_stdout(json.dumps(result, indent=2) + "\n" if fmt == "json" else scoring.evaluation_text(result, kind))
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from ..features import config_short, dispatcher_name, read_short
+from ..progress import phase
 from ..scoring import get_scorer
 from ..space.kinds import GEMM, kernel_kind
 from ..space.naming import parse_name
@@ -105,6 +106,7 @@ def rule_set_candidates(problems: Sequence, rule_set, arch: str, dtype: str, sco
             cands.sort(key=lambda c: (-c.score, c.label))
             out.append(cands)
         chunk.clear()
+        phase(f"ranking {rule_set.name}'s kernels: problem", len(out), len(problems))
 
     for record in iter_coverage(problems, rule_set, arch, [dtype], with_kernels=True):
         chunk.append((record.problem, pool(record.kernels)))

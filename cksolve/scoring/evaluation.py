@@ -34,6 +34,7 @@ from typing import Sequence
 import numpy as np
 
 from ..errors import CksolveError
+from ..progress import phase
 from ..features import read_kernel_name
 from ..space.variants import VARIANTS
 from ..workload.hygiene import Hygiene, HygieneOptions, check_rows
@@ -61,11 +62,16 @@ def evaluate_scorer(scorer, paths: Sequence, arch: str, dtype: str | None, optio
     (module docstring; keys ``KEYS``) and the rows' verdict; ``dtype``: the kernels' (default: the one dtype
     the resolved kernels have); ``read``: each file's rows, when read already."""
     options = options or HygieneOptions(arch)
-    rows = [m for i, p in enumerate(paths) for m in (read_measurement_file(p) if read is None else read[i])]
+    rows = []
+    for i, p in enumerate(paths):  # the progress bar's phases: the file read, then the steps after, n of N
+        phase(f"reading the measurements (file {i + 1} of {len(paths)}): step", 1, 3)
+        rows.extend(read_measurement_file(p) if read is None else read[i])
+    phase(f"checking {len(rows):,} measured rows: step", 2, 3)
     kept, hygiene = check_rows(rows, options)
     table, dtype = _problems(kept, hygiene, dtype)
     if not table:
         raise CksolveError(f"{', '.join(map(str, paths))}: no valid measurement with tflops > 0 to evaluate on")
+    phase(f"scoring the measured kernels of {len(table):,} problems: step", 3, 3)
     scorer.prepare(arch, dtype)
     scores = _scores(scorer, table, hygiene, arch, dtype)
     return _figures(table, scores, hygiene), hygiene
