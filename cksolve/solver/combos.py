@@ -17,7 +17,7 @@ from .counting import SpaceTooLarge
 from .direct import SolutionSet, solve
 from .model import build_model, config_class
 from .solutions import gc_paused
-from .spelled import spelled_rows
+from .spelled import spelled_names, spelled_rows
 
 __all__ = ["solve_combo", "enumerate_combo", "names_combo", "bounded_configs", "CONFIG_LIMIT"]
 
@@ -91,7 +91,9 @@ def names_combo(rule_set, combo) -> tuple[str, ...]:
         return ordered[0]
     names = memo.get("names_in_order")
     if names is None:
-        unsorted, _values, _pick = _named(solutions)
+        unsorted = None if "named" in memo else spelled_names(solutions)  # the rows are formed when configs are asked
+        if unsorted is None:
+            unsorted = _named(solutions)[0]
         names = memo["names_in_order"] = tuple(sorted(unsorted))
     return names
 
