@@ -52,6 +52,15 @@ class Spelling:
         rest = tuple(i for i in range(len(self.tail_axes)) if all(i not in p for p in parts))
         self.parts = tuple(p for p in parts + [rest] if p) if parts else ()
         self.part_texts = None  # (values of a part, its texts), made on first use
+        #: the head fields in field order; :meth:`head_of` takes their values in this order
+        self.head_fields = tuple(f for f in self.fields if f in self.head)
+        merged = (*self.head_fields, *self.tail_axes)
+        in_order = itemgetter(*map(merged.index, self.fields))
+        empty_tail = tuple(self.defaults[self.index[a]] for a in self.tail_axes)
+        spell_values = value.spell_values
+        #: head values (``head_fields`` order) -> the head's text: the kind's name of its values, every other field
+        #: at its default, put in field order from C (no config made, no name memo filled)
+        self.head_of = lambda values: spell_values(*in_order(values + empty_tail))
 
     def _values(self, assign, tail: tuple = ()) -> list:
         """The config's field values: the defaults, then the head's assignment, then the tail's values."""

@@ -13,14 +13,14 @@ from itertools import product
 from operator import itemgetter
 
 from ..space.memos import MEMOS
-from .name_texts import Texts, spelling
+from .name_texts import spelling
 from .relations import key_getter
 
 __all__ = ["spelled_rows", "spelled_names"]
 
 _HEADS = MEMOS.memo("spelled.heads")  # per kind: head values -> head text (combinations share heads)
-#: per (kind, axes of a tail's prefix, axes of the leaves' options): the prefix's values -> the options -> the tail's
-#: text (combinations share them)
+#: per (kind, axes of a tail's prefix, axes of the tail leaves): (the prefix's values, each leaf's options) -> the
+#: texts of every tail they make (partial rows and combinations share them)
 _TAILS = MEMOS.memo("spelled.tails")
 HEADS_HELD = 1 << 14  # heads held per kind at most (a long process lists many combinations: started afresh)
 
@@ -43,20 +43,20 @@ def spelled_rows(solutions) -> tuple[list[str], list[tuple], itemgetter] | None:
     fixed_axes = tuple(solutions.fixed)
     flat = [*fixed_axes, *comp.axes[:n_core], *(a for leaf in leaves for a in leaf.axes)]
     offsets = {a: i for i, a in enumerate(flat)}
-    head_fields = tuple(f for f in spell.fields if f in spell.head)
+    head_fields = spell.head_fields
     base = tuple(solutions.fixed[a] for a in fixed_axes)
     n = len(base)
     rows = [base + r for r in comp.rows]
     heads = None
     for leaf in leaves:
         if heads is None and spell.head.isdisjoint(leaf.axes):
-            heads = _heads(kind, spell, head_fields, itemgetter(*(offsets[f] for f in head_fields)), rows)
+            heads = _heads(kind, spell, itemgetter(*(offsets[f] for f in head_fields)), rows)
         opts = list(map(leaf.options.__getitem__, map(key_getter(tuple(i + n for i in leaf.key)), rows)))
         if heads is not None:
             heads = [h for h, os in zip(heads, opts) for _ in os]
         rows = [r + o for r, os in zip(rows, opts) for o in os]
     if heads is None:
-        heads = _heads(kind, spell, head_fields, itemgetter(*(offsets[f] for f in head_fields)), rows)
+        heads = _heads(kind, spell, itemgetter(*(offsets[f] for f in head_fields)), rows)
     known = _HEADS[kind]  # (never empty here: the heads were just rendered)
     ref_values = next(iter(known))
     spell.reference(zip(head_fields, ref_values), known[ref_values])
@@ -69,9 +69,9 @@ def spelled_names(solutions) -> list[str] | None:
     """The names of :func:`spelled_rows` in another order (they are sorted after), without forming the rows.
 
     Once the leaves holding head fields are expanded, every other leaf holds tail fields only: under a partial
-    row, the names are its head joined to the text of each combination of those leaves' options, looked up per
-    (partial row's tail values, options) from C (``enumerate -r full``: 1,794 -> 1,689 M instructions). None as
-    :func:`spelled_rows`.
+    row, the names are its head joined to the texts of every combination of those leaves' options, which depend
+    on the partial row's tail values and the leaves' option lists only: looked up once per partial row, joined
+    from C (``enumerate -r full``: 1,794 -> M instructions). None as :func:`spelled_rows`.
     """
     if solutions.empty or len(solutions.components) != 1:
         return None
@@ -92,37 +92,35 @@ def spelled_names(solutions) -> list[str] | None:
     for leaf in head_leaves:
         opts = map(leaf.options.__getitem__, map(key_getter(tuple(i + n for i in leaf.key)), rows))
         rows = [r + o for r, os in zip(rows, opts) for o in os]
-    head_fields = tuple(f for f in spell.fields if f in spell.head)
-    heads = _heads(kind, spell, head_fields, itemgetter(*(offsets[f] for f in head_fields)), rows)
+    head_fields = spell.head_fields
+    heads = _heads(kind, spell, itemgetter(*(offsets[f] for f in head_fields)), rows)
     known = _HEADS[kind]
     ref_values = next(iter(known))
     spell.reference(zip(head_fields, ref_values), known[ref_values])
-    # a tail is the partial row's tail values (``prefix``) and the tail leaves' options, in this order
+    # a tail is the partial row's tail values (``prefix``) and the tail leaves' options, in this order; the
+    # tail texts under a partial row depend on those values and the leaves' option lists only (which recur)
     prefix = tuple(a for a in flat if a not in spell.head)
     order = [*prefix, *(a for leaf in tail_leaves for a in leaf.axes)]
     layout = (kind, prefix, tuple(leaf.axes for leaf in tail_leaves))
-    by_prefix = _TAILS.get(layout)
-    if by_prefix is None or len(by_prefix) > HEADS_HELD:
-        by_prefix = _TAILS[layout] = {}
+    known_tails = _TAILS.get(layout)
+    if known_tails is None or len(known_tails) > HEADS_HELD:
+        known_tails = _TAILS[layout] = {}
     to_tail = itemgetter(*map(order.index, spell.tail_axes))
     tails = spell.tails
-
-    def texts_under(values: tuple) -> Texts:
-        return Texts(lambda options: tails[to_tail(values + sum(options, ()))])
-
     prefix_of = key_getter(tuple(offsets[a] for a in prefix))
     keys = [(leaf.options.__getitem__, key_getter(tuple(i + n for i in leaf.key))) for leaf in tail_leaves]
     names: list[str] = []
     for row, head in zip(rows, heads):
         values = prefix_of(row)
-        texts = by_prefix.get(values)
+        at = (values, *[get(key(row)) for get, key in keys])
+        texts = known_tails.get(at)
         if texts is None:
-            texts = by_prefix[values] = texts_under(values)
-        names += map(head.__add__, map(texts.__getitem__, product(*[get(key(row)) for get, key in keys])))
+            texts = known_tails[at] = [tails[to_tail(values + sum(options, ()))] for options in product(*at[1:])]
+        names += map(head.__add__, texts)
     return names
 
 
-def _heads(kind: str, spell, head_fields: tuple, head_of, rows: list) -> list[str]:
+def _heads(kind: str, spell, head_of, rows: list) -> list[str]:
     """The head text of every row, each distinct head rendered once per process."""
     known = _HEADS.get(kind)
     if known is None or len(known) > HEADS_HELD:
@@ -131,6 +129,6 @@ def _heads(kind: str, spell, head_fields: tuple, head_of, rows: list) -> list[st
     for values in map(head_of, rows):
         text = known.get(values)
         if text is None:
-            text = known[values] = spell.head_text(zip(head_fields, values))
+            text = known[values] = spell.head_of(values)
         heads.append(text)
     return heads
