@@ -121,10 +121,18 @@ def _reduced_rows(table: Table, fixed_key: tuple, live_key: tuple) -> frozenset:
         want = tuple(fixed_key[i] for i in fixed_idx)
         rows = list(compress(rows, map(want.__eq__, map(key_getter(fixed_idx), rows))))
     free_idx = tuple(i for i, v in enumerate(fixed_key) if v is _FREE)
+    used = _column_values(table)
     for i in free_idx:
-        if live_key[i] is not None:
-            rows = list(compress(rows, map(frozenset(live_key[i]).__contains__, map(itemgetter(i), rows))))
+        live = live_key[i]
+        if live is not None and not used[i].issubset(live):  # a domain holding every value of the column drops none
+            rows = list(compress(rows, map(frozenset(live).__contains__, map(itemgetter(i), rows))))
     return frozenset(map(key_getter(free_idx), rows))
+
+
+@MEMOS.cached("relations.column_values", maxsize=4096)
+def _column_values(table: Table) -> tuple[frozenset, ...]:
+    """The values each column of ``table`` holds (a table meets many combinations' domains)."""
+    return tuple(map(frozenset, zip(*table.rows))) if table.rows else (frozenset(),) * len(table.scope)
 
 
 _DERIVED = MEMOS.memo("relations.derived")
