@@ -54,13 +54,11 @@ class Spelling:
         self.part_texts = None  # (values of a part, its texts), made on first use
         #: the head fields in field order; :meth:`head_of` takes their values in this order
         self.head_fields = tuple(f for f in self.fields if f in self.head)
-        merged = (*self.head_fields, *self.tail_axes)
-        in_order = itemgetter(*map(merged.index, self.fields))
-        empty_tail = tuple(self.defaults[self.index[a]] for a in self.tail_axes)
-        spell_values = value.spell_values
-        #: head values (``head_fields`` order) -> the head's text: the kind's name of its values, every other field
-        #: at its default, put in field order from C (no config made, no name memo filled)
-        self.head_of = lambda values: spell_values(*in_order(values + empty_tail))
+        #: head values (``head_fields`` order) -> the head's text: the kind's head of them, put in its order from C
+        #: (no config made, no name memo filled)
+        in_order = itemgetter(*map(self.head_fields.index, value.head_axes))
+        spell_head = value.spell_head
+        self.head_of = lambda values: spell_head(*in_order(values))
 
     def _values(self, assign, tail: tuple = ()) -> list:
         """The config's field values: the defaults, then the head's assignment, then the tail's values."""
