@@ -184,10 +184,13 @@ def filter_rows(rows: list[tuple], rel: Relation, pos: dict) -> list[tuple]:
     """Rows whose values on ``rel.free`` satisfy it; the per-row work runs in C (map/compress)."""
     keys = list(map(key_getter(tuple(pos[a] for a in rel.free)), rows))
     verdicts = rel.verdicts
+    try:  # the verdicts are memoised across solves: mostly every key is judged already (no set of the keys made)
+        return list(compress(rows, map(verdicts.__getitem__, keys)))
+    except KeyError:
+        pass
     missing = set(keys).difference(verdicts)
-    if missing:
-        if rel.is_table:
-            verdicts.update((k, k in rel.rows) for k in missing)
-        else:
-            verdicts.update((k, rel.holds_free(k)) for k in missing)
+    if rel.is_table:
+        verdicts.update((k, k in rel.rows) for k in missing)
+    else:
+        verdicts.update((k, rel.holds_free(k)) for k in missing)
     return list(compress(rows, map(verdicts.__getitem__, keys)))
