@@ -111,5 +111,6 @@ def fresh_solves(monkeypatch):
     from cksolve.solver import combos, direct
 
     monkeypatch.setattr(combos, "_COMBOS", {})
+    monkeypatch.setattr(combos, "_LAST", {})
     for cache in ("_SOLVED", "_COMPONENTS"):
         monkeypatch.setattr(direct, cache, {})
