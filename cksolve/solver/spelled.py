@@ -71,7 +71,7 @@ def spelled_names(solutions) -> list[str] | None:
     Once the leaves holding head fields are expanded, every other leaf holds tail fields only: under a partial
     row, the names are its head joined to the texts of every combination of those leaves' options, which depend
     on the partial row's tail values and the leaves' option lists only: looked up once per partial row, joined
-    from C (``enumerate -r full``: 1,794 -> M instructions). None as :func:`spelled_rows`.
+    from C (``enumerate -r full``: 1,794 -> 1,665 M instructions). None as :func:`spelled_rows`.
     """
     if solutions.empty or len(solutions.components) != 1:
         return None
