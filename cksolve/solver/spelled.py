@@ -29,13 +29,10 @@ def spelled_rows(solutions) -> tuple[list[str], list[tuple], itemgetter] | None:
     """(names, rows, pick): every solution of a one-component set as a row over the fixed, core and leaf axes,
     its kernel name, and ``pick`` taking a row to its config's values in field order; None when the set is not
     one component or its kind's names have no tail (depthwise: few, named by ``kernel_kind(kind).spell``)."""
-    if solutions.empty or len(solutions.components) != 1:
+    spelled = _spelled(solutions)
+    if spelled is None:
         return None
-    kind = solutions.model.kind
-    spell = spelling(kind)
-    if len(spell.tail_axes) < 2:
-        return None
-    comp = solutions.components[0].joined()
+    kind, spell, comp = spelled
     # the leaves with head fields first (few rows: the core rows by those options), then every other leaf's
     # rows under a row keep its head
     leaves = sorted(comp.narrow_first(), key=lambda leaf: spell.head.isdisjoint(leaf.axes))
@@ -73,13 +70,10 @@ def spelled_names(solutions) -> list[str] | None:
     on the partial row's tail values and the leaves' option lists only: looked up once per partial row, joined
     from C (``enumerate -r full``: 1,794 -> 1,665 M instructions). None as :func:`spelled_rows`.
     """
-    if solutions.empty or len(solutions.components) != 1:
+    spelled = _spelled(solutions)
+    if spelled is None:
         return None
-    kind = solutions.model.kind
-    spell = spelling(kind)
-    if len(spell.tail_axes) < 2:
-        return None
-    comp = solutions.components[0].joined()
+    kind, spell, comp = spelled
     head_leaves = [leaf for leaf in comp.leaves if not spell.head.isdisjoint(leaf.axes)]
     tail_leaves = [leaf for leaf in comp.leaves if spell.head.isdisjoint(leaf.axes)]
     n_core = len(comp.axes) - sum(len(leaf.axes) for leaf in comp.leaves)
@@ -118,6 +112,16 @@ def spelled_names(solutions) -> list[str] | None:
             texts = known_tails[at] = [tails[to_tail(values + sum(options, ()))] for options in product(*at[1:])]
         names += map(head.__add__, texts)
     return names
+
+
+def _spelled(solutions) -> tuple | None:
+    """(kind, its spelling, the one component joined) of a solution set spelled from its structure, or None."""
+    if solutions.empty or len(solutions.components) != 1:
+        return None
+    spell = spelling(solutions.model.kind)
+    if len(spell.tail_axes) < 2:
+        return None
+    return solutions.model.kind, spell, solutions.components[0].joined()
 
 
 def _heads(kind: str, spell, head_of, rows: list) -> list[str]:
