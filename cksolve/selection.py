@@ -131,6 +131,8 @@ def _ndim(v: str) -> int:
 
 @dataclass(frozen=True)
 class Selection:
+    """The archs, variants, dtypes and ndims a command works on; ``combos()`` in canonical order."""
+
     archs: tuple[str, ...]
     variants: tuple[str, ...]
     dtypes: tuple[str, ...]

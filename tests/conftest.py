@@ -112,5 +112,6 @@ def fresh_solves(monkeypatch):
     from cksolve.solver.listing import combos
 
     monkeypatch.setattr(combos, "_COMBOS", {})
+    monkeypatch.setattr(combos, "_LAST", {})
     for cache in ("_SOLVED", "_COMPONENTS"):
         monkeypatch.setattr(direct, cache, {})

@@ -8,7 +8,7 @@ from cksolve import query
 from cksolve.rulesets import get_rule_set
 from cksolve.solver import enumerate_combo, names_combo, solve_combo
 from cksolve.solver.model import config_class
-from cksolve.solver.listing.spelled import spelled_rows
+from cksolve.solver.listing.spelled import spelled_names, spelled_rows
 from cksolve.space.kinds import kernel_kind
 
 
@@ -39,3 +39,19 @@ def test_listing_order_is_name_order_with_configs_aligned():
         assert list(names) == sorted(names), combo.key
         configs = enumerate_combo(rs, combo)
         assert [c.name() for c in configs] == list(names), combo.key
+
+
+@pytest.mark.parametrize("rule_set", ["full", "tiny"])
+def test_names_without_rows_are_the_same_names(rule_set):
+    """``spelled_names`` (a names listing: no rows formed) gives the names ``spelled_rows`` gives, in some order."""
+    rs = get_rule_set(rule_set)
+    spelled = 0
+    for combo in query.select(["gfx942", "gfx1100"], ["forward", "bwd_weight"]).combos():
+        solutions = solve_combo(rs, combo)
+        got = spelled_rows(solutions)
+        names = spelled_names(solutions)
+        assert (names is None) == (got is None), combo.key
+        if got is not None:
+            assert sorted(names) == sorted(got[0]), combo.key
+            spelled += 1
+    assert spelled, f"{rule_set}: no combination was spelled from its structure"

@@ -26,6 +26,8 @@ class UnknownArch(ValueError):
 
 @dataclass(frozen=True)
 class CommonFacts:
+    """Facts every arch shares: element sizes and accumulator types per dtype."""
+
     element_size: Mapping[str, int]
     accumulator: Mapping[str, str]
 
@@ -36,6 +38,8 @@ class CommonFacts:
 
 @dataclass(frozen=True, eq=False)  # one object per (version, arch): memos above arch/ key on it
 class ArchFacts:
+    """One arch's facts under one CK version (wave splits, warp tiles, LDS, flags)."""
+
     name: str
     family: str
     warp_size: int

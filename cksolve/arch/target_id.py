@@ -30,6 +30,8 @@ ARCH_NAME_HELP = "gfx and up to 8 hex digits (gfx942, gfx90a), optionally with t
 
 @dataclass(frozen=True)
 class TargetId:
+    """An LLVM target id: the base arch and its target features."""
+
     base: str                      # the arch the kernels are selected for, e.g. gfx942
     features: tuple[str, ...] = ()  # e.g. ("sramecc+", "xnack-"), in the order given
 

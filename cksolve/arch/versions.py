@@ -45,6 +45,8 @@ class UnknownVersion(CksolveError):
 
 @dataclass(frozen=True, eq=False)  # one object per version: memos key on its identity
 class CkVersion:
+    """One CK version: a bundled facts file or delta, or a user's ``arch_specs.json``."""
+
     key: str                       # a bundled version's commit prefix; a file's path
     commit: str                    # full commit ("" when a file does not say)
     date: str

@@ -78,6 +78,8 @@ SKIP_LIMIT = 2_000_000
 
 @dataclass(frozen=True)
 class SearchResult:
+    """The best config a search found for one combination, its score and the score's terms."""
+
     combo: Combo
     config: object
     score: float

@@ -20,7 +20,7 @@ from ..rulesets import RULE_SETS, rule_set_names
 from ..rulesets.listed import rule_set_file
 from ..selection import (BUNDLED_ARCHS, DTYPES, NDIMS, VARIANTS, Record, Selection, arch_spellings, canonical_order,
                          gemm_variants, select, split_archs, split_values)
-from ..solver import evaluate
+from ..solver import BACKENDS, evaluate
 from ..space.axes import value_text
 from ..space.combo import Combo
 from .ck import CkVersion, active_ck, bundled_listing, bundled_versions, ck_version, use_ck, using_ck
@@ -60,6 +60,7 @@ __all__ = [
     "enumerate_text",
     "name_lines",
     "count_records",
+    "BACKENDS",
     "check_names",
     "CheckRecord",
     "neighbors",

@@ -139,6 +139,8 @@ class Reason:
 
 @dataclass(frozen=True)
 class ComboDiff:
+    """Two sources' names for one combination: only in A, only in B, and how many are common."""
+
     combo: Combo
     only_a: tuple[str, ...]
     only_b: tuple[str, ...]

@@ -283,9 +283,15 @@ class FullRuleSet(RuleSet):
 
     @MEMOS.cached("rulesets.full.FullRuleSet._gemm_constraints")
     def _gemm_constraints(self, facts, variant: str, ndim: int, dtype: str) -> tuple:
-        # keyed by the arch's facts (one object per CK version and arch), not its name
-        dkey = common_facts().dtype_key(dtype)
-        warp_tiles = facts.warp_tiles.get(dkey, ())
+        # keyed by the arch's facts (one object per CK version and arch), not its name; the tables read only the
+        # wave splits, the dtype's warp tiles and the WMMA rule, which several archs share: built once per distinct
+        # three (enumerate -r full: 216 -> 153 builds)
+        warp_tiles = facts.warp_tiles.get(common_facts().dtype_key(dtype), ())
+        return self._gemm_tables(variant, ndim, dtype, facts.wave_splits, warp_tiles, wmma_k_for(facts))
+
+    @MEMOS.cached("rulesets.full.FullRuleSet._gemm_tables")
+    def _gemm_tables(self, variant: str, ndim: int, dtype: str, wave_splits: tuple, warp_tiles: tuple,
+                     wmma_k: Constraint) -> tuple:
         tiles = self._tiles(variant, ndim, dtype)
         dclass = self._dclass(dtype)
         return (
@@ -302,7 +308,7 @@ class FullRuleSet(RuleSet):
                    "full: specialization {specialization} is not used for tile {tile_m}x{tile_n}x{tile_k} ({variant})",
                    f"{_SRC} get_specs_for_tile"),
             _table("rules.full.wave_warp", (*_TILE, *_WAVE, "warp_tile_m", "warp_tile_n"),
-                   self._wave_warp_rows(variant, tiles, facts.wave_splits, warp_tiles),
+                   self._wave_warp_rows(variant, tiles, wave_splits, warp_tiles),
                    "full: waves {wave_m}x{wave_n}x{wave_k} with warp {warp_tile_m}x{warp_tile_n} are not a wave/warp "
                    "pair of tile {tile_m}x{tile_n}x{tile_k} ({variant} {dtype} on {arch})",
                    f"{_SRC} get_wave_warp_pairs (curated waves, warp m/n rule, exceptions, excluded shapes; "
@@ -318,7 +324,7 @@ class FullRuleSet(RuleSet):
                    f"{{tile_m}}x{{tile_n}}x{{tile_k}} ({{variant}}, {dclass})",
                    f"{_SRC} get_vec_strategies / compute_vector_size / get_extra_vec_triples"),
             _vector_gate(self._gate),
-            wmma_k_for(facts),
+            wmma_k,
             *_pins(),
         )
 

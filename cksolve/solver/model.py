@@ -26,6 +26,8 @@ def config_class(kind: str):
 
 @dataclass(frozen=True)
 class Model:
+    """One combination's axes, domains and constraints, as every backend sees them."""
+
     combo: Combo
     kind: str
     axes: tuple[str, ...]

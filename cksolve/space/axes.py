@@ -27,6 +27,8 @@ KIND_NAMES: tuple[str, ...] = tuple(_KINDS)
 
 @dataclass(frozen=True)
 class Axis:
+    """One axis of axes.toml: its config kind, finite domain and meaning."""
+
     name: str
     kind: str  # "common" or one of KIND_NAMES
     domain: tuple

@@ -37,6 +37,8 @@ __all__ = ["Constraint", "Table", "Check", "Violation", "interned", "scope_value
 
 @dataclass(frozen=True)
 class Violation:
+    """A constraint a config breaks, and the message saying how."""
+
     constraint: str
     message: str
 
@@ -54,6 +56,8 @@ def _safe_format(template: str, values: Mapping[str, Any]) -> str:
 
 @dataclass(frozen=True)
 class Table:
+    """Allowed (or, with ``forbid``, forbidden) tuples over ``scope``."""
+
     name: str
     scope: tuple[str, ...]
     rows: frozenset
@@ -87,6 +91,8 @@ class Table:
 
 @dataclass(frozen=True)
 class Check:
+    """A named test over ``scope`` (a module-level function with ``params``), memoised per values."""
+
     name: str
     scope: tuple[str, ...]
     test: Callable[..., bool]

@@ -19,7 +19,8 @@ from ..errors import CksolveError
 from .axes import KIND_NAMES, kind_axes, kind_fields, kind_tile
 from .config import DepthwiseConfig, KernelConfig
 from .naming import KIND_GRAMMAR
-from .spelling import GEMM_GROUP_AXES, GEMM_HEAD_AXES, GEMM_TAIL_PARTS, depthwise_name, gemm_name, spell_gemm_values
+from .spelling import (GEMM_GROUP_AXES, GEMM_HEAD_AXES, GEMM_TAIL_PARTS, depthwise_name, gemm_name, spell_gemm_head,
+                       spell_gemm_values)
 
 __all__ = ["KernelKind", "GEMM", "DEPTHWISE", "KINDS", "kernel_kind"]
 
@@ -39,6 +40,7 @@ class KernelKind:
     group_axes: tuple[str, ...]  # head fields a combination can leave free, listed one value at a time
     spell_values: Callable  # the field values, positionally in field order -> the kernel name (no config made)
     tail_parts: tuple[tuple[str, ...], ...] = ()  # leading tail fields whose text comes first, alone (spelling.py)
+    spell_head: Callable | None = None  # the head values, positionally in head_axes order -> the head's text
 
     def __str__(self) -> str:
         return self.name
@@ -49,7 +51,8 @@ class KernelKind:
 
 
 def _kind(name: str, config: type, spell: Callable, head: "tuple[str, ...] | None" = None,
-          group: tuple[str, ...] = (), spell_values: "Callable | None" = None, tail_parts: tuple = ()) -> KernelKind:
+          group: tuple[str, ...] = (), spell_values: "Callable | None" = None, tail_parts: tuple = (),
+          spell_head: "Callable | None" = None) -> KernelKind:
     fields = kind_fields(name)
     if spell_values is None:
         raw = getattr(spell, "__wrapped__", spell)  # not the name memo: names spelled from values are asked once
@@ -58,11 +61,12 @@ def _kind(name: str, config: type, spell: Callable, head: "tuple[str, ...] | Non
         def spell_values(*values):
             return raw(make(values))
     return KernelKind(name, config, kind_axes(name), fields, kind_tile(name), KIND_GRAMMAR[name], spell,
-                      fields if head is None else head, group, spell_values, tail_parts)
+                      fields if head is None else head, group, spell_values, tail_parts,
+                      spell_values if head is None else spell_head)  # all head: the head is the name
 
 
 GEMM = _kind(KernelConfig.kind, KernelConfig, gemm_name, GEMM_HEAD_AXES, GEMM_GROUP_AXES, spell_gemm_values,
-             GEMM_TAIL_PARTS)
+             GEMM_TAIL_PARTS, spell_gemm_head)
 #: A depthwise name is all head: every field spells it, none is listed group by group.
 DEPTHWISE = _kind(DepthwiseConfig.kind, DepthwiseConfig, depthwise_name)
 #: Every kind by name, in kinds.toml's order.

@@ -26,6 +26,8 @@ TAILS = ("std", "v1", "wavelet")
 
 @dataclass(frozen=True)
 class Pipeline:
+    """One pipeline of pipelines.toml: its CK enum and classes, and the facts the rules read."""
+
     name: str
     ck_enum: str
     pipeline_class: str

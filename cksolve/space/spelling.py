@@ -14,7 +14,7 @@ from .values import value_facts
 from .variants import VARIANTS
 
 __all__ = ["gemm_name", "depthwise_name", "clear_name_memos", "VARIANT_TAG", "DEPTHWISE_PREFIX", "DEFAULT_VECTORS", "GEMM_FIELDS",
-           "GEMM_HEAD_AXES", "GEMM_GROUP_AXES", "GEMM_TAIL_PARTS", "spell_gemm_values", "SPECIALIZATION_SUFFIX", "STREAMK_WORD"]
+           "GEMM_HEAD_AXES", "GEMM_GROUP_AXES", "GEMM_TAIL_PARTS", "spell_gemm_values", "spell_gemm_head", "SPECIALIZATION_SUFFIX", "STREAMK_WORD"]
 
 #: GEMM variant as it appears in a kernel name (variants.toml ``tag``).
 VARIANT_TAG = {n: v.tag for n, v in VARIANTS.items() if v.kind == "gemm"}
@@ -116,6 +116,9 @@ _spell_gemm = _gemm_speller(_gemm_head, _gemm_tail)
 #: A GEMM name from its field values, positionally in field order: no config and no memo entry (many names at
 #: once, each met once).
 spell_gemm_values = _gemm_speller(_gemm_head.__wrapped__, _gemm_tail.__wrapped__)
+#: A GEMM name's head from its head values, positionally in ``GEMM_HEAD_AXES`` order (no memo entry): the name of
+#: those values with every other field at its default.
+spell_gemm_head = _gemm_head.__wrapped__
 
 
 @MEMOS.cached("space.spelling.depthwise_name", maxsize=1 << 12)

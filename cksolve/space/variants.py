@@ -19,6 +19,8 @@ __all__ = ["Variant", "VARIANTS", "variants_with"]
 
 @dataclass(frozen=True)
 class Variant:
+    """One convolution variant of variants.toml: its config kind, name tag, direction and CK facts."""
+
     name: str
     kind: str                             # "gemm" or "depthwise": which config class
     tag: str                              # grouped_conv_<tag>_... in kernel names

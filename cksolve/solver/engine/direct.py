@@ -297,8 +297,8 @@ def _factorise(axes: Sequence[str], rels: list[Relation], leaves: tuple, domains
     rows, out_axes, out_leaves = core.rows, list(core.axes), []
     for t, own, reads, iface in leaves:
         key = tuple(out_axes.index(a) for a in iface)
-        options = _leaf_options(rels[t], own, [rels[k] for k in reads], iface, set(map(key_getter(key), rows)))
-        rows = list(compress(rows, map(options.__getitem__, map(key_getter(key), rows))))  # () drops a row
+        options = _leaf_options(rels[t], own, [rels[k] for k in reads], iface, keys := list(map(key_getter(key), rows)))
+        rows = list(compress(rows, map(options.__getitem__, keys)))  # () drops a row
         out_leaves.append(Leaf(own, key, options))
         out_axes.extend(own)
     # options are memos: they may hold keys of other combinations; only the rows' own keys are looked up
@@ -308,7 +308,7 @@ def _factorise(axes: Sequence[str], rels: list[Relation], leaves: tuple, domains
 _LEAF_MEMO = MEMOS.memo("direct.leaf_options")
 
 
-def _leaf_options(table: Relation, own: tuple, filters: list[Relation], iface: tuple, keys: set) -> dict:
+def _leaf_options(table: Relation, own: tuple, filters: list[Relation], iface: tuple, keys: list) -> dict:
     """Core key -> the leaf's value rows its table and filters allow (``()`` if none).
 
     The answer for a key depends only on the table and the filters, which recur
@@ -317,9 +317,9 @@ def _leaf_options(table: Relation, own: tuple, filters: list[Relation], iface: t
     itself is returned: it may hold more keys than asked for.
     """
     memo = _LEAF_MEMO.setdefault((table.rows, table.free, own, iface, tuple(f.token for f in filters)), {})
-    missing = keys.difference(memo)
-    if not missing:
+    if all(map(memo.__contains__, keys)):  # mostly: the keys' set is made only when one is new
         return memo
+    missing = set(keys).difference(memo)
     shared_at = tuple(iface.index(a) for a in table.free if a not in own)
     index = index_rows(table.rows, tuple(i for i, a in enumerate(table.free) if a not in own),
                    tuple(table.free.index(a) for a in own))

@@ -121,10 +121,18 @@ def _reduced_rows(table: Table, fixed_key: tuple, live_key: tuple) -> frozenset:
         want = tuple(fixed_key[i] for i in fixed_idx)
         rows = list(compress(rows, map(want.__eq__, map(key_getter(fixed_idx), rows))))
     free_idx = tuple(i for i, v in enumerate(fixed_key) if v is _FREE)
+    used = _column_values(table)
     for i in free_idx:
-        if live_key[i] is not None:
-            rows = list(compress(rows, map(frozenset(live_key[i]).__contains__, map(itemgetter(i), rows))))
+        live = live_key[i]
+        if live is not None and not used[i].issubset(live):  # a domain holding every value of the column drops none
+            rows = list(compress(rows, map(frozenset(live).__contains__, map(itemgetter(i), rows))))
     return frozenset(map(key_getter(free_idx), rows))
+
+
+@MEMOS.cached("relations.column_values", maxsize=4096)
+def _column_values(table: Table) -> tuple[frozenset, ...]:
+    """The values each column of ``table`` holds (a table meets many combinations' domains)."""
+    return tuple(map(frozenset, zip(*table.rows))) if table.rows else (frozenset(),) * len(table.scope)
 
 
 _DERIVED = MEMOS.memo("relations.derived")
@@ -176,10 +184,13 @@ def filter_rows(rows: list[tuple], rel: Relation, pos: dict) -> list[tuple]:
     """Rows whose values on ``rel.free`` satisfy it; the per-row work runs in C (map/compress)."""
     keys = list(map(key_getter(tuple(pos[a] for a in rel.free)), rows))
     verdicts = rel.verdicts
+    try:  # the verdicts are memoised across solves: mostly every key is judged already (no set of the keys made)
+        return list(compress(rows, map(verdicts.__getitem__, keys)))
+    except KeyError:
+        pass
     missing = set(keys).difference(verdicts)
-    if missing:
-        if rel.is_table:
-            verdicts.update((k, k in rel.rows) for k in missing)
-        else:
-            verdicts.update((k, rel.holds_free(k)) for k in missing)
+    if rel.is_table:
+        verdicts.update((k, k in rel.rows) for k in missing)
+    else:
+        verdicts.update((k, rel.holds_free(k)) for k in missing)
     return list(compress(rows, map(verdicts.__getitem__, keys)))

@@ -52,6 +52,13 @@ class Spelling:
         rest = tuple(i for i in range(len(self.tail_axes)) if all(i not in p for p in parts))
         self.parts = tuple(p for p in parts + [rest] if p) if parts else ()
         self.part_texts = None  # (values of a part, its texts), made on first use
+        #: the head fields in field order; :meth:`head_of` takes their values in this order
+        self.head_fields = tuple(f for f in self.fields if f in self.head)
+        #: head values (``head_fields`` order) -> the head's text: the kind's head of them, put in its order from C
+        #: (no config made, no name memo filled)
+        in_order = itemgetter(*map(self.head_fields.index, value.head_axes))
+        spell_head = value.spell_head
+        self.head_of = lambda values: spell_head(*in_order(values))
 
     def _values(self, assign, tail: tuple = ()) -> list:
         """The config's field values: the defaults, then the head's assignment, then the tail's values."""
