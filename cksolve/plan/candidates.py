@@ -25,6 +25,7 @@ from ..space.kinds import GEMM, kernel_kind
 from ..space.naming import parse_name
 from ..workload import iter_coverage
 from ..workload.labels import LabelResolver
+from ..rulesets import takes_rule_set
 
 __all__ = ["Candidate", "rule_set_candidates", "named_candidates", "label_key", "canonical_labels", "est_ms",
            "useful_flops", "CHUNK"]
@@ -69,6 +70,7 @@ def est_ms(useful: float, tflops: float) -> float:
     return useful / (tflops * 1e12) * 1e3 if tflops > 0 else 0.0
 
 
+@takes_rule_set
 def rule_set_candidates(problems: Sequence, rule_set, arch: str, dtype: str, scorer=None,
                         resolver=None) -> list[list[Candidate]]:
     """Per problem (the list's order), its candidates, best estimate first (ties by label): one per kernel the

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Iterator, NamedTuple
 
 from ..errors import CksolveError, shorten
-from ..rulesets import RuleSet, candidate_rule_sets
+from ..rulesets import RuleSet, candidate_rule_sets, takes_rule_set
 from ..selection import select
 from ..solver import Explanation, evaluate, explanation
 from ..space.namesfile import section_line, sectioned_entries
@@ -47,6 +47,7 @@ class CheckRecord(NamedTuple):
         return d
 
 
+@takes_rule_set
 def check_names(names: Path | str | Iterable[str], arch: str | None, rule_set: RuleSet | None = None
                 ) -> Iterator[CheckRecord]:
     """One record per name, in order: ``names`` is a names file (a ``str`` or ``Path``; ``-``: stdin) or any
@@ -128,6 +129,7 @@ def section_archs(entries: Iterable[tuple[int, str | None, str]], arch: str | No
         yield no, section, name
 
 
+@takes_rule_set
 def explain_name(name: str, arch: str, rule_set: RuleSet | None = None, nearest: int = 3,
                  problem: Problem | str | None = None) -> Explanation | ShortExplanation:
     """The record of ``explain``: valid, member (of ``rule_set``, if given), the violated constraints with
