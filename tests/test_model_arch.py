@@ -31,7 +31,9 @@ SELECT = ["select", "-p", "N=1", "-r", "tiny", "--top", "1"]
     ([*SELECT, "-a", "gfx950", "--dtype", "fp16", "--model", "{m}"], "is a bf16 model; the kernels are fp16"),
     (["evaluate", "--model", "{m}", "--measurements", "{csv}", "--arch", "gfx942"],
      "is a gfx950 model; the kernels are gfx942"),
-], ids=["select-arch", "select-dtype", "evaluate-arch"])
+    (["search", "-p", "N=1", "-r", "tiny", "-a", "gfx942", "--dtype", "bf16", "--model", "{m}"],
+     "is a gfx950 model; the kernels are gfx942"),
+], ids=["select-arch", "select-dtype", "evaluate-arch", "search-arch"])
 def test_a_model_of_another_arch_or_dtype_is_refused(capsys, model, argv, words):
     argv = [a.format(m=model / "model", csv=model / "m.csv") for a in argv]
     code, out, err = run(capsys, *argv)
