@@ -9,7 +9,7 @@ The names are imported on first use: ``cksolve --help`` (and every command
 before it needs them) does not pay for loading the space and the rule sets.
 """
 
-from .registry import LazyRegistry
+from .registry import LazyRegistry, lazy_names
 
 __all__ = ["KernelConfig", "DepthwiseConfig", "parse_name", "get_rule_set", "Combo"]
 __version__ = "0.1.0"
@@ -23,14 +23,4 @@ _HOME = LazyRegistry("name", {
     "Combo": "cksolve.space.combo:Combo",
 })
 
-
-def __getattr__(name: str):
-    if name not in _HOME:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = _HOME.get(name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+__getattr__, __dir__ = lazy_names(globals(), _HOME)

@@ -15,7 +15,8 @@ on telling that the command is busy).
 
 A step inside a command says where it is with ``phase("counting arch", 3, 8)``
 from any layer: the innermost bar entered (shown or not yet) takes it as its
-text, ``counting arch 3 of 8``; with no bar entered it does nothing.
+text, ``counting arch 3 of 8``; with no bar entered it does nothing. ``watched()`` says whether
+an N that costs something to count (a file's lines) would be seen.
 
 Low (beside ``outputs``): every command may show one, from any layer.
 """
@@ -26,7 +27,7 @@ import sys
 import threading
 import time
 
-__all__ = ["DELAY", "Progress", "is_terminal", "phase"]
+__all__ = ["DELAY", "Progress", "is_terminal", "phase", "watched"]
 
 #: Seconds a step runs before its bar appears.
 DELAY = 1.0
@@ -51,6 +52,12 @@ def phase(label: str, done: int | None = None, total: int | None = None) -> None
         bar = _entered[-1] if _entered else None
     if bar is not None:
         bar.set_phase(phase_text(label, done, total))
+
+
+def watched() -> bool:
+    """Whether the innermost entered bar can show (its stream a terminal): a step's N is worth counting."""
+    with _LOCK:
+        return bool(_entered) and _entered[-1].enabled
 
 
 def is_terminal(stream) -> bool:

@@ -15,7 +15,7 @@ import importlib
 
 from .errors import CksolveError, did_you_mean, shorten, valid_list
 
-__all__ = ["LazyRegistry", "is_target"]
+__all__ = ["LazyRegistry", "is_target", "lazy_names"]
 
 
 def is_target(text: str) -> bool:
@@ -100,3 +100,19 @@ class LazyRegistry:
             target = getattr(importlib.import_module(module), attribute)
         self._resolved[name] = target
         return target
+
+
+def lazy_names(namespace: dict, registry: LazyRegistry) -> tuple:
+    """A package's ``__getattr__`` and ``__dir__`` (PEP 562) for public names ``registry`` holds, each imported
+    the first time it is asked for and kept in the package's ``namespace`` (its ``globals()``) from then on."""
+
+    def __getattr__(name: str):
+        if name not in registry:
+            raise AttributeError(f"module {namespace['__name__']!r} has no attribute {name!r}")
+        value = namespace[name] = registry.get(name)
+        return value
+
+    def __dir__() -> list[str]:
+        return sorted({*namespace, *namespace["__all__"]})
+
+    return __getattr__, __dir__

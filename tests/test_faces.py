@@ -59,7 +59,10 @@ def _docs_use(face: str) -> set[str]:
 
 
 def _shown(module) -> set[str]:
-    """The names a face shows: its attributes without a leading underscore, except its own submodules."""
+    """The names a face shows: its attributes without a leading underscore, except its own submodules (a face
+    that imports names on first use, ``cksolve.registry.lazy_names``, shows those asked for: all it lists)."""
+    for name in module.__all__:
+        hasattr(module, name)
     subs = {m.name for m in pkgutil.iter_modules(module.__path__)}
     return {n for n, v in vars(module).items() if not n.startswith("_") and n != "annotations"
             and not (isinstance(v, types.ModuleType) and n in subs)}

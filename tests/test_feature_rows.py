@@ -159,13 +159,13 @@ def test_select_takes_configs_from_the_column_engine(monkeypatch):
     """``select`` ranks the engine's configs: no kernel name is parsed back into a config on the way."""
     import cksolve.space.naming as naming
     from cksolve.scoring import get_scorer
-    from cksolve.scoring.select import select
+    from cksolve.scoring import select
 
     def refuse(*a, **k):
         raise AssertionError("select parsed a kernel name")
 
     monkeypatch.setattr(naming, "parse_name", refuse)
-    module = importlib.import_module("cksolve.scoring.select")  # the package's ``select`` is the function
+    module = importlib.import_module("cksolve.scoring.ranking")  # the package's ``select`` is the function
     monkeypatch.setattr(module, "parse_name", refuse, raising=False)
     records = list(select(_problems(), get_rule_set("tiny"), "gfx950", "bf16", get_scorer("analytic"), top=2))
     assert [r.rank for r in records] == [1, 2, 1, 2]

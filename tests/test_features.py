@@ -252,6 +252,29 @@ def test_pipeline_variants_follow_the_constraints():
         assert (cfg.pipeline, cfg.scheduler, cfg.double_smem_buffer, cfg.split_image) == v[2:6]
 
 
+def test_pipeline_variant_witnesses_are_the_whole_models_first_solutions():
+    """Searched part by part and remembered, each witness is still the one python-constraint finds searching
+    the whole model (its least solution), in the first dtype/ndim model that has one."""
+    from itertools import product
+
+    from cksolve.features.variants import VARIANT_AXES, WITNESS_BACKEND
+    from cksolve.solver import build_model, get_backend
+    from cksolve.space.buffering import BUFFERING_RULES
+
+    find_one = get_backend(WITNESS_BACKEND).find_one
+    for arch, variant, pipelines in (("gfx942", "forward", ("mem", "compv4")), ("gfx1201", "bwd_weight", ("compv3",))):
+        got = {v[2:6]: v.witness for v in pipeline_variants([arch], [variant], ["fp32", "fp16"], [2])
+               if v.pipeline in pipelines}
+        models = [build_model(Combo(arch, variant, d, 2), None, BUFFERING_RULES) for d in ("fp32", "fp16")]
+        whole = {}
+        for values in product(pipelines, ("intrawave", "interwave"), (False, True), (False, True)):
+            pins = dict(zip(VARIANT_AXES, values))
+            found = next((w for w in (find_one(m, pins) for m in models) if w is not None), None)
+            if found is not None:
+                whole[values] = found.name()
+        assert got == whole and len(whole) >= 2, (arch, variant)
+
+
 def test_builtin_rule_sets_never_break_the_lds_buffering_rules():
     for name in ("default", "full"):
         rs = get_rule_set(name)

@@ -335,7 +335,7 @@ def test_exact_semantics_from_full_names_then_select(tmp_path, capsys):
 def test_model_scorer_predicts_each_distinct_row_once(model):
     """Configs CK's reading aliases onto one row are predicted once, and get the same score."""
     from cksolve.scoring import get_scorer
-    from cksolve.scoring.select import select
+    from cksolve.scoring import select
     from cksolve.workload import applicable
     from cksolve.space.naming import parse_name
 

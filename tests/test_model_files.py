@@ -351,28 +351,48 @@ def _umask() -> int:
 
 # -- prediction stays interruptible ---------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
-def test_prediction_is_interruptible(trained, sig):
-    model, _ = trained
-    code = ("import sys, numpy as np\nfrom cksolve.ml import read_model_dir\n"
-            f"m = read_model_dir({str(model)!r})\nx = np.random.default_rng(0).normal(size=(20000, 97))\n"
-            "print('ready', flush=True)\nwhile True:\n    m.predict(x)\n")
+def _signalled(code: str, ready: str, wait: float, sig) -> tuple[int, str]:
+    """Run ``code`` in a child; once it prints ``ready`` and ``wait`` seconds more, send ``sig``: (exit code, stderr)."""
     p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        assert p.stdout.readline() == "ready\n"
-        time.sleep(0.5)
+        assert p.stdout.readline() == ready + "\n"
+        time.sleep(wait)
         p.send_signal(sig)
         rc = p.wait(timeout=30)
     finally:
         if p.poll() is None:
             p.kill()
             p.wait()
-    err = p.stderr.read()
+    return rc, p.stderr.read()
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_prediction_is_interruptible(trained, sig):
+    model, _ = trained
+    code = ("import sys, numpy as np\nfrom cksolve.ml import read_model_dir\n"
+            f"m = read_model_dir({str(model)!r})\nx = np.random.default_rng(0).normal(size=(20000, 97))\n"
+            "print('ready', flush=True)\nwhile True:\n    m.predict(x)\n")
+    rc, err = _signalled(code, "ready", 0.5, sig)
     # SIGINT: Python's KeyboardInterrupt reached between LightGBM's calls (the CLI turns it into "interrupted",
     # exit 130); SIGTERM: the default action
     assert rc in ((1, -signal.SIGINT) if sig == signal.SIGINT else (-signal.SIGTERM,)), (rc, err[-300:])
     if sig == signal.SIGINT:
         assert "KeyboardInterrupt" in err
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_a_command_interrupted_while_predicting_says_so(trained, sig):
+    """Through the CLI, a signal while LightGBM predicts ends the command as any other: the house's one line
+    and exit 128 + signal (here prediction is made endless, so the signal always lands inside it)."""
+    model, csv = trained
+    code = ("import os, sys\nimport cksolve.entry as entry\nfrom cksolve.ml import modeldir\n"
+            "real = modeldir.ModelDir.predict\n"
+            "def endless(self, rows):\n    os.write(1, b'predicting\\n')\n    while True:\n        real(self, rows)\n"
+            "modeldir.ModelDir.predict = endless\n"
+            f"sys.argv = ['cksolve', 'evaluate', '--model', {str(model)!r}, '--measurements', {str(csv)!r}]\n"
+            "entry.main()\n")
+    rc, err = _signalled(code, "predicting", 0.2, sig)
+    assert rc == 128 + sig and err.endswith(f"cksolve: interrupted by {signal.Signals(sig).name}\n"), (rc, err[-300:])
 
 
 # -- fuzz -----------------------------------------------------------------------------------------------------------

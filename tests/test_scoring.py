@@ -65,7 +65,7 @@ def test_large_layer_picks_are_not_absurd():
 
 
 def test_select_analytic_lists_applicable_kernels_best_first():
-    from cksolve.scoring.select import select
+    from cksolve.scoring import select
 
     rs = get_rule_set("tiny")
     p = parse_problem(LARGE)

@@ -71,12 +71,6 @@ def test_every_scorer_batches_problems_by_configs():
         assert scorer.score_grid([], configs, "gfx942", "fp16").shape == (0, len(configs))
 
 
-def test_the_cli_scorer_names_are_the_registry():
-    from cksolve.cli.options import SCORER_NAMES
-
-    assert sorted(SCORER_NAMES) == sorted(SCORERS)
-
-
 def test_get_scorer_refuses_an_unknown_name_with_the_nearest():
     with pytest.raises(CksolveError, match=r"unknown scorer 'paddng'; valid: .*did you mean 'padding'\?"):
         get_scorer("paddng")

@@ -12,7 +12,7 @@ import pytest
 
 from cksolve.rulesets import get_rule_set
 from cksolve.scoring import get_scorer
-from cksolve.scoring.select import select
+from cksolve.scoring import select
 from cksolve.workload import applicable, parse_problem
 from test_cli import run
 

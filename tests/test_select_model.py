@@ -91,7 +91,7 @@ def test_a_problem_met_again_is_not_scored_again(model, monkeypatch):
 
     from cksolve.scoring import get_scorer
 
-    selection = importlib.import_module("cksolve.scoring.select")  # the module (the package exports the function)
+    selection = importlib.import_module("cksolve.scoring.ranking")  # the module (the package exports the function)
 
     ps = [parse_problem(s) for s in SPECS]
     once = get_scorer("model", path=model)
@@ -129,7 +129,7 @@ def test_lightgbm_loads_without_scikit_learn_and_both_still_work():
 
 def test_blocked_is_coverage_statement():
     """select's blocked_by is coverage's ``blocking`` (one statement), with the count the rule rejects."""
-    from cksolve.scoring.select import _blocked
+    from cksolve.scoring.ranking import _blocked
     from cksolve.workload.coverage import NO_KERNELS, CoverageRecord
 
     p = parse_problem(SPECS[1])

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+from ..progress import phase
 from ..space.constraints import Table
 from ..space.memos import MEMOS
 from .blocking import minimal_removal
@@ -61,11 +62,13 @@ def unreachable_killers(p: Parts, table: Table, row: tuple) -> tuple[str, ...]:
     return hit
 
 
-def dead_rows(scan: Scan) -> list[DeadRow]:
+def dead_rows(scan: Scan, label: str | None = None) -> list[DeadRow]:
+    """The rows no config uses, each with why; ``label``: the progress bar's phase, told per row (n of N)."""
     out = []
-    for key, n in scan.present.items():
-        if key in scan.live:
-            continue
+    dead = [(key, n) for key, n in scan.present.items() if key not in scan.live]
+    for i, (key, n) in enumerate(dead, 1):
+        if label is not None:
+            phase(label, i, len(dead))
         name, scope, row = key
         rejected = tuple(sorted(scan.rejected.get(key, Counter()).items(), key=lambda kv: (-kv[1], kv[0])))
         unreachable = None

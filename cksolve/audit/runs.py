@@ -25,13 +25,20 @@ from .scan import Scan
 __all__ = ["audit", "ALL", "run", "AUDIT_FORMATS", "audit_selection", "audit_text"]
 
 @takes_rule_set
-def audit(rule_set: RuleSet, combos: Sequence[Combo]) -> Report:
-    """Audit ``rule_set`` over ``combos`` (no containment: see :func:`containment`)."""
+def audit(rule_set: RuleSet, combos: Sequence[Combo], step: str = "") -> Report:
+    """Audit ``rule_set`` over ``combos`` (no containment: see :func:`containment`).
+
+    The progress bar's phases (``step``: where this audit is in a longer run, as ``rule set 2 of 6``) say the
+    combination scanned, then the dead row explained, n of N.
+    """
     scan = Scan(rule_set)
-    for combo in combos:
+    label = f"auditing {rule_set.name}{f' ({step})' if step else ''}"
+    for i, combo in enumerate(combos, 1):
+        phase(f"{label}: combination", i, len(combos))
         scan.add(combo)
     idle_names, undecided = idle(scan)
-    return Report(rule_set.name, scan.findings, dead_rows(scan), scan.invalid, idle_names, undecided=undecided)
+    dead = dead_rows(scan, f"{label}: dead row")
+    return Report(rule_set.name, scan.findings, dead, scan.invalid, idle_names, undecided=undecided)
 
 
 #: ``--rule-set all``: every built-in rule set, and CK's expected hierarchy among them.
@@ -56,7 +63,7 @@ def run(spec: str, combos: Sequence[Combo], against: Sequence[str] = (), builder
         reports = []
         for i, (name, rs) in enumerate(rule_sets.items(), 1):
             phase(f"auditing {name}: rule set", i, len(rule_sets))
-            reports.append(audit(rs, combos))
+            reports.append(audit(rs, combos, f"rule set {i} of {len(rule_sets)}"))
         checks = []
         for i, (a, b, rel) in enumerate(EXPECTED, 1):
             phase(f"checking {a} {rel} {b}: check", i, len(EXPECTED))

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import sys
 from typing import Optional
 
 import typer
 
 from .. import explore, query
 from ..outputs import write_stdout
+from ..progress import Progress, is_terminal
 from .app import app
 from .options import backend_option, BuilderOpt, NameTarget, check_format, format_option, name_target_options
 
@@ -34,16 +36,18 @@ def check_cmd(
         list(explore.check_with(backend, (), None))  # an unknown backend is refused before any output
         records = explore.check_with(backend, records, rs)
     all_ok = True
-    for r in records:  # streamed: one record out per name in
-        all_ok &= r.ok
-        if fmt == "jsonl":
-            write_stdout(json.dumps(r.as_dict()) + "\n")
-            continue
-        state = "valid" if r.valid else "invalid"
-        if rs is not None:
-            state += f", {'in' if r.member else 'not in'} {rs.name}"
-        write_stdout(f"{r.name}: {state}\n")
-        write_stdout("".join(f"  - {constraint}: {message}\n" for constraint, message in r.violations))
+    # a bar on a terminal past 1 s (the line checked, n of N), unless the verdicts themselves go to that terminal
+    with Progress(f"checking names for {arch}", ticking=not is_terminal(sys.stdout)):
+        for r in records:  # streamed: one record out per name in
+            all_ok &= r.ok
+            if fmt == "jsonl":
+                write_stdout(json.dumps(r.as_dict()) + "\n")
+                continue
+            state = "valid" if r.valid else "invalid"
+            if rs is not None:
+                state += f", {'in' if r.member else 'not in'} {rs.name}"
+            write_stdout(f"{r.name}: {state}\n")
+            write_stdout("".join(f"  - {constraint}: {message}\n" for constraint, message in r.violations))
     raise typer.Exit(0 if all_ok else 1)
 
 

@@ -10,6 +10,7 @@ import typer
 from .. import query
 from ..formats import value_text
 from ..outputs import write_stdout
+from ..progress import Progress
 from .app import app
 from .options import BuilderOpt, SelectionArgs, check_format, format_option, selection_options, strict, warn_once
 
@@ -30,7 +31,8 @@ def diff_cmd(
     selection = sel.select()
     sa = _open(a, builder_configs)
     sb = _open(b, builder_configs)
-    diffs = query.diff_sources(sa, sb, selection)
+    with Progress(f"comparing {a} and {b}", ticking=True):  # on a terminal, past 1 s; a phase per combination
+        diffs = query.diff_sources(sa, sb, selection)
     write_stdout(diff_jsonl(diffs, sa, sb) if fmt == "jsonl" else diff_table(diffs, sa, sb))
 
 

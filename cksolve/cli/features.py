@@ -83,7 +83,9 @@ def pipeline_variants_cmd(
     from .. import features  # deferred (see above)
 
     check_format(fmt, PIPELINE_VARIANT_FORMATS)
-    found = features.selection_pipeline_variants(sel.select(query.gemm_variants(query.VARIANTS)))
+    selection = sel.select(query.gemm_variants(query.VARIANTS))
+    with Progress("deriving pipeline variants", ticking=True):  # on a terminal, past 1 s; a phase per arch and variant
+        found = features.selection_pipeline_variants(selection)
     columns = ("arch", "variant", "pipeline", "scheduler", "double_smem_buffer", "split_image", "witness")
     if fmt == "table":
         rows = [[v.arch, v.variant, v.pipeline, v.scheduler, value_text(v.double_smem_buffer),

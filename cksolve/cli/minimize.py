@@ -11,6 +11,7 @@ import typer
 from .. import query
 from ..outputs import write_stdout
 from ..progress import Progress
+from ..scoring import scorers_for
 from .app import app
 from .errors import to_stderr
 from .options import (BuilderOpt, KeepInvalidOpt, KernelMapOpt, MinWrittenOpt, WorkloadArgs, check_format,
@@ -19,7 +20,7 @@ from .options import (BuilderOpt, KeepInvalidOpt, KernelMapOpt, MinWrittenOpt, W
 
 SUMMARY_FORMATS = ("text", "json")
 #: what minimize ranks by: the padding score, or measurements (``--perf``)
-MINIMIZE_SCORERS = ("padding", "measured")
+MINIMIZE_SCORERS = scorers_for("minimize")
 
 
 @app.command("minimize")

@@ -334,9 +334,8 @@ __all__ += ["AllowUnmeasuredOpt"]
 # (``--measurements``, ``--perf``) ``measured``, so ``--scorer`` is needed only to pick ``padding`` or to say it
 # again. A name no scorer has is refused with the valid ones and the nearest (exit 2).
 
-#: every scorer's name (``scoring.SCORERS`` repeated so that help needs no import of the scoring package; a test
-#: holds them equal)
-SCORER_NAMES = ("padding", "analytic", "model", "measured")
+# The names are the registry's (``scoring.SCORERS``, light: naming them loads no scorer), and so are the
+# commands that rank by each (``scoring.scorers_for``).
 
 
 def scorer_option(valid: Sequence[str], default: str,
@@ -350,10 +349,12 @@ def scorer_kind(given: Optional[str], valid: Sequence[str], default: str, model=
     """The scorer's name: ``given`` (checked against ``valid``), else the one ``model``/``measured`` imply, else
     ``default``. One error line for a name no scorer has, a scorer this command does not rank by, a scorer
     without its file, and a file for another scorer."""
+    from ..scoring import SCORERS  # deferred: loaded by the ranking commands' families, not by every command's start
+
     implied = "model" if model is not None else "measured" if measured is not None else None
     if given is None:
         return implied or default
-    if given not in SCORER_NAMES:
+    if given not in SCORERS:
         raise CksolveError(f"unknown --scorer {given!r}; valid: {choices(valid)}{did_you_mean(given, valid)}")
     if given not in valid:
         raise CksolveError(f"--scorer {given}: {command} ranks by {' or '.join(valid)}")
@@ -367,4 +368,4 @@ def scorer_kind(given: Optional[str], valid: Sequence[str], default: str, model=
     return given
 
 
-__all__ += ["SCORER_NAMES", "scorer_option", "scorer_kind"]
+__all__ += ["scorer_option", "scorer_kind"]

@@ -8,6 +8,7 @@ from typing import Optional
 import typer
 
 from ..errors import CksolveError
+from ..progress import Progress
 
 from .app import app
 from .options import (BuilderOpt, OutputOpt, RuleSetOpt, SelectionArgs, one_arch, refuse_unwritable, selection_options,
@@ -39,5 +40,7 @@ def report_cmd(
     refuse_unwritable(output)
     selection = sel.select()
     arch = None if minimize is None else one_arch(minimize)
-    data = report.gather(rule_set, selection, builder_configs, strict(), problems, arch, 0.9 if keep is None else keep)
+    with Progress(f"gathering the report of {rule_set}", ticking=True):  # on a terminal, past 1 s; phases: sections
+        data = report.gather(rule_set, selection, builder_configs, strict(), problems, arch,
+                             0.9 if keep is None else keep)
     write(report.render(data), output)

@@ -15,7 +15,8 @@ import typer
 from .. import query
 from ..errors import CksolveError, did_you_mean
 from ..outputs import StdoutStream, atomic_text_stream, write_stdout
-from ..progress import Progress
+from ..progress import Progress, phase
+from ..scoring import scorers_for
 from .app import app
 from .errors import say
 from .options import (AllowUnmeasuredOpt, BuilderOpt, FactorsOpt, KeepInvalidOpt, KernelMapOpt, MinWrittenOpt,
@@ -23,10 +24,10 @@ from .options import (AllowUnmeasuredOpt, BuilderOpt, FactorsOpt, KeepInvalidOpt
                       load_rule_set, one_arch, refuse_unwritable, say_hygiene, scorer_kind, scorer_option)
 
 EVALUATE_FORMATS = ("table", "json")
-#: the scorers evaluate compares
-EVALUATE_SCORERS = ("analytic", "padding", "model", "measured")
+#: the scorers evaluate compares (the registry says which)
+EVALUATE_SCORERS = scorers_for("evaluate")
 #: the scorers select ranks by (default: the performance model)
-SELECT_SCORERS = ("analytic", "padding", "model", "measured")
+SELECT_SCORERS = scorers_for("select")
 SELECT_FORMATS = ("table", "jsonl", "csv")
 #: ``ml.MODEL_SEMANTICS`` repeated so that help needs no import of the ML package (a test holds them equal)
 MODEL_SEMANTICS = ("ck", "ck-names", "exact")
@@ -147,25 +148,28 @@ def evaluate_cmd(
     if factors is not None and kind != "analytic":
         raise CksolveError(f"--factors is for --scorer analytic, not {kind}")
     paths = [str(p) for p in measurements]
-    scorer = scoring.get_scorer("model", path=model) if kind == "model" else None
-    if scorer is not None:
-        arch = arch or scorer.model.spec.get("arch")
-        dtype = dtype or scorer.model.spec.get("dtype")
-    if not arch:
-        raise CksolveError(f"--scorer {kind} needs --arch" + (" (the model's spec names none)" if model else ""))
-    arch = one_arch(arch)
-    hygiene = hygiene_options(arch, kernel_map, min_written, keep_invalid)
-    read = None
-    if kind == "measured":  # the truth and the scorer are the same rows, read once
-        read = [workload.read_measurement_file(p) for p in paths]
-        scorer = scoring.get_scorer("measured", path=", ".join(paths), rows=[m for rows in read for m in rows],
-                                    hygiene=hygiene)
-    elif kind == "analytic":
-        scorer = scoring.get_scorer("analytic", device=device, factors=factors)
-        scorer.factors_for(arch)  # a bad factors file: one error before the files are read
-    elif kind == "padding":
-        scorer = scoring.get_scorer("padding")
-    result, verdict = scoring.evaluate_scorer(scorer, paths, arch, _dtype(dtype) if dtype else None, hygiene, read)
+    # on a terminal, past 1 s: reading the model, then the evaluation's steps (n of N)
+    with Progress(f"evaluating the {kind} scorer", ticking=True):
+        if model is not None:
+            phase("reading the model")
+        scorer = scoring.get_scorer("model", path=model) if kind == "model" else None
+        if scorer is not None:
+            made_arch, made_dtype = scorer.made_for()
+            arch, dtype = arch or made_arch, dtype or made_dtype
+        if not arch:
+            raise CksolveError(f"--scorer {kind} needs --arch" + (" (the model's spec names none)" if model else ""))
+        arch = one_arch(arch)
+        hygiene = hygiene_options(arch, kernel_map, min_written, keep_invalid)
+        read = None
+        if kind == "measured":  # the truth and the scorer are the same rows, read once
+            read = [workload.read_measurement_file(p) for p in paths]
+            scorer = scoring.get_scorer("measured", path=", ".join(paths), rows=[m for rows in read for m in rows],
+                                        hygiene=hygiene)
+        elif kind == "analytic":
+            scorer = scoring.get_scorer("analytic", device=device, factors=factors)  # prepared once the dtype is known
+        elif kind == "padding":
+            scorer = scoring.get_scorer("padding")
+        result, verdict = scoring.evaluate_scorer(scorer, paths, arch, _dtype(dtype) if dtype else None, hygiene, read)
     say_hygiene(verdict)
     write_stdout(json.dumps(result, indent=2) + "\n" if fmt == "json" else scoring.evaluation_text(result, kind))
 

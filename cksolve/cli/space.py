@@ -13,6 +13,7 @@ from .. import explore, query
 from ..errors import CksolveError
 from ..formats import render, table_text
 from ..progress import Progress
+from ..scoring import scorers_for
 from .app import app
 from .listing import records_blocks, write_blocks
 from .options import (AllowUnmeasuredOpt, BuilderOpt, FactorsOpt, OneArchOpt, backend_option, OutputOpt,
@@ -23,7 +24,7 @@ from .options import (AllowUnmeasuredOpt, BuilderOpt, FactorsOpt, OneArchOpt, ba
 SAMPLE_FORMATS = ("names", "jsonl", "csv")
 SEARCH_FORMATS = ("table", "jsonl", "csv", "names")
 #: what search ranks by: the performance model (re-ranked by a model or measurements), or the padding score
-SEARCH_SCORERS = ("analytic", "padding", "model", "measured")
+SEARCH_SCORERS = scorers_for("search")
 
 
 @app.command("sample")

@@ -23,7 +23,7 @@ docs/ml-features.md; ``pipeline_variants`` derives the valid (pipeline,
 scheduler, double LDS buffer, split image) combinations from the constraints.
 """
 
-from .ckname import KernelName, ShortName, config_short, read_kernel_name
+from .ckname import KernelName, ShortName, config_short, dispatcher_name, read_kernel_name, read_short
 from .engine import SEMANTICS
 from .rows import MODEL_SEMANTICS, RowMaker
 from .spec import FEATURE_NAMES, KERNEL_NAMES
@@ -50,4 +50,6 @@ __all__ = [
     "ShortName",
     "read_kernel_name",
     "config_short",
+    "dispatcher_name",
+    "read_short",
 ]

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
 from ..errors import CksolveError
+from ..progress import phase
 from ..solver import bounded_configs
 from ..space.config import KernelConfig, config_fields
 from ..space.kinds import GEMM
@@ -139,7 +140,10 @@ def _pair_rows(combos, problems, makers: _Makers, ws: Workspace):
     # the column engine decides every problem of a target at once (repeated rows once, per verdict class)
     decisions = [Decisions.of_problems(ws, problems, arch, [dtype]) for arch, dtype in targets]
     pools: dict[int, tuple] = {}  # id(the engine's (combo, config) list) -> (it, the maker's pool, names)
+    step = max(1, len(problems) // 1000)  # the progress bar told every step problems: at most a thousand redraws
     for index, problem in enumerate(problems):
+        if index % step == 0:
+            phase("writing feature rows: problem", index + 1, len(problems))
         for (arch, dtype), d, maker in zip(targets, decisions, rows_of):
             found = d.found(int(d.inverse[index]), dtype)
             got = pools.get(id(found))

@@ -5,14 +5,25 @@ benchmark CSVs) and it has drifted. Here a combination is valid when some
 kernel of the whole space has it and meets every space, arch and LDS-buffering
 constraint: a witness search per combination, so the answer follows the
 constraints wherever they change.
+
+The witness is the first kernel python-constraint's backtracking finds (static
+variable order, values in domain order): the least solution in that order. Once
+the combination is pinned and the domains pruned, the axes left open fall into
+parts no constraint joins (the tile core, the epilogue, the pads, ...), and the
+least solution of the whole is the least solution of each part. So each part
+is searched alone, and a part met again -- the same domains under the same
+constraints, as the tile core is for every scheduler and split-image value --
+is answered from memory: the same witnesses, found once.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from itertools import product
 from typing import Iterable, NamedTuple
 
-from ..solver import build_model, get_backend
+from ..progress import phase
+from ..solver import build_model, get_backend, prune_domains
 from ..space.axes import AXES
 from ..space.buffering import BUFFERING_RULES
 from ..space.kinds import GEMM
@@ -41,19 +52,89 @@ def pipeline_variants(archs: Iterable[str], variants: Iterable[str], dtypes: Ite
     """Per (arch, variant): every combination valid for at least one of the dtypes and ndims.
 
     Order: arch and variant as given, then the axes' domain order (pipelines as in axes.toml).
+    A step per (arch, variant) is told to the progress bar (``cksolve.progress.phase``).
     """
     dtypes, ndims = tuple(dtypes), tuple(ndims)
     candidates = list(product(*(AXES[a].domain for a in VARIANT_AXES)))
-    find_one = get_backend(WITNESS_BACKEND).find_one
+    steps = [(arch, variant) for arch in archs for variant in variants if kind_of(variant) == GEMM.name]
     out = []
-    for arch in archs:
-        for variant in variants:
-            if kind_of(variant) != GEMM.name:
-                continue
-            models = [build_model(Combo(arch, variant, d, n), None, BUFFERING_RULES) for d in dtypes for n in ndims]
-            for values in candidates:
-                pins = dict(zip(VARIANT_AXES, values))
-                witness = next((w for w in (find_one(m, pins) for m in models) if w is not None), None)
-                if witness is not None:
-                    out.append(PipelineVariant(arch, variant, *values, witness.name()))
+    for k, (arch, variant) in enumerate(steps, 1):
+        phase(f"deriving {arch} {variant}: arch and variant", k, len(steps))
+        witnesses = _Witnesses([build_model(Combo(arch, variant, d, n), None, BUFFERING_RULES)
+                                for d in dtypes for n in ndims])
+        for values in candidates:
+            witness = witnesses.first(dict(zip(VARIANT_AXES, values)))
+            if witness is not None:
+                out.append(PipelineVariant(arch, variant, *values, witness.name()))
     return out
+
+
+@dataclass(frozen=True)
+class _Part:
+    """Axes of a model that constraints join, with their pruned domains: a model to the witness backend,
+    whose solution stays a mapping (``make_config``) to be joined with the other parts'."""
+
+    axes: tuple
+    domains: dict
+    constraints: tuple
+
+    def make_config(self, values):
+        return dict(values)
+
+
+class _Witnesses:
+    """The witness of a combination in the first of ``models`` that has one (the order given: dtype, ndim)."""
+
+    def __init__(self, models):
+        self.find_one = get_backend(WITNESS_BACKEND).find_one
+        # pruned once per model: pruning the pinned domains from here reaches the same fixpoint
+        self.models = [(m, prune_domains(m.constraints, {a: tuple(m.domains[a]) for a in m.axes})) for m in models]
+        self.memo: dict = {}  # (constraints, domains) of a part -> its least solution, or None
+
+    def first(self, pins: dict):
+        for model, pruned in self.models:
+            witness = self._witness(model, pruned, pins)
+            if witness is not None:
+                return witness
+        return None
+
+    def _witness(self, model, pruned: dict, pins: dict):
+        domains = dict(pruned)
+        for axis, value in pins.items():
+            domains[axis] = tuple(v for v in domains[axis] if v == value)
+        domains = prune_domains(model.constraints, domains)
+        if any(len(d) == 0 for d in domains.values()):
+            return None
+        values = {a: d[0] for a, d in domains.items() if len(d) == 1}
+        for axes in _parts(model, domains):
+            constraints = tuple(c for c in model.constraints if not axes.isdisjoint(c.scope))
+            # the part's open axes and the fixed ones its constraints read, in the model's order
+            scope = tuple(a for a in model.axes if a in axes or any(a in c.scope for c in constraints))
+            key = (tuple(map(id, constraints)), tuple(domains[a] for a in scope), scope)
+            if key not in self.memo:
+                self.memo[key] = self.find_one(_Part(scope, {a: domains[a] for a in scope}, constraints))
+            solution = self.memo[key]
+            if solution is None:
+                return None
+            values.update(solution)
+        return model.make_config(values)
+
+
+def _parts(model, domains: dict) -> list[frozenset]:
+    """The open axes (more than one value) grouped by the constraints that join them, in the model's order."""
+    root = {a: a for a in model.axes if len(domains[a]) > 1}
+
+    def find(a):
+        while root[a] != a:
+            root[a] = root[root[a]]
+            a = root[a]
+        return a
+
+    for c in model.constraints:
+        open_axes = [a for a in c.scope if a in root]
+        for a in open_axes[1:]:
+            root[find(a)] = find(open_axes[0])
+    groups: dict = {}
+    for a in root:
+        groups.setdefault(find(a), []).append(a)
+    return [frozenset(g) for g in groups.values()]

@@ -2,7 +2,7 @@
 analytic model's estimate.
 
 CK's tile engine names (and builds) a kernel by its dispatcher short name, the *label*
-(``features.ckname.dispatcher_name``): kernels of a rule set that differ only in what the label leaves
+(``features.dispatcher_name``): kernels of a rule set that differ only in what the label leaves
 out (wave split, warp tile, vectors, epilogue) are one measurement to it. And it builds a requested
 label as the nearest kernel of CK's ``default`` list (``workload.labels``): labels it resolves to one
 kernel are one measurement too, planned once through the canonical label (``canonical_labels``). A
@@ -18,14 +18,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-from ..features.ckname import config_short, dispatcher_name, read_short
+from ..features import config_short, dispatcher_name, read_short
+from ..progress import phase
+from ..rulesets import takes_rule_set
 from ..scoring import get_scorer
-from ..scoring.analytic import problem_terms
 from ..space.kinds import GEMM, kernel_kind
 from ..space.naming import parse_name
-from ..workload import iter_coverage
-from ..workload.labels import LabelResolver
-from ..rulesets import takes_rule_set
+from ..workload import LabelResolver, iter_coverage
 
 __all__ = ["Candidate", "rule_set_candidates", "named_candidates", "label_key", "canonical_labels", "est_ms",
            "useful_flops", "CHUNK"]
@@ -61,8 +60,8 @@ def label_key(name: str, config=None) -> tuple | None:
 
 
 def useful_flops(problem) -> float:
-    """The problem's useful FLOPs (the analytic model's count)."""
-    return problem_terms(problem.facts())["useful"]
+    """The problem's useful FLOPs (the count the analytic model divides by its time)."""
+    return problem.facts().useful_flops()
 
 
 def est_ms(useful: float, tflops: float) -> float:
@@ -109,6 +108,7 @@ def rule_set_candidates(problems: Sequence, rule_set, arch: str, dtype: str, sco
             cands.sort(key=lambda c: (-c.score, c.label))
             out.append(cands)
         chunk.clear()
+        phase(f"ranking {rule_set.name}'s kernels: problem", len(out), len(problems))
 
     for record in iter_coverage(problems, rule_set, arch, [dtype], with_kernels=True):
         chunk.append((record.problem, pool(record.kernels)))

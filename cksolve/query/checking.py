@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import os
+import stat
 from dataclasses import dataclass
 from os import PathLike
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Iterator, NamedTuple
 
 from ..errors import CksolveError, shorten
+from ..progress import phase, watched
 from ..rulesets import RuleSet, candidate_rule_sets, takes_rule_set
 from ..selection import select
 from ..solver import Explanation, evaluate, explanation
@@ -68,7 +71,11 @@ def check_names(names: Path | str | Iterable[str], arch: str | None, rule_set: R
         where, lines = "names", enumerate(names, 1)
     first, more = None, 0
     resolvers: dict = {}  # arch -> the label resolver of its short names (each short name resolved once)
+    total, told = _line_total(names), 0
     for no, target, name in section_archs(sectioned_entries(lines), arch, where):
+        if no > told:  # the progress bar told every TELL_EVERY lines (n of N for a regular file)
+            phase("checking names: line", no, total)
+            told = no + TELL_EVERY - 1
         try:
             if read_short(name) is not None:
                 record = _short_record(name, target, rule_set, resolvers)
@@ -92,6 +99,25 @@ def check_names(names: Path | str | Iterable[str], arch: str | None, rule_set: R
 
 
 SHORT_CONSTRAINT = "short-name"
+#: lines of a names file between two phases told to the progress bar
+TELL_EVERY = 256
+
+
+def _line_total(names) -> int | None:
+    """The lines of a names file that is a regular file (the progress bar's N), counted only where a terminal
+    shows the bar; None otherwise (stdin, a FIFO, names in memory)."""
+    if not isinstance(names, (str, PathLike)) or str(names) == "-" or not watched():
+        return None
+    try:
+        if not stat.S_ISREG(os.stat(names).st_mode):
+            return None
+        n, last = 0, b"\n"
+        with open(names, "rb") as fh:
+            while chunk := fh.read(1 << 20):
+                n, last = n + chunk.count(b"\n"), chunk[-1:]
+        return n + (last != b"\n")
+    except OSError:  # unreadable: the reader says so
+        return None
 
 
 def _short_record(name: str, arch: str, rule_set: RuleSet | None, resolvers: dict) -> CheckRecord:

@@ -9,6 +9,7 @@ from contextlib import nullcontext
 
 from ..arch.versions import CkVersion, resolve, using
 from ..errors import CksolveError, shorten
+from ..progress import phase
 from ..rulesets import RuleSet, rule_set_names
 from ..selection import Selection
 from ..solver import bounded_configs
@@ -164,7 +165,9 @@ def diff_sources(a: Source, b: Source, selection: Selection) -> list[ComboDiff]:
     say, per name, which constraint's verdict differs and its message under each side."""
     versioned = (a.version is not None or b.version is not None) and a.rule_set is not None and b.rule_set is not None
     out = []
-    for combo in selection.combos():
+    combos = selection.combos()
+    for i, combo in enumerate(combos, 1):
+        phase(f"comparing {combo.arch} {combo.variant} {combo.dtype} {combo.ndim}d: combination", i, len(combos))
         ca, cb = a.configs(combo), b.configs(combo)
         only_a = {n: c for n, c in ca.items() if n not in cb}
         only_b = {n: c for n, c in cb.items() if n not in ca}

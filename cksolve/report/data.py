@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Sequence
 
 from .. import audit, query, workload
+from ..progress import phase
 
 __all__ = ["ReportData", "CoverageCell", "gather"]
 
@@ -58,6 +59,9 @@ def gather(rule_set: str, selection: query.Selection, builder_configs: str | Non
         raise query.CksolveError("a minimize section needs {option}", option="problems")
     request = workload.minimize_request(keep=keep) if minimize_arch is not None else None  # checked first
     rs = query.load_rule_set(rule_set, builder_configs, strict)
+    # the progress bar's phases: the section gathered, n of N, and within it the audit's and minimize's own
+    sections = 2 + (problems is not None) + (minimize_arch is not None)
+    phase("counting the kernels: section", 1, sections)
     by_variant = {(a, v): 0 for a in selection.archs for v in selection.variants}
     by_pipeline: dict[tuple[str, str], int] = {}
     seen: dict[str, None] = {}
@@ -66,26 +70,28 @@ def gather(rule_set: str, selection: query.Selection, builder_configs: str | Non
         p = pipeline_of(r.config)
         seen.setdefault(p)
         by_pipeline[r.combo.arch, p] = by_pipeline.get((r.combo.arch, p), 0) + 1
-    report = audit.audit(rs, selection.combos())  # the rule set loaded above, strict or not: not a second load
+    report = audit.audit(rs, selection.combos(), f"section 2 of {sections}")  # the rule set loaded above, strict or not: not a second load
     data = ReportData(rs.name, rs.description, selection, by_variant, by_pipeline, tuple(sorted(seen)),
                       tuple(c for c in report.combos if c.lossy), report.findings(), ck=query.active_ck().label)
     if problems is None:
         return data
     read = workload.read_problems(Path(problems))  # once, for every arch and the minimize section
-    coverage, uncovered, groups = _coverage(read, rs, selection.archs, selection.dtypes)
+    coverage, uncovered, groups = _coverage(read, rs, selection.archs, selection.dtypes, f"section 3 of {sections}")
     plan = summary = None
     if minimize_arch is not None:
+        phase(f"minimizing for {minimize_arch}: section", 4, sections)
         plan = workload.minimize_kernels(read, rs, minimize_arch, selection.dtypes, request)
         summary = workload.minimize_summary(plan, problems)
     return ReportData(**{**data.__dict__, "problems": str(problems), "groups": groups, "coverage": coverage,
                          "uncovered": uncovered, "minimize_arch": minimize_arch, "plan": plan, "minimize": summary})
 
 
-def _coverage(read: list, rs, archs: Sequence[str], dtypes: Sequence[str]):
+def _coverage(read: list, rs, archs: Sequence[str], dtypes: Sequence[str], step: str):
     cells: dict[tuple[str, str], list[int]] = {}
     blocked: dict[tuple[str, str], dict[str, int]] = {}
     groups: dict[str, None] = {}
-    for arch in archs:
+    for i, arch in enumerate(archs, 1):
+        phase(f"coverage ({step}) on {arch}: arch", i, len(archs))
         for r in workload.iter_coverage(read, rs, arch, dtypes):
             group = f"{r.problem.direction} {r.problem.ndim}d {r.dtype}"
             groups.setdefault(group)

@@ -78,7 +78,7 @@ def problem_terms(f) -> dict:
     a, b, c = {"forward": (x, w, y), "bwd_data": (y, w, x)}.get(f.direction, (y, x, w))
     return {"m": math.ceil(f.gemm_m / phases), "n": f.gemm_n, "k": math.ceil(f.gemm_k / (phases * split)),
             "groups": f.gemm_batch, "phases": phases, "split": split, "mn_all": f.gemm_m * f.gemm_n * f.gemm_batch,
-            "useful": 2.0 * f.gemm_m * f.gemm_n * f.gemm_k * f.gemm_batch, "a": a, "b": b, "c": c}
+            "useful": f.useful_flops(), "a": a, "b": b, "c": c}
 
 
 def _as_floats(P: dict) -> dict:

@@ -14,6 +14,12 @@ class ScorerBase:
     """What every scorer shares: the grid batch from its pairs, one problem's row per call of ``score`` (what
     is held at once grows with the configs, not with problems x configs)."""
 
+    scores_labels = False  # scores kernels, not the names CK read (``Scorer.scores_labels``)
+
+    def made_for(self) -> tuple[str | None, str | None]:
+        """Made for no arch or dtype in particular (``Scorer.made_for``)."""
+        return None, None
+
     def score_grid(self, problems: Sequence, configs: Sequence, arch: str, dtype: str) -> np.ndarray:
         problems, configs = list(problems), list(configs)
         out = np.zeros((len(problems), len(configs)), dtype=np.float64)

@@ -337,7 +337,8 @@ def calibrate(paths: list, arch: str, dtype: str, folds: int = DEFAULT_FOLDS, ob
     d = calibration_data(m.by_problem, resolver.config, arch, dtype, device_name)
     d.rows = m.rows  # every row used (a repeated measurement of a pair is one pair of the data)
     cv = cross_validate(d, folds, objective) if folds else None
-    phase(f"fitting the factors on {len(d.kernels):,} kernels' measurements")
+    # the last of the fits, after one per cross-validation fold: n of N over every fit of the run
+    phase(f"fitting the factors on {len(d.kernels):,} kernels' measurements: fit", folds + 1, folds + 1)
     values, names, loss = fit(d, objective)
     leaves = flat(base_factors())
     command = (f"cksolve calibrate {' '.join(f'--measurements {os.path.basename(str(p))}' for p in paths)} "

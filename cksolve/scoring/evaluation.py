@@ -6,8 +6,8 @@ resolved to the kernel it measured (``workload.labels``; a label map overrides),
 labels of one kernel are one candidate, and the kernel's measured TFLOPS on a problem
 is its best measurement there (as for any repeated pair). Per problem (keyed by its
 dimensions), the pick is the kernel the scorer scores highest (ties: the first by
-kernel name); a model scores the labels it was trained on (their names, or the
-resolved configs for ``exact`` models) and a kernel scores its best label's score.
+kernel name); a scorer of labels (``Scorer.scores_labels``: a model of CK's feature
+semantics) scores each label as CK reads its name and a kernel scores its best label's score.
 
 Figures, over the problems (CK's conventions, ``compare_ml_vs_oracle``):
 
@@ -34,6 +34,7 @@ from typing import Sequence
 import numpy as np
 
 from ..errors import CksolveError
+from ..progress import phase
 from ..features import read_kernel_name
 from ..space.variants import VARIANTS
 from ..workload.hygiene import Hygiene, HygieneOptions, check_rows
@@ -56,15 +57,21 @@ class _Problem:
 
 def evaluate_scorer(scorer, paths: Sequence, arch: str, dtype: str | None, options: HygieneOptions | None = None,
                     read: list | None = None) -> tuple[dict, Hygiene]:
-    """The figures of ``scorer`` (prepared here for ``arch`` and the kernels' dtype) on the measurement files
+    """The figures of ``scorer`` (prepared here for ``arch`` and the kernels' dtype, once the files say it: the one
+    place it is validated, ``Scorer.prepare``) on the measurement files
     (module docstring; keys ``KEYS``) and the rows' verdict; ``dtype``: the kernels' (default: the one dtype
     the resolved kernels have); ``read``: each file's rows, when read already."""
     options = options or HygieneOptions(arch)
-    rows = [m for i, p in enumerate(paths) for m in (read_measurement_file(p) if read is None else read[i])]
+    rows = []
+    for i, p in enumerate(paths):  # the progress bar's phases: the file read, then the steps after, n of N
+        phase(f"reading the measurements (file {i + 1} of {len(paths)}): step", 1, 3)
+        rows.extend(read_measurement_file(p) if read is None else read[i])
+    phase(f"checking {len(rows):,} measured rows: step", 2, 3)
     kept, hygiene = check_rows(rows, options)
     table, dtype = _problems(kept, hygiene, dtype)
     if not table:
         raise CksolveError(f"{', '.join(map(str, paths))}: no valid measurement with tflops > 0 to evaluate on")
+    phase(f"scoring the measured kernels of {len(table):,} problems: step", 3, 3)
     scorer.prepare(arch, dtype)
     scores = _scores(scorer, table, hygiene, arch, dtype)
     return _figures(table, scores, hygiene), hygiene
@@ -97,8 +104,8 @@ def _problems(rows, hygiene: Hygiene, dtype: str | None) -> tuple[list[_Problem]
 
 
 def _scores(scorer, table: list[_Problem], hygiene: Hygiene, arch: str, dtype: str) -> list[np.ndarray]:
-    """Each problem's kernels' scores (a model: its best label's)."""
-    by_label = getattr(scorer, "kind", "") == "model" and getattr(scorer.model, "semantics", "exact") != "exact"
+    """Each problem's kernels' scores (a scorer of labels, ``Scorer.scores_labels``: its best label's)."""
+    by_label = scorer.scores_labels
     pairs, owner = [], []
     for i, t in enumerate(table):
         for j, config in enumerate(t.configs):

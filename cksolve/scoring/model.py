@@ -37,6 +37,15 @@ class ModelScorer(ScorerBase):
                 + ("" if self.model.score == "tflops" else f", scores: {self.model.score}")
                 + ("; trained on MADE-UP data" if made_up else "") + ")")
 
+    def made_for(self) -> tuple[str | None, str | None]:
+        """The arch and dtype the model's spec names."""
+        return self.model.spec.get("arch"), self.model.spec.get("dtype")
+
+    @property
+    def scores_labels(self) -> bool:
+        """A model of CK's semantics reads a kernel as CK reads its name: each measured label is scored."""
+        return self.model.semantics != "exact"
+
     def _maker(self, arch: str, dtype: str) -> RowMaker:
         m = self._rows.get((arch, dtype))
         if m is None:

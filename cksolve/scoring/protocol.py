@@ -1,15 +1,17 @@
-"""The scorer protocol and its registry: ``get_scorer`` resolves a scorer kind by name on first use."""
+"""The scorer protocol and its registry: ``get_scorer`` resolves a scorer kind by name on first use.
+
+Light on purpose (no scorer, no numpy): the command line reads the registry for its help."""
 
 from __future__ import annotations
 
-from typing import Protocol, Sequence
-
-import numpy as np
+from typing import TYPE_CHECKING, Protocol, Sequence
 
 from ..registry import LazyRegistry
-from .base import ScorerBase
 
-__all__ = ["Scorer", "ScorerBase", "SCORERS", "get_scorer"]
+if TYPE_CHECKING:
+    import numpy as np
+
+__all__ = ["Scorer", "SCORERS", "get_scorer", "scorers_for"]
 
 
 class Scorer(Protocol):
@@ -21,6 +23,9 @@ class Scorer(Protocol):
     """
 
     kind: str
+    #: whether the scorer is given each measured label as CK reads its name (``features.read_kernel_name``: a
+    #: model of CK's feature semantics) rather than the kernel the label resolved to (``evaluate_scorer``)
+    scores_labels: bool
 
     def score(self, pairs: Sequence[tuple], arch: str, dtype: str) -> list[float]:
         ...
@@ -37,16 +42,29 @@ class Scorer(Protocol):
         """Fail now (one error) if the scorer cannot score kernels of ``arch`` and ``dtype``."""
         ...
 
+    def made_for(self) -> tuple[str | None, str | None]:
+        """The arch and dtype the scorer was made for (a model's spec), each None when it does not say."""
+        ...
 
-#: kind -> the scorer's class, "module:Class", imported when asked for (a model scorer loads lightgbm);
-#: one line each. A scorer defined elsewhere joins with ``SCORERS.register(kind, "package.module:Class")``
-#: (or the class itself).
-SCORERS = LazyRegistry("scorer", {
-    "padding": "cksolve.scoring.padding:PaddingScorer",
-    "analytic": "cksolve.scoring.analytic:AnalyticScorer",
-    "model": "cksolve.scoring.model:ModelScorer",
-    "measured": "cksolve.scoring.measured:MeasuredScorer",
-})
+
+#: kind -> the scorer's class, "module:Class", imported when asked for (a model scorer loads lightgbm), with
+#: the commands that take it by ``--scorer`` (``commands``: read by help, nothing imported); one line each, in the
+#: order the commands list them. A scorer defined elsewhere joins with
+#: ``SCORERS.register(kind, "package.module:Class")`` (or the class itself).
+SCORERS = LazyRegistry("scorer")
+for _kind, _target, _commands in (
+    ("analytic", "cksolve.scoring.analytic:AnalyticScorer", ("select", "search", "evaluate")),
+    ("padding", "cksolve.scoring.padding:PaddingScorer", ("minimize", "select", "search", "evaluate")),
+    ("model", "cksolve.scoring.model:ModelScorer", ("select", "search", "evaluate")),
+    ("measured", "cksolve.scoring.measured:MeasuredScorer", ("minimize", "select", "search", "evaluate")),
+):
+    SCORERS.register(_kind, _target, commands=_commands)
+del _kind, _target, _commands
+
+
+def scorers_for(command: str) -> tuple[str, ...]:
+    """The scorers ``command`` ranks by (``--scorer``), in the registry's order."""
+    return tuple(kind for kind in SCORERS if command in SCORERS.info(kind).get("commands", ()))
 
 
 def get_scorer(kind: str = "analytic", **options) -> Scorer:

@@ -56,6 +56,10 @@ class Facts(NamedTuple):
     gemm_batch: object
     gemm_count: object  # backward data: one GEMM per filter phase (CK's tilde GEMMs)
 
+    def useful_flops(self):
+        """The useful FLOPs of the implicit GEMMs (padded tiles not counted): a float, or a float column."""
+        return 2.0 * self.gemm_m * self.gemm_n * self.gemm_k * self.gemm_batch
+
 
 def output_sizes(inp: tuple, filt: tuple, stride: tuple, pad: tuple, dilation: tuple) -> tuple:
     """The output's size per spatial dimension (ints, or numpy columns of problems): CK's

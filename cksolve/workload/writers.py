@@ -25,7 +25,7 @@ from ..formats import csv_dict_writer, csv_writer
 from .coverage import CoverageRecord, CoverageStream
 from .problem import FIELDS
 from .problem_table import DIRECTION, DIRECTION_NAMES
-from .progress import Progress
+from .progress import Progress, phase
 from .report import count, coverage_table, tally_lines
 
 __all__ = ["TABLE_ROWS", "write_coverage"]
@@ -74,19 +74,26 @@ def _write_table(records, out: TextIO, with_kernels: bool, table, table_rows: in
     tally: dict[tuple[str, str], list[int]] = {}
     blocked: dict[tuple[str, str, str], int] = {}  # (direction, dtype, blocking rule) -> uncovered records
     n = 0
-    for r in records:
-        n += 1
-        count(tally, r)
-        if not r.applicable:
-            key = (r.problem.direction, r.dtype, r.blocked)
-            blocked[key] = blocked.get(key, 0) + 1
+    total = len(records.table) * len(records.dtypes) if isinstance(records, CoverageStream) else None
+    # on a terminal, past 1 s: the records tallied (n of N), then the table laid out; written once the bar is gone
+    with Progress("tallying coverage records", total, ticking=True) as bar:
+        for r in records:
+            n += 1
+            bar.advance()
+            count(tally, r)
+            if not r.applicable:
+                key = (r.problem.direction, r.dtype, r.blocked)
+                blocked[key] = blocked.get(key, 0) + 1
+            if n <= table_rows:
+                kept.append(r)
+            elif kept:
+                kept = []  # too many for a table: from here on only the summary is kept
         if n <= table_rows:
-            kept.append(r)
-        elif kept:
-            kept = []  # too many for a table: from here on only the summary is kept
+            phase(f"laying out a table of {n:,} records")
+            header, rows, summary = coverage_table(kept, with_kernels)
+            text = table(header, rows) + "".join(f"{line}\n" for line in summary)
     if n <= table_rows:
-        header, rows, summary = coverage_table(kept, with_kernels)
-        out.write(table(header, rows) + "".join(f"{line}\n" for line in summary))
+        out.write(text)
         return n
     lines = tally_lines(tally)
     lines.extend(f"uncovered {direction} {dtype} blocked by {rule}: {k}"
