@@ -6,7 +6,7 @@ from it, so no caller has to translate them.
 
 import re
 
-__all__ = ["CksolveError", "shorten", "did_you_mean"]
+__all__ = ["CksolveError", "shorten", "did_you_mean", "valid_list"]
 
 
 class CksolveError(Exception):
@@ -75,3 +75,27 @@ def did_you_mean(value: object, valid) -> str:
         return ""
     match = next(str(v) for v in valid if str(v).lower() == close[0])
     return f"; did you mean {match!r}?"
+
+
+#: the longest list of valid values an error line gives whole (characters)
+LIST_WIDTH = 120
+
+
+def valid_list(values, see: str | None = None, width: int = LIST_WIDTH) -> str:
+    """``values`` joined by ", " for an error line's "valid: ..." part; a list longer than ``width`` characters is
+    its first few, an ellipsis and how many there are (``see``: where the whole list is, e.g. a doc or a command):
+    ``N, G, C, … (32 in all; see docs/measurements.md)``. The did-you-mean (:func:`did_you_mean`) still looks
+    at all of them."""
+    names = [str(v) for v in values]
+    whole = ", ".join(names)
+    if len(whole) <= width:
+        return whole
+    tail = f"… ({len(names)} in all" + (f"; see {see})" if see else ")")
+    shown: list[str] = []
+    used = 0
+    for name in names:
+        if used + len(name) + 2 > width - len(tail):
+            break
+        shown.append(name)
+        used += len(name) + 2
+    return ", ".join([*shown, tail])

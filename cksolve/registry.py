@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import importlib
 
-from .errors import CksolveError, did_you_mean, shorten
+from .errors import CksolveError, did_you_mean, shorten, valid_list
 
 __all__ = ["LazyRegistry", "is_target", "lazy_names"]
 
@@ -81,7 +81,7 @@ class LazyRegistry:
     def unknown(self, name: object, alternative: str = "") -> str:
         """The one line for a name not registered: the valid names and the closest one, if any."""
         also = f" {alternative}" if alternative else ""
-        return (f"unknown {self.kind} {shorten(name)}; valid: {', '.join(self._targets)}{also}"
+        return (f"unknown {self.kind} {shorten(name)}; valid: {valid_list(self._targets)}{also}"
                 f"{did_you_mean(name, self._targets)}")
 
     def check(self, name: object) -> str:

@@ -15,7 +15,7 @@ from typing import Iterable, NamedTuple, Sequence
 
 from .arch.facts import BUNDLED_ARCHS, archs as known_archs
 from .arch.target_id import base_arch, is_target_id
-from .errors import CksolveError, did_you_mean, shorten
+from .errors import CksolveError, did_you_mean, shorten, valid_list
 from .space.axes import AXES
 from .space.combo import Combo, kind_of
 from .space.kinds import GEMM
@@ -115,7 +115,7 @@ def _choose(option: str, given: Iterable[str] | None, valid: Sequence, convert=s
         except ValueError:
             value = None
         if value not in valid:
-            raise CksolveError(f"unknown {option} {shorten(v)}; valid: {', '.join(str(x) for x in valid)}"
+            raise CksolveError(f"unknown {option} {shorten(v)}; valid: {valid_list(valid)}"
                                f"{did_you_mean(v, valid)}")
         if value not in chosen:
             chosen.append(value)

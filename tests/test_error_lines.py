@@ -40,7 +40,7 @@ def test_capped_cuts_runs_and_lines():
     run_ = capped("bad " + "y" * 5000 + " end")
     assert run_ == "bad " + "y" * RUN_CAP + "... (5,000 characters) end"
     line = capped("w " * 5000)
-    assert len(line) < LINE_CAP + 40 and line.endswith("(10,000 characters)")
+    assert len(line) <= LINE_CAP and "characters cut" in line
 
 
 SECRET = "s3cr3t:x:0:0:s3cr3t:/root:/bin/bash"  # /etc/passwd's form

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from ..errors import CksolveError, shorten
+from ..errors import CksolveError, did_you_mean, shorten, valid_list
 from ..space.datafile import load
 from ..space.memos import MEMOS
 
@@ -66,10 +66,10 @@ def device(arch: str, name: str | None = None) -> Device:
     if name is None:
         name = DEFAULT_DEVICE.get(arch)
         if name is None:
-            raise CksolveError(f"arch {arch} has no default device; valid {{opt:device}} values: {', '.join(DEVICES)}")
+            raise CksolveError(f"arch {arch} has no default device; valid {{opt:device}} values: {valid_list(DEVICES)}")
     found = next((k for k in table if k.lower() == name.lower()), None)
     if found is None:
-        raise CksolveError(f"unknown {{opt:device}} {shorten(name)}; valid: {', '.join(DEVICES)}")
+        raise CksolveError(f"unknown {{opt:device}} {shorten(name)}; valid: {valid_list(DEVICES)}{did_you_mean(name, DEVICES)}")
     d = Device(found, **table[found])
     if d.arch != arch:
         raise CksolveError(f"{{opt:device}} {found} is a {d.arch} part, not {arch}; {_devices_line(arch)}")

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Mapping
 
+from ..errors import valid_list
 from ..space.memos import MEMOS
 from ..space.pipelines import PIPELINES
 from ..space.values import value_facts
@@ -95,7 +96,7 @@ def _arch_facts(version: CkVersion, arch: str) -> ArchFacts:
     a = version.archs.get(arch)
     if a is None:
         where = f" in {version.label}" if arch in BUNDLED_ARCHS else ""
-        raise UnknownArch(f"unknown arch {arch!r}{where}; valid: {', '.join(archs())}")
+        raise UnknownArch(f"unknown arch {arch!r}{where}; valid: {valid_list(archs(), see='`cksolve archs`')}")
     budgets, doubled = [], []
     for p in PIPELINES:
         try:

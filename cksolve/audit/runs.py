@@ -14,7 +14,7 @@ from ..arch.versions import active
 from ..errors import CksolveError
 from ..formats import check_format
 from ..progress import phase
-from ..rulesets import Combo, RuleSet, get_rule_set
+from ..rulesets import Combo, RuleSet, get_rule_set, takes_rule_set
 from ..selection import Selection
 from .containment import EXPECTED, Containment, containment, parse_against
 from .findings import Report, categories
@@ -24,6 +24,7 @@ from .scan import Scan
 
 __all__ = ["audit", "ALL", "run", "AUDIT_FORMATS", "audit_selection", "audit_text"]
 
+@takes_rule_set
 def audit(rule_set: RuleSet, combos: Sequence[Combo], step: str = "") -> Report:
     """Audit ``rule_set`` over ``combos`` (no containment: see :func:`containment`).
 

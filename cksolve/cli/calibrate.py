@@ -12,7 +12,7 @@ from ..errors import CksolveError
 from ..outputs import write_stdout
 from ..progress import Progress
 from .app import app
-from .options import (KeepInvalidOpt, KernelMapOpt, MinWrittenOpt, arch_spellings, check_format, choices, format_option,
+from .options import (KeepInvalidOpt, KernelMapOpt, MinWrittenOpt, arch_option, check_format, choices, format_option,
                       hygiene_options, one_arch, refuse_unwritable, say_hygiene, write)
 
 CALIBRATE_FORMATS = ("table", "json")
@@ -27,8 +27,7 @@ def calibrate_cmd(
     measurements: Optional[List[Path]] = typer.Option(
         None, "--measurements", metavar="FILE",
         help="CK's tile-engine benchmark CSV or cksolve's measurement CSV/JSONL (repeatable)."),
-    arch: Optional[str] = typer.Option(None, "--arch", "-a", metavar="ARCH", callback=arch_spellings,
-                                       help=f"Architecture: {choices(query.BUNDLED_ARCHS)} (--show: default all)."),
+    arch: Optional[str] = arch_option(None, " (--show: default all)"),
     dtype: Optional[str] = typer.Option(None, "--dtype", metavar="DTYPE", help=f"{choices(query.DTYPES)}."),
     out: Optional[Path] = typer.Option(None, "--out", metavar="FACTORS",
                                        help="The factors file to write (TOML; give it to --factors)."),

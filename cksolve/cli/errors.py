@@ -59,19 +59,27 @@ def to_stderr(text: str) -> None:
         pass
 
 
-#: The longest run of characters without a space an error line keeps (a value, a path), and the longest line;
-#: a value ``errors.shorten`` already cut (200 characters, quoted, ``...``) passes as it is.
-RUN_CAP, LINE_CAP = 240, 1000
+#: The longest run of characters without a space an error line keeps (a value, a path), and the longest line
+#: (the rule: one line of about 200 characters); a longer line keeps its head and its tail (where the
+#: did-you-mean and the way out are) around an ellipsis saying how much was cut.
+RUN_CAP, LINE_CAP = 120, 240
+_TAIL = 60
 _RUN = re.compile(r"\S{%d,}" % (RUN_CAP + 1))
 
 
 def capped(line: str) -> str:
     """``line`` cut to stay one readable line, whatever a command put in it: each run of more than
     ``RUN_CAP`` non-space characters (an echoed value or path) cut to ``RUN_CAP`` and its length, then the whole
-    line to about ``LINE_CAP`` characters. The one place every stderr line passes (``say``)."""
+    line to ``LINE_CAP`` characters, its head and its last ``_TAIL``. The one place every stderr line passes
+    (``say``)."""
     line = _RUN.sub(lambda m: f"{m.group()[:RUN_CAP]}... ({len(m.group()):,} characters)", line)
     if len(line) > LINE_CAP:
-        line = f"{line[:LINE_CAP]}... ({len(line):,} characters)"
+        mark = ""
+        for _ in range(2):  # the marker's length depends on the count it gives
+            head = LINE_CAP - _TAIL - len(mark)
+            mark = f" … ({len(line) - head - _TAIL:,} characters cut) … "
+        head = LINE_CAP - _TAIL - len(mark)
+        line = f"{line[:head]}{mark}{line[len(line) - _TAIL:]}"
     return line
 
 

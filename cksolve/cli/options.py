@@ -27,7 +27,7 @@ from .errors import say
 __all__ = ["FactorsOpt", "choices", "backend_option", "rule_set_option", "RuleSetOpt", "OneArchOpt", "BuilderOpt", "OutputOpt", "format_option",
            "selection_options", "stdout_dash", "SelectionArgs", "NameTarget", "name_target_options", "SectionArchOpt", "option_group", "workload_options", "WorkloadArgs", "one_arch", "write", "refuse_unwritable", "load_rule_set",
            "ProblemsOpt", "ProblemDtypeOpt", "STRICT_ENV", "KernelMapOpt", "MinWrittenOpt", "KeepInvalidOpt",
-           "hygiene_options", "say_hygiene", "arch_spellings"]
+           "hygiene_options", "say_hygiene", "arch_spellings", "arch_option", "arch_help"]
 
 
 def choices(values) -> str:
@@ -63,9 +63,19 @@ def arch_spellings(value):
     return names if many else (names[0] if len(names) == 1 else value)
 
 
-OneArchOpt = typer.Option(..., "--arch", "-a", metavar="ARCH", callback=arch_spellings,
-                          help=f"Architecture: {choices(query.BUNDLED_ARCHS)}, or a product (MI300X).",
-                          autocompletion=values(query.BUNDLED_ARCHS))
+def arch_help(note: str = "", many: bool = False) -> str:
+    """Every ``--arch``'s help, in the same words: what ``arch_spellings`` accepts, and the command's ``note``."""
+    what = ("Architecture(s), repeatable or comma-, semicolon- or space-separated: " if many else "Architecture: ")
+    return f"{what}{choices(query.BUNDLED_ARCHS)}, a ROCm target ID (gfx942:xnack-) or a product (MI300X){note}."
+
+
+def arch_option(default=None, note: str = ""):
+    """A one-arch ``--arch`` (``-a``): CK's and ROCm's spellings read by ``arch_spellings``, the help ``arch_help``."""
+    return typer.Option(default, "--arch", "-a", metavar="ARCH", callback=arch_spellings, help=arch_help(note),
+                        autocompletion=values(query.BUNDLED_ARCHS))
+
+
+OneArchOpt = arch_option(...)
 KernelMapOpt = typer.Option(None, "--kernel-map", metavar="FILE",
                             help="Which kernel each measurement label measured: CSV 'label,kernel' or TOML "
                                  "'\"label\" = \"kernel\"' of full kernel names (overrides label resolution).")
@@ -157,9 +167,7 @@ def selection_options(arch: bool = True, variant_help: Optional[str] = None, var
                                            autocompletion=values(query.NDIMS, comma=True)))]
     if arch:
         options.insert(1 if variant_first else 0, ("arch", many, typer.Option(
-            None, "--arch", "-a", metavar="ARCH", callback=arch_spellings,
-            help=f"Architecture(s), repeatable or comma-, semicolon- or space-separated: "
-                 f"{choices(query.BUNDLED_ARCHS)} (or a ROCm target ID: gfx942:xnack-, or a product: MI300X).",
+            None, "--arch", "-a", metavar="ARCH", callback=arch_spellings, help=arch_help(many=True),
             autocompletion=values(query.BUNDLED_ARCHS, comma=True))))
     return option_group("sel", options, lambda arch=None, **rest: SelectionArgs(arch, **rest))
 
@@ -199,9 +207,7 @@ class NameTarget(NamedTuple):
 
 
 #: ``check``'s --arch: optional, a names file's sections can say it
-SectionArchOpt = typer.Option(None, "--arch", "-a", metavar="ARCH", callback=arch_spellings,
-                              help=f"Architecture: {choices(query.BUNDLED_ARCHS)} (default: each name's '# arch: ARCH' "
-                                   "section of the names file).", autocompletion=values(query.BUNDLED_ARCHS))
+SectionArchOpt = arch_option(None, " (default: each name's '# arch: ARCH' section of the names file)")
 
 
 def name_target_options(rule_set_help: str, sections: bool = False):

@@ -14,7 +14,7 @@ from ..outputs import write_stdout
 from ..progress import Progress
 from .app import app
 from .errors import say
-from .options import (BuilderOpt, arch_spellings, choices, load_rule_set, one_arch, refuse_unwritable, rule_set_option,
+from .options import (BuilderOpt, arch_option, choices, load_rule_set, one_arch, refuse_unwritable, rule_set_option,
                       stdout_dash, write)
 
 ACTIONS = ("merge",)
@@ -30,8 +30,7 @@ def plan_cmd(
     rule_set: Optional[str] = rule_set_option(False),
     names: Optional[Path] = typer.Option(None, "--names", metavar="FILE",
                                          help="A names file: its kernels instead of a rule set's."),
-    arch: Optional[str] = typer.Option(None, "--arch", "-a", metavar="ARCH", callback=arch_spellings,
-                                       help=f"Architecture: {choices(query.BUNDLED_ARCHS)}."),
+    arch: Optional[str] = arch_option(),
     dtype: Optional[str] = typer.Option(None, "--dtype", metavar="DTYPE", help=f"{choices(query.DTYPES)}."),
     budget: Optional[int] = typer.Option(None, "--budget", metavar="N", help="Pairs to measure."),
     measurements: Optional[List[Path]] = typer.Option(

@@ -20,7 +20,7 @@ from ..scoring import scorers_for
 from .app import app
 from .errors import say
 from .options import (AllowUnmeasuredOpt, BuilderOpt, FactorsOpt, KeepInvalidOpt, KernelMapOpt, MinWrittenOpt,
-                      OneArchOpt, OutputOpt, arch_spellings, check_format, choices, format_option, hygiene_options,
+                      OneArchOpt, OutputOpt, arch_option, check_format, choices, format_option, hygiene_options,
                       load_rule_set, one_arch, refuse_unwritable, say_hygiene, scorer_kind, scorer_option)
 
 EVALUATE_FORMATS = ("table", "json")
@@ -122,8 +122,7 @@ def evaluate_cmd(
     model: Optional[Path] = typer.Option(None, "--model", metavar="DIR", help="A model directory (CK's or cksolve's)."),
     device: Optional[str] = typer.Option(None, "--device", metavar="DEVICE",
                                          help="The analytic model's device (default: the arch's, see `archs`)."),
-    arch: Optional[str] = typer.Option(None, "--arch", "-a", metavar="ARCH", callback=arch_spellings,
-                                       help=f"{choices(query.BUNDLED_ARCHS)} (default: the model's)."),
+    arch: Optional[str] = arch_option(None, " (default: the model's)"),
     dtype: Optional[str] = typer.Option(None, "--dtype", metavar="DTYPE",
                                         help=f"{choices(query.DTYPES)} (default: the model's, else the kernels')."),
     factors: Optional[Path] = FactorsOpt,

@@ -16,10 +16,12 @@ from ..solver import BACKENDS, build_model, get_backend
 from ..space.combo import Combo
 from ..space.config import config_fields
 from ..space.naming import parse_name
+from ..rulesets import takes_rule_set
 
 __all__ = ["BACKENDS", "check_with"]
 
 
+@takes_rule_set
 def check_with(backend: str, records: Iterable[CheckRecord], rule_set: RuleSet | None) -> Iterator[CheckRecord]:
     """``check``'s records with validity and membership decided by ``backend`` (violations, the words for
     what is wrong, still come from the direct evaluator)."""

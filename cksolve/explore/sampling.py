@@ -26,6 +26,7 @@ from ..solver.sampling.draws import randbelow_many
 from ..space.memos import MEMOS
 from ..space.namesfile import section_line
 from ..space.spelling import clear_name_memos
+from ..rulesets import takes_rule_set
 
 __all__ = ["sample", "sample_stream", "sample_names", "solution_sets", "arch_shares", "sample_arch_stream",
            "sample_arch_lines"]
@@ -42,6 +43,7 @@ def solution_sets(rule_set: RuleSet, selection: Selection) -> list[tuple[object,
     return out
 
 
+@takes_rule_set
 def sample(rule_set: RuleSet, selection: Selection, n: int, seed: int = 0, distinct: bool = False) -> list[Record]:
     """``n`` records drawn exactly uniformly from every valid config of the selection.
 
@@ -50,6 +52,7 @@ def sample(rule_set: RuleSet, selection: Selection, n: int, seed: int = 0, disti
     return list(sample_stream(rule_set, selection, n, seed, distinct))
 
 
+@takes_rule_set
 def sample_stream(rule_set: RuleSet, selection: Selection, n: int, seed: int = 0,
                   distinct: bool = False) -> Iterator[Record]:
     """:func:`sample`'s records, in the same order, drawn and decoded in blocks: memory does not grow with
@@ -58,6 +61,7 @@ def sample_stream(rule_set: RuleSet, selection: Selection, n: int, seed: int = 0
     return _records(blocks, rule_set.name)
 
 
+@takes_rule_set
 def sample_names(rule_set: RuleSet, selection: Selection, n: int, seed: int = 0,
                  distinct: bool = False) -> Iterator[str]:
     """The kernel names of :func:`sample_stream`'s records, in the same order, as text blocks (a name a line);
@@ -72,6 +76,7 @@ def _records(blocks, label) -> Iterator[Record]:
         clear_name_memos()  # random draws seldom name a config twice
 
 
+@takes_rule_set
 def arch_shares(rule_set: RuleSet, selection: Selection, n: int, seed: int = 0, distinct: bool = False
                 ) -> list[tuple[Selection, int, int]]:
     """(one-arch selection, draws, seed) per arch of the selection, in its order: ``n`` draws split over the
@@ -126,6 +131,7 @@ def _release() -> None:
     gc.collect()
 
 
+@takes_rule_set
 def sample_arch_stream(rule_set: RuleSet, selection: Selection, n: int, seed: int = 0, distinct: bool = False
                        ) -> Iterator[Record]:
     """``n`` records drawn uniformly from the selection, grouped by arch (:func:`arch_shares`): each arch's
@@ -136,6 +142,7 @@ def sample_arch_stream(rule_set: RuleSet, selection: Selection, n: int, seed: in
     return _by_arch(rule_set, selection, n, seed, distinct, draw)
 
 
+@takes_rule_set
 def sample_arch_lines(rule_set: RuleSet, selection: Selection, n: int, seed: int = 0, distinct: bool = False
                       ) -> Iterator[str]:
     """:func:`sample_arch_stream`'s names as text blocks, each arch's after its ``# arch: A`` line (as

@@ -37,6 +37,7 @@ count, so both backends print the same lines when they agree.
 from __future__ import annotations
 
 import heapq
+import os
 from dataclasses import dataclass
 from itertools import product
 from types import SimpleNamespace
@@ -52,6 +53,7 @@ from ..solver.engine.direct import transient
 from ..space.combo import Combo
 from ..space.kinds import GEMM
 from ..space.variants import VARIANTS
+from ..rulesets import takes_rule_set
 
 if TYPE_CHECKING:  # the workload layer loads numpy: imported in search itself (see there), here for the annotation
     from ..workload import Problem
@@ -149,6 +151,32 @@ def _models(problem, rule_set: RuleSet | None, arch: str, dtype: str, extra: tup
 RANKING_KEYS = ("device", "rescorer", "pool", "factors")
 
 
+#: each ranking key's accepted values: (a test of the value, what the error line says it must be)
+_RANKING_TYPES = {
+    "device": (lambda v: isinstance(v, str), "a device name (see `cksolve archs`)"),
+    "rescorer": (lambda v: callable(getattr(v, "score", None)), "a scorer (scoring.get_scorer)"),
+    "pool": (lambda v: isinstance(v, int) and not isinstance(v, bool), "an integer"),
+    "factors": (lambda v: isinstance(v, (str, os.PathLike)), "a path to a factors file"),
+}
+
+
+def _check_ranking(ranking) -> None:
+    """``search``'s ``ranking``: a dict of known keys, each value of its type (None: the default) -- one error
+    line, not an AttributeError inside the ranking."""
+    if ranking is None:
+        return
+    if not isinstance(ranking, dict):
+        raise TypeError(f"ranking must be a dict ({', '.join(RANKING_KEYS)}), not {type(ranking).__name__}")
+    for key, value in ranking.items():
+        if key not in RANKING_KEYS:
+            raise CksolveError(f"unknown ranking key {shorten(key)}; valid: {', '.join(RANKING_KEYS)}"
+                               f"{did_you_mean(key, RANKING_KEYS)}")
+        ok, what = _RANKING_TYPES[key]
+        if value is not None and not ok(value):
+            raise CksolveError(f"ranking {key} must be {what}, not {type(value).__name__} {shorten(value)}")
+
+
+@takes_rule_set
 def search(problem: Problem | str, arch: str, dtype: str, rule_set: RuleSet | None = None, top: int = 1,
            where: tuple[str, ...] = (), backend: str | None = None,
            time_limit: float = TIME_LIMIT, ranking: dict | None = None,
@@ -183,10 +211,7 @@ def search(problem: Problem | str, arch: str, dtype: str, rule_set: RuleSet | No
     if objective == "performance" and backend == "cpsat":
         raise CksolveError("the cpsat backend searches by the padding score only (the performance model is not "
                            "compiled to CP-SAT); search by the performance model with the direct backend")
-    for key in ranking or {}:
-        if key not in RANKING_KEYS:
-            raise CksolveError(f"unknown ranking key {shorten(key)}; valid: {', '.join(RANKING_KEYS)}"
-                               f"{did_you_mean(key, RANKING_KEYS)}")
+    _check_ranking(ranking)
     if ranking is not None and objective != "performance":
         raise CksolveError("a device, model or measurements rank by the performance model: not with the "
                            "padding score (the cpsat backend)")

@@ -16,7 +16,7 @@ from ..progress import phase
 from ..solver import bounded_configs
 from ..space.config import KernelConfig, config_fields
 from ..space.kinds import GEMM
-from ..rulesets import Combo, RuleSet, kind_of
+from ..rulesets import Combo, RuleSet, kind_of, takes_rule_set
 from ..workload import Problem, Workspace
 from ..workload.coverage import Decisions
 from .engine import SEMANTICS, hardware_block
@@ -86,6 +86,7 @@ class _Makers:
         return tuple(sorted(set().union(*(m.unread for m in self.makers.values()))))
 
 
+@takes_rule_set
 def features(rule_set: RuleSet, combo: Combo | Iterable[Combo], problems: Sequence[Problem] | None = None,
              semantics: str = "ck", workspace: Workspace | None = None) -> FeatureTable:
     """Feature rows of the rule set's kernels for ``combo`` (one or several combinations).

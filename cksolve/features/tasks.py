@@ -6,7 +6,7 @@ from pathlib import Path
 
 from ..errors import CksolveError
 from ..formats import check_format
-from ..rulesets import RuleSet
+from ..rulesets import RuleSet, takes_rule_set
 from ..selection import VARIANTS, Selection, gemm_variants
 from ..workload.problem_table import read_problems
 from .render import FORMATS, check_parquet, render, write_parquet, write_rows
@@ -28,6 +28,7 @@ def feature_table(rule_set: RuleSet, selection: Selection, problems: Path | None
     return features(rule_set, selection.combos(), _problems(problems), semantics)
 
 
+@takes_rule_set
 def feature_stream(rule_set: RuleSet, selection: Selection, problems: Path | None, semantics: str):
     """``feature_table``'s rows one at a time: (columns, rows, unread) -- ``unread()`` once the rows are done."""
     check_format(semantics, FEATURE_SEMANTICS, "semantics")

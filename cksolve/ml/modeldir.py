@@ -38,6 +38,7 @@ import numpy as np
 from ..errors import CksolveError, shorten
 from ..features import FEATURE_NAMES, MODEL_SEMANTICS
 from .dirfiles import MAX_JSON, MAX_MODEL, SHA256_KEY, gunzip_bounded, read_bounded, read_json, sha256, verify_hashes
+from .dirswap import exchange
 from .leafsum import LeafSum, leaf_sum
 from .lgbm import lightgbm, native_quiet
 from .textmodel import MAX_FEATURES, check_model_text
@@ -168,8 +169,9 @@ def write_model_dir(path: str | Path, model_text: str, spec: dict, manifest: dic
                     gz: bool = False) -> None:
     """Write a model directory CK's Predictor loads unchanged; ``extra``: more JSON files (name -> object).
 
-    Atomic: the files are written into a temporary sibling directory, which is renamed into place (an old
-    directory is first renamed aside, then removed): a reader sees the old model or the new one, never a mix.
+    Atomic: the files are written into a temporary sibling directory, which replaces an old directory in one
+    step (``dirswap.exchange``; where the system cannot, the old one is first renamed aside) and the old one is
+    removed: a reader sees the old model or the new one, never a mix.
     ``train_manifest.json`` records each file's sha256 (``dirfiles.SHA256_KEY``), which a reader verifies."""
     d = Path(path)
     where = shorten(str(d), quote=False)
@@ -203,7 +205,9 @@ def write_model_dir(path: str | Path, model_text: str, spec: dict, manifest: dic
                 f.write(data)
                 f.flush()
                 os.fsync(f.fileno())
-        if os.path.lexists(d):
+        if os.path.lexists(d) and exchange(tmp, d):  # one step: the path names the old model, then the new
+            old, tmp = tmp, None
+        elif os.path.lexists(d):  # no renameat2 here: two renames, a moment with no directory at the path
             old = Path(tempfile.mkdtemp(dir=d.parent, prefix=f".{d.name}.old."))
             os.rename(d, old)  # onto the empty directory mkdtemp made
             try:

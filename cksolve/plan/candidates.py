@@ -20,6 +20,7 @@ from typing import Sequence
 
 from ..features import config_short, dispatcher_name, read_short
 from ..progress import phase
+from ..rulesets import takes_rule_set
 from ..scoring import get_scorer
 from ..space.kinds import GEMM, kernel_kind
 from ..space.naming import parse_name
@@ -68,6 +69,7 @@ def est_ms(useful: float, tflops: float) -> float:
     return useful / (tflops * 1e12) * 1e3 if tflops > 0 else 0.0
 
 
+@takes_rule_set
 def rule_set_candidates(problems: Sequence, rule_set, arch: str, dtype: str, scorer=None,
                         resolver=None) -> list[list[Candidate]]:
     """Per problem (the list's order), its candidates, best estimate first (ties by label): one per kernel the

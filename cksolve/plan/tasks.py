@@ -22,6 +22,7 @@ from ..workload import read_problems
 from ..workload.hygiene import HygieneOptions, check_rows
 from ..workload.labels import LabelResolver
 from ..workload.perf import read_measurement_file
+from ..rulesets import takes_rule_set
 from .candidates import label_key, rule_set_candidates
 from .choose import Hints, Plan, make_plan
 
@@ -93,6 +94,7 @@ def _built(resolver, label: str) -> str | None:
     return config.name() if config is not None else None
 
 
+@takes_rule_set
 def plan_workload(path, rule_set, arch: str, dtype: str, budget: int, seed: int = 0, measurements: Sequence = (),
                   model=None) -> tuple[Plan, Workload, dict]:
     """The plan for the workload file ``path`` (and what earlier rounds said)."""

@@ -17,10 +17,12 @@ from ..arch.facts import archs
 from ..arch.target_id import base_arch
 from ..errors import CksolveError
 from ..rulesets import RULE_SETS, rule_set_names
+from ..rulesets import takes_rule_set as _takes_rule_set
 from ..rulesets.listed import rule_set_file
 from ..selection import (BUNDLED_ARCHS, DTYPES, NDIMS, VARIANTS, Record, Selection, arch_spellings, canonical_order,
                          gemm_variants, select, split_archs, split_values)
-from ..solver import BACKENDS, evaluate
+from ..solver import BACKENDS
+from ..solver import evaluate as _evaluate
 from ..space.axes import value_text
 from ..space.combo import Combo
 from .ck import CkVersion, active_ck, bundled_listing, bundled_versions, ck_version, use_ck, using_ck
@@ -29,6 +31,9 @@ from .diff import Source, diff_sources, open_source, read_sectioned_names
 from .neighbors import NEIGHBOR_METHODS, neighbors
 from .listing import (ENUMERATE_LIMIT, arch_facts_list, archs_document, count_records, enumerate_lines, enumerate_names, enumerate_text, name_lines,
                       enumerate_records, load_rule_set, rule_set_constraints, rule_set_descriptions)
+
+#: the solver's evaluate, its rule_set read as every entry point's (a RuleSet, a name or file)
+evaluate = _takes_rule_set(_evaluate)
 
 __all__ = [
     "CksolveError",

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Iterable, Iterator, NamedTuple
 
 from ..errors import CksolveError, shorten
 from ..progress import phase, watched
-from ..rulesets import RuleSet, candidate_rule_sets
+from ..rulesets import RuleSet, candidate_rule_sets, takes_rule_set
 from ..selection import select
 from ..solver import Explanation, evaluate, explanation
 from ..space.namesfile import section_line, sectioned_entries
@@ -50,6 +50,7 @@ class CheckRecord(NamedTuple):
         return d
 
 
+@takes_rule_set
 def check_names(names: Path | str | Iterable[str], arch: str | None, rule_set: RuleSet | None = None
                 ) -> Iterator[CheckRecord]:
     """One record per name, in order: ``names`` is a names file (a ``str`` or ``Path``; ``-``: stdin) or any
@@ -154,6 +155,7 @@ def section_archs(entries: Iterable[tuple[int, str | None, str]], arch: str | No
         yield no, section, name
 
 
+@takes_rule_set
 def explain_name(name: str, arch: str, rule_set: RuleSet | None = None, nearest: int = 3,
                  problem: Problem | str | None = None) -> Explanation | ShortExplanation:
     """The record of ``explain``: valid, member (of ``rule_set``, if given), the violated constraints with

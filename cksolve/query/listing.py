@@ -14,7 +14,7 @@ from typing import Iterable, Iterator, Sequence
 
 from ..arch.facts import ArchFacts, arch_facts, archs, common_facts
 from ..errors import CksolveError
-from ..rulesets import RULE_SETS, RuleSet, get_rule_set, rule_set_description
+from ..rulesets import RULE_SETS, RuleSet, get_rule_set, rule_set_description, takes_rule_set
 from ..selection import Record, Selection
 from ..solver import (SpaceTooLarge, build_model, config_blocks, enumerate_combo, get_backend, name_blocks, names_combo,
                       solve_combo)
@@ -42,6 +42,7 @@ ENUMERATE_LIMIT = 10_000_000
 MEMO_LISTING = 100_000
 
 
+@takes_rule_set
 def enumerate_records(rule_set: RuleSet, selection: Selection, limit: int | None = ENUMERATE_LIMIT,
                       why: str | None = None, backend: str | None = None) -> Iterator[Record]:
     """Every (arch, config) of the rule set valid for the selection, in canonical order.
@@ -64,6 +65,7 @@ def _backend_records(backend, rule_set: RuleSet, selection: Selection) -> Iterat
             yield Record(rule_set.name, combo, config)
 
 
+@takes_rule_set
 def enumerate_names(rule_set: RuleSet, selection: Selection, limit: int | None = ENUMERATE_LIMIT) -> Iterator[str]:
     """The kernel names of :func:`enumerate_records`, in the same order, without forming records.
 
@@ -73,6 +75,7 @@ def enumerate_names(rule_set: RuleSet, selection: Selection, limit: int | None =
     return _names(rule_set, selection)
 
 
+@takes_rule_set
 def enumerate_lines(rule_set: RuleSet, selection: Selection, limit: int | None = ENUMERATE_LIMIT) -> Iterator[str]:
     """The names file ``enumerate`` writes (lines with their ends): one name a line and, over several archs,
     each arch's names after its section line (``# arch: A``, a comment to every names-file reader;
@@ -82,6 +85,7 @@ def enumerate_lines(rule_set: RuleSet, selection: Selection, limit: int | None =
     return (line for block in _blocks(rule_set, selection) for line in block.splitlines(True))
 
 
+@takes_rule_set
 def enumerate_text(rule_set: RuleSet, selection: Selection, limit: int | None = ENUMERATE_LIMIT) -> Iterator[str]:
     """:func:`enumerate_lines`'s text in blocks of many lines (what ``enumerate`` writes as it goes: memory does
     not grow with the listing)."""
@@ -174,6 +178,7 @@ def _names(rule_set: RuleSet, selection: Selection) -> Iterator[str]:
         yield from block.splitlines()
 
 
+@takes_rule_set
 def count_records(rule_set: RuleSet, selection: Selection, backend: str | None = None) -> dict[Combo, int]:
     """Configs per combination, from the solve's factors (no config is formed); ``backend``: counted by one of
     ``solver.BACKENDS`` instead of the direct backend (the default; one that cannot count says so)."""
@@ -204,6 +209,7 @@ class ConstraintSummary:
     source: str
 
 
+@takes_rule_set
 def rule_set_constraints(rule_set: RuleSet, selection: Selection) -> list[ConstraintSummary]:
     """The rule set's own constraints (not the arch's), merged by name, scope and form across the selection."""
     seen: dict[tuple, list] = {}

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..errors import CksolveError, did_you_mean, shorten
-from ..rulesets import RuleSet
+from ..rulesets import RuleSet, takes_rule_set
 from ..selection import select
 from ..solver import build_model
 from ..solver.questions.neighbors import MAX_RADIUS, METHODS, Neighbor, neighbors as _neighbors
@@ -15,6 +15,7 @@ __all__ = ["neighbors", "Neighbor", "NEIGHBOR_METHODS"]
 NEIGHBOR_METHODS = METHODS
 
 
+@takes_rule_set
 def neighbors(name: str, arch: str, rule_set: RuleSet | None = None, radius: int = 1,
               method: str = "hamming") -> list[Neighbor]:
     """The valid configs near kernel ``name`` for ``arch``: those differing in 1..``radius`` axes

@@ -1,10 +1,14 @@
 """Named rule sets: each is a bundle of extra constraints (see :mod:`.base`).
 
-Rule sets are imported lazily, so naming one does not load the others' data.
+Rule sets are imported lazily, so naming one does not load the others' data. A library entry point's
+``rule_set`` argument is read one way (``takes_rule_set``): a RuleSet, or a name or file resolved here.
 """
 
 from __future__ import annotations
 
+import functools
+import inspect
+import os
 from pathlib import Path
 
 from .base import Combo, RuleSet, RuleSetError, kind_of
@@ -13,7 +17,7 @@ from .named import named_rule_set
 from .registry import RULE_SETS, rule_set_description
 
 __all__ = ["Combo", "RuleSet", "RuleSetError", "RULE_SETS", "get_rule_set", "rule_set_names", "kind_of",
-           "CANDIDATE_RULE_SETS", "candidate_rule_sets", "rule_set_description"]
+           "CANDIDATE_RULE_SETS", "candidate_rule_sets", "rule_set_description", "as_rule_set", "takes_rule_set"]
 
 
 def rule_set_names() -> list[str]:
@@ -34,6 +38,37 @@ def get_rule_set(name: str, **options) -> RuleSet:
     if path.suffix == ".toml" or _exists(path):
         return FileRuleSet.from_path(path, **options)
     raise RuleSetError(RULE_SETS.unknown(name, "or a path to a rule-set file"))
+
+
+def as_rule_set(value, param: str = "rule_set", optional: bool = False) -> RuleSet | None:
+    """``value`` as a rule set: a ``RuleSet`` (or an object with its ``constraints``) as it is, a name or a path
+    loaded (``get_rule_set``), None where ``optional`` (the whole space); else a TypeError naming ``param``."""
+    if isinstance(value, RuleSet) or callable(getattr(value, "constraints", None)):
+        return value
+    if value is None and optional:
+        return None
+    if isinstance(value, (str, os.PathLike)):
+        return get_rule_set(os.fspath(value))
+    raise TypeError(f"{param} must be a RuleSet or a rule-set name or file"
+                    f"{' (or None)' if optional else ''}, not {type(value).__name__}")
+
+
+def takes_rule_set(fn):
+    """``fn`` with its ``rule_set`` argument read by :func:`as_rule_set` (optional when it defaults to None)."""
+    params = list(inspect.signature(fn).parameters.values())
+    at = next(i for i, p in enumerate(params) if p.name == "rule_set")
+    optional = params[at].default is None or "None" in str(params[at].annotation)  # RuleSet | None: the whole space
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        if "rule_set" in kwargs:
+            kwargs["rule_set"] = as_rule_set(kwargs["rule_set"], optional=optional)
+        elif len(args) > at:
+            args = (*args[:at], as_rule_set(args[at], optional=optional), *args[at + 1:])
+        return fn(*args, **kwargs)
+
+    wrapper.takes_rule_set = True
+    return wrapper
 
 
 def _exists(path: Path) -> bool:

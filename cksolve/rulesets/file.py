@@ -34,7 +34,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Sequence
 
-from ..errors import shorten
+from ..errors import did_you_mean, shorten, valid_list
 from ..space.axes import AXES, value_text
 from ..space.constraints import Constraint, Table
 from ..space.kinds import GEMM, KINDS
@@ -255,7 +255,8 @@ class _Validator:
 
     def axis(self, key: str, axis) -> str:
         if not isinstance(axis, str) or axis not in AXES:
-            self.fail(key, f"unknown axis {shorten(axis)}; valid: {', '.join(AXES)}")
+            self.fail(key, f"unknown axis {shorten(axis)}; valid: {valid_list(AXES, see='docs/constraints.md')}"
+                           f"{did_you_mean(axis, AXES)}")
         return axis
 
     def values(self, key: str, axis: str, values) -> tuple:

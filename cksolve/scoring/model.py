@@ -52,6 +52,9 @@ class ModelScorer(ScorerBase):
             spec = self.model.spec
             if spec.get("dtype") not in (None, dtype):
                 raise CksolveError(f"model {self.path} is a {spec['dtype']} model; the kernels are {dtype}")
+            trained = spec.get("arch")  # a target ID (gfx942:xnack-) is its arch's
+            if trained is not None and trained.partition(":")[0] != arch.partition(":")[0]:
+                raise CksolveError(f"model {self.path} is a {trained} model; the kernels are {arch}")
             m = self._rows[(arch, dtype)] = RowMaker(arch, dtype, self.model.semantics)
         return m
 

@@ -30,6 +30,7 @@ from ..space.naming import parse_names
 from ..space.textfile import read_text
 from ..workload import Workspace
 from ..workload.coverage import Decisions
+from ..rulesets import takes_rule_set
 
 __all__ = ["SelectRecord", "select", "write_select", "names_rule_set", "SELECT_FORMATS", "CHUNK"]
 
@@ -69,6 +70,7 @@ def _blocked(record) -> str:
     return f"{record.blocked} (rejects {record.rejected[0][1]} of {record.candidates})"
 
 
+@takes_rule_set
 def select(problems: Sequence, rule_set, arch: str, dtype: str, scorer, top: int = 5) -> Iterator[SelectRecord]:
     """SelectRecords, problem by problem (file order), rank by rank."""
     if top < 1:

@@ -16,7 +16,7 @@ from typing import Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 
-from ..rulesets import RuleSet
+from ..rulesets import RuleSet, takes_rule_set
 from ..space.combo import Combo, kind_of
 from ..solver import bounded_configs
 from . import columns
@@ -88,6 +88,7 @@ class Workspace:
         self._pools.clear()
 
 
+@takes_rule_set
 def applicable(problem: Problem, rule_set: RuleSet, arch: str, dtype: str) -> list[str]:
     """Names of the rule set's kernels, valid for ``arch``, that can run the problem in ``dtype``.
 
@@ -142,11 +143,13 @@ class CoverageRecord:
         return d
 
 
+@takes_rule_set
 def coverage(problems: Iterable[Problem], rule_set: RuleSet, arch: str, dtypes: Sequence[str]) -> list[CoverageRecord]:
     """One record per (problem, dtype), problems in file order, dtypes in the given order."""
     return list(iter_coverage(problems, rule_set, arch, dtypes))
 
 
+@takes_rule_set
 def iter_coverage(problems: Iterable[Problem], rule_set: RuleSet, arch: str, dtypes: Sequence[str],
                   with_kernels: bool = True, workspace: "Workspace | None" = None,
                   with_rejected: bool = True, labels: tuple[tuple[str, ...], Sequence[tuple]] | None = None

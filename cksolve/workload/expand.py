@@ -27,7 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..errors import CksolveError, shorten
-from ..rulesets import RuleSet, get_rule_set
+from ..rulesets import RuleSet, get_rule_set, takes_rule_set
 from ..selection import DTYPES
 from ..solver import enumerate_combo
 from ..space.combo import Combo
@@ -77,6 +77,7 @@ class Expansion:
                 "kernels": list(self.kernels), "resolved": self.resolved.kernel, "how": self.resolved.how}
 
 
+@takes_rule_set
 def expand_short(short: str, arch: str, rule_set: RuleSet | None = None,
                  resolver: LabelResolver | None = None) -> Expansion:
     """The full names ``short`` stands for in ``rule_set`` (``default`` when None) at ``arch``, and the kernel

@@ -16,7 +16,7 @@ from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Iterable
 
-from ..errors import CksolveError, did_you_mean
+from ..errors import CksolveError, did_you_mean, valid_list
 from ..space.textfile import read_text
 from ..space.variants import VARIANTS
 from .facts import Facts, derive, output_sizes
@@ -106,6 +106,30 @@ class Problem:
 
 
 FIELDS: tuple[str, ...] = tuple(f.name for f in fields(Problem))
+
+
+def _brief(names: tuple[str, ...]) -> str:
+    """``names`` for an error line, each run of ``x_d, x_h, x_w`` written ``x_{d,h,w}`` (as the docs write them)."""
+    out: list[str] = []
+    for n in names:
+        stem, _, axis = n.rpartition("_")
+        if axis == "w" and out and out[-1] == f"{stem}_{{d,h}}":
+            out[-1] = f"{stem}_{{d,h,w}}"
+        elif axis == "h" and out and out[-1] == f"{stem}_d":
+            out[-1] = f"{stem}_{{d,h}}"
+        else:
+            out.append(n)
+    return ", ".join(out)
+
+
+#: FIELDS as an error line lists them (N, G, ..., stride_{d,h,w}, ...)
+FIELDS_TEXT = _brief(FIELDS)
+
+
+def columns_text(columns: tuple[str, ...]) -> str:
+    """The valid columns of a file for an error line: a problem file's fields, or a measurement file's first
+    few and where the rest are (docs/measurements.md)."""
+    return FIELDS_TEXT if tuple(columns) == FIELDS else valid_list(columns, see="docs/measurements.md", width=90)
 _INT_FIELDS = tuple(f for f in FIELDS if f != "direction")
 
 
@@ -198,7 +222,8 @@ def _integer(field: str, raw) -> int:
 def _from_mapping(values: dict, echo: bool = True) -> Problem:
     unknown = [k for k in values if k not in FIELDS]
     if unknown:
-        raise ProblemError(f"unknown field {_echo(unknown[0])!r}; valid: {', '.join(FIELDS)}")
+        raise ProblemError(f"unknown field {_echo(unknown[0])!r}; valid: {FIELDS_TEXT}"
+                           f"{did_you_mean(unknown[0], FIELDS)}")
     kwargs = {}
     for key, raw in values.items():
         if raw is None or (isinstance(raw, str) and raw.strip() == ""):
@@ -265,7 +290,8 @@ def read_workload(path: str | Path, text: str | None = None) -> tuple[list[Probl
         for k in values:
             if k not in FIELDS and k not in names:  # each label column is judged once, not on every row
                 if looks_like_a_field(k):
-                    raise ProblemError(f"{path}: unknown field {_echo(k)!r}; valid: {', '.join(FIELDS)}")
+                    raise ProblemError(f"{path}: unknown field {_echo(k)!r}; valid: {FIELDS_TEXT}"
+                                      f"{did_you_mean(k, FIELDS)}")
                 check_label(path, k)
                 names.setdefault(k, None)
     columns = tuple(names)
@@ -371,7 +397,7 @@ def csv_header(path, line: int, row: list[str], columns: tuple[str, ...], labels
                    None)
     if unknown is not None:  # named by its place, not its text: a file's contents are never echoed (/etc/passwd)
         raise ProblemError(f"{path}:{line}: column {unknown} of the header is not a column name this file may have; "
-                           f"valid: {', '.join(columns)}{did_you_mean(header[unknown - 1], columns)}")
+                           f"valid: {columns_text(columns)}{did_you_mean(header[unknown - 1], columns)}")
     if labels and not any(h in columns for h in header):  # any text's first line would be a label column
         raise ProblemError(f"{path}:{line}: the header names no problem field ({', '.join(columns[:4])}, ...); "
                            f"is this a workload?")

@@ -11,7 +11,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Sequence
 
-from ..rulesets import RuleSet
+from ..rulesets import RuleSet, takes_rule_set
 from ..selection import Record
 from .coverage import CoverageStream, Workspace, coverage
 from .hygiene import HygieneOptions, check_rows
@@ -26,6 +26,7 @@ __all__ = ["applicable_records", "coverage_records", "coverage_stream", "write_c
            "minimize_kernels", "minimize_summary"]
 
 
+@takes_rule_set
 def applicable_records(problem: Problem | str, rule_set: RuleSet, arch: str, dtypes: Sequence[str]) -> list[Record]:
     """The kernels of the rule set valid for ``arch`` that can run the problem (a ``Problem`` or a FIELD=VALUE
     spec)."""
@@ -34,11 +35,13 @@ def applicable_records(problem: Problem | str, rule_set: RuleSet, arch: str, dty
     return [Record(rule_set.name, combo, c) for d in dtypes for combo, c in ws.decide(p, arch, d)[0]]
 
 
+@takes_rule_set
 def coverage_records(problems: Path, rule_set: RuleSet, arch: str, dtypes: Sequence[str]) -> list:
     """``coverage`` of the workload file's problems (``CoverageRecord`` each)."""
     return coverage(read_problems(problems), rule_set, arch, dtypes)
 
 
+@takes_rule_set
 def coverage_stream(problems: Path, rule_set: RuleSet, arch: str, dtypes: Sequence[str], with_kernels: bool = False,
                     with_rejected: bool = True):
     """``coverage`` of the workload file's problems as an iterable of records (``coverage.CoverageStream``):
@@ -58,6 +61,7 @@ def minimize_request(keep: float = 0.9, per_problem: int = 1, max_kernels: int |
     return Request(keep, per_problem, max_kernels, time_limit)
 
 
+@takes_rule_set
 def minimize_kernels(problems: Path | Sequence[Problem], rule_set: RuleSet, arch: str, dtypes: Sequence[str],
                      request: Request | None = None, *, perf: Path | None = None, scorer=None,
                      hygiene: HygieneOptions | None = None):
