@@ -21,8 +21,7 @@ from ..rulesets import takes_rule_set as _takes_rule_set
 from ..rulesets.listed import rule_set_file
 from ..selection import (BUNDLED_ARCHS, DTYPES, NDIMS, VARIANTS, Record, Selection, arch_spellings, canonical_order,
                          gemm_variants, select, split_archs, split_values)
-from ..solver import BACKENDS
-from ..solver import evaluate as _evaluate
+from ..solver import BACKENDS, evaluate as _evaluate
 from ..space.axes import value_text
 from ..space.combo import Combo
 from .ck import CkVersion, active_ck, bundled_listing, bundled_versions, ck_version, use_ck, using_ck
