@@ -10,6 +10,7 @@ tests pin what keeps it down, on spaces small enough to solve in a second.
 from __future__ import annotations
 
 from conftest import fresh_solves
+from test_stream import WIDE  # a pinned whole-space file, small enough to list
 
 from cksolve import explore, query
 from cksolve.explore.sampling import solution_sets
@@ -19,32 +20,6 @@ from cksolve.solver.relations import domain_ids, index_rows, relation
 from cksolve.solver.solutions import Component
 from cksolve.space.constraints import Check
 
-#: a pinned whole-space file, small enough to list
-PINNED = """kind = "gemm"
-[pin]
-vector_a = [4, 8]
-vector_b = [8]
-vector_c = [4, 8]
-wave_m = [1, 2]
-wave_n = [1, 2]
-wave_k = [1]
-pipeline = ["compv3", "mem"]
-scheduler = ["intrawave", "interwave"]
-epilogue = ["cshuffle"]
-tile_m = [64, 128]
-tile_n = [64, 128]
-tile_k = [32, 64]
-pad_m = [true]
-pad_n = [true]
-pad_k = [true]
-double_smem_buffer = [false]
-groups_to_merge = [1, 2]
-wave_groups = [1]
-split_image = [false]
-explicit_gemm = [false]
-two_stage = [false, true]
-streamk = [false]
-"""
 SELECTION = (["gfx942"], ["forward", "bwd_weight"], ["fp16"], ["2", "3"])
 
 
@@ -62,7 +37,7 @@ def _sets(monkeypatch, tmp_path, conditioned: bool):
         monkeypatch.setattr(conditioning, "PIECE_LIMIT", 40)
         monkeypatch.setattr(conditioning, "TAB_LIMIT", 64)
         path = tmp_path / "pinned.toml"
-        path.write_text(PINNED)
+        path.write_text(WIDE)
         rs = query.load_rule_set(str(path))
     else:
         rs = query.load_rule_set("full")
