@@ -306,15 +306,15 @@ def _factorise(axes: Sequence[str], rels: list[Relation], leaves: tuple, domains
 
 
 _LEAF_MEMO = MEMOS.memo("direct.leaf_options")
+_LEAF_ROWS = MEMOS.memo("direct.leaf_rows")  # one tuple per distinct option row / list (held by the solutions)
 
 
 def _leaf_options(table: Relation, own: tuple, filters: list[Relation], iface: tuple, keys: list) -> dict:
     """Core key -> the leaf's value rows its table and filters allow (``()`` if none).
 
-    The answer for a key depends only on the table and the filters, which recur
-    across combinations (every arch with the same rules), so it is memoised per
-    (table, filters) and only keys never seen before are computed. The memo
-    itself is returned: it may hold more keys than asked for.
+    The answer for a key depends only on the table and the filters, which recur across combinations (every
+    arch with the same rules), so it is memoised per (table, filters) and only keys never seen before are
+    computed. The memo itself is returned: it may hold more keys than asked for.
     """
     memo = _LEAF_MEMO.setdefault((table.rows, table.free, own, iface, tuple(f.token for f in filters)), {})
     if all(map(memo.__contains__, keys)):  # mostly: the keys' set is made only when one is new
@@ -332,8 +332,8 @@ def _leaf_options(table: Relation, own: tuple, filters: list[Relation], iface: t
     n = len(iface)
     options: dict = {k: [] for k in missing}
     for r in rows:
-        options[r[:n]].append(r[n:])
-    memo.update((k, tuple(v)) for k, v in options.items())
+        options[r[:n]].append(_LEAF_ROWS.setdefault(o := r[n:], o))
+    memo.update((k, _LEAF_ROWS.setdefault(o := tuple(v), o)) for k, v in options.items())
     return memo
 
 

@@ -175,7 +175,9 @@ def index_rows(rows: frozenset, shared: tuple, new: tuple) -> dict:
     if not new:  # only the keys and how many rows each has: counted in C
         return {k: ((),) * n for k, n in Counter(map(key_getter(shared), rows)).items()}
     index: dict[tuple, list[tuple]] = {}
-    for k, v in zip(map(key_getter(shared), rows), map(key_getter(new), rows)):
+    same: dict = {}  # one tuple per distinct value: a table's sub-rows repeat under many keys (held, this is memory)
+    values = list(map(key_getter(new), rows))
+    for k, v in zip(map(key_getter(shared), rows), map(same.setdefault, values, values)):
         index.setdefault(k, []).append(v)
     return {k: tuple(v) for k, v in index.items()}
 

@@ -99,6 +99,10 @@ class Component:
     def sampling(self) -> tuple:
         """(rows in sorted order, cumulative numbers of configs per row, per leaf its options sorted): what
         uniform sampling draws from, independent of the hash order rows were joined in."""
+        return self.sampling_tables()
+
+    def sampling_tables(self) -> tuple:
+        """``sampling``, made afresh and not kept (``batch_decode`` keeps its own arrays made from it)."""
         rows = sorted(self.rows)
         leaves = []
         weights = [1] * len(rows)

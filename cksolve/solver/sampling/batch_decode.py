@@ -44,31 +44,19 @@ def _objects(values) -> _Column:
 
 def decode_many(memo: dict, fixed: tuple, simple: tuple, nodes: tuple, r: np.ndarray) -> dict:
     """axis -> object array of values for each index of ``r`` (int64), as ``decode`` walks: fixed values,
-    components of rows only (``simple``: (size, axes, sorted rows)), then the other components."""
+    the components of rows only (``simple``), then the other components (one mixed radix: ``decode``'s
+    table of the ``simple`` components' product is the same digits)."""
     n = len(r)
     out: dict = {"#n": n}
     for a, v in fixed:
         _put(out, a, v, None)
     r = r.copy()
-    for size, axes, rows in simple:
-        j = r % size
-        r //= size
-        for a, col in zip(axes, _columns(memo, rows, len(axes))):
-            out[a] = col[j]
-    for comp in nodes:
+    for comp in simple + nodes:
         j = r % comp.size
         r //= comp.size
         _node(memo, comp, j, out, None)
     del out["#n"]
     return out
-
-
-def _columns(memo: dict, rows, width: int) -> list:
-    key = ("cols", id(rows))
-    hit = memo.get(key)
-    if hit is None:
-        hit = memo[key] = ([_objects([row[k] for row in rows]) for k in range(width)], rows)
-    return hit[0]
 
 
 def _put(out: dict, axis: str, values, where) -> None:
@@ -140,41 +128,55 @@ def _cumulative(memo: dict, cumulative: tuple) -> np.ndarray:
 
 
 def _component(memo: dict, comp: Component, r: np.ndarray, out: dict, where) -> None:
-    rows, cumulative, leaves = comp.sampling
-    n_core = len(comp.axes) - sum(len(axes) for _g, axes, _o in leaves)
-    core = comp.axes[:n_core]
-    if not leaves:
-        j = r
-        for a, col in zip(comp.axes, _columns(memo, rows, len(comp.axes))):
-            _put(out, a, col[j], where)
+    core, columns, cum, leaves = _tables(memo, comp)
+    if cum is None:  # rows only
+        for a, col in zip(core, columns):
+            _put(out, a, col[r], where)
         return
-    cum = _cumulative(memo, cumulative)
     i = np.searchsorted(cum, r, side="right")
     r = r - np.where(i > 0, cum[np.maximum(i - 1, 0)], 0)
-    for a, col in zip(core, _columns(memo, rows, n_core)):
+    for a, col in zip(core, columns):
         _put(out, a, col[i], where)
-    for counts, offsets, cols, axes in _leaf_tables(memo, comp):
-        c = counts[i]
+    for which, counts, starts, cols, axes in leaves:
+        k = which[i]
+        c = counts[k]
         j = r % c
         r = r // c
-        at = offsets[i] + j
+        at = starts[k] + j
         for a, col in zip(axes, cols):
             _put(out, a, col[at], where)
 
 
-def _leaf_tables(memo: dict, comp: Component) -> list:
-    """Per leaf: (options per row, offset of each row's options, value columns of the options flattened in
-    row order, the leaf's axes)."""
-    key = ("leaves", id(comp))
+def _tables(memo: dict, comp: Component) -> tuple:
+    """(core axes, their value columns over the sorted rows, cumulative configs per row or None without
+    leaves, per leaf (which option list each row takes, each list's length and start, the lists' value
+    columns flattened, the leaf's axes)), made once from ``comp.sampling_tables()`` (not kept as tuples).
+
+    Rows whose keys allow the same options share one option list: its values are held once, not once per row
+    (gfx942's whole space: a few thousand lists under hundreds of thousands of rows)."""
+    key = ("comp", id(comp))
     hit = memo.get(key)
     if hit is None:
-        rows, _cum, leaves = comp.sampling
+        rows, cumulative, leaves = comp.sampling_tables()
+        n_core = len(comp.axes) - sum(len(axes) for _g, axes, _o in leaves)
+        columns = [_objects([row[k] for row in rows]) for k in range(n_core)]
         tables = []
         for get, axes, options in leaves:
-            per_row = [options[get(row)] for row in rows]
-            counts = np.array([len(o) for o in per_row], dtype=np.int64)
-            offsets = np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64)
-            flat = [o for opts in per_row for o in opts]
-            tables.append((counts, offsets, [_objects([o[k] for o in flat]) for k in range(len(axes))], axes))
-        hit = memo[key] = (tables, comp)
-    return hit[0]
+            number: dict = {}  # an option list (by value) -> its number, in first-seen order
+            by_id: dict = {}  # the same, by the identity of ``options``' tuples (one per key)
+            which = []
+            for row in rows:
+                opts = options[get(row)]
+                at = by_id.get(id(opts))
+                if at is None:
+                    at = by_id[id(opts)] = number.setdefault(opts, len(number))
+                which.append(at)
+            lists = list(number)
+            counts = np.array([len(o) for o in lists], dtype=np.min_scalar_type(max(map(len, lists), default=0)))
+            starts = np.concatenate(([0], np.cumsum(counts, dtype=np.int64)[:-1])).astype(np.int64)
+            flat = [o for opts in lists for o in opts]
+            tables.append((np.array(which, dtype=np.min_scalar_type(max(len(lists) - 1, 0))), counts, starts,
+                           [_objects([o[k] for o in flat]) for k in range(len(axes))], axes))
+        cum = np.array(cumulative, dtype=np.int64) if leaves else None
+        hit = memo[key] = (comp.axes[:n_core], columns, cum, tuple(tables), comp)
+    return hit[:4]

@@ -45,9 +45,9 @@ SAMPLE_BLOCK = 16_384
 
 def decode(solutions: SolutionSet, r: int):
     """The ``r``-th config of ``solutions`` (0 <= r < count), in the fixed order the draw uses."""
-    fixed, simple, nodes, make = _decoder(solutions)
+    fixed, _simple, nodes, make = _decoder(solutions)
     values = dict(fixed)
-    for size, axes, rows in simple:  # components that are rows only: no call per component
+    for size, axes, rows in _merged(solutions):  # components that are rows only: no call per component
         r, j = divmod(r, size)
         values.update(zip(axes, rows[j]))
     for comp in nodes:
@@ -57,25 +57,33 @@ def decode(solutions: SolutionSet, r: int):
 
 
 def _decoder(solutions: SolutionSet) -> tuple:
-    """(fixed values, (size, axes, sorted rows) of the components without leaves, the other components,
-    config maker), kept in the set's shared memo."""
+    """(fixed values, the components without leaves, the other components, config maker), kept in the set's
+    shared memo. A draw's index is a mixed radix over the components without leaves, then the others."""
     hit = solutions.memo.get("decoder")
     if hit is None:
-        simple = [(c.size, c.axes, c.sampling[0]) for c in solutions.components
-                  if c.counted is None and not c.leaves]
-        if 1 < len(simple) and prod(size for size, _a, _r in simple) <= MERGE_LIMIT:
-            # one table of their product: one step per draw instead of one per component (same order:
-            # the first component varies fastest, as in the mixed radix)
-            rows = [()]
-            for _size, _axes, part in simple:
-                rows = [r + p for p in part for r in rows]
-            simple = [(len(rows), tuple(a for _s, axes, _r in simple for a in axes), rows)]
-        simple = tuple(simple)
+        simple = tuple(c for c in solutions.components if c.counted is None and not c.leaves)
         nodes = tuple(c for c in solutions.components if c.counted is not None or c.leaves)
         cls = config_class(solutions.model.kind)
         pick = itemgetter(*config_fields(cls))
         hit = solutions.memo["decoder"] = (tuple(solutions.fixed.items()), simple, nodes,
                                            lambda values: tuple.__new__(cls, pick(values)))
+    return hit
+
+
+def _merged(solutions: SolutionSet) -> tuple:
+    """(size, axes, sorted rows) of the components without leaves, for ``decode`` one index at a time: one
+    table of their product up to ``MERGE_LIMIT`` rows, one step per draw instead of one per component (the
+    same order: the first component varies fastest, as in the mixed radix). Vectorised decoding
+    (``batch_decode``) steps through them instead and never forms this table (1 million tuples)."""
+    hit = solutions.memo.get("decoder.merged")
+    if hit is None:
+        simple = [(c.size, c.axes, c.sampling[0]) for c in _decoder(solutions)[1]]
+        if 1 < len(simple) and prod(size for size, _a, _r in simple) <= MERGE_LIMIT:
+            rows = [()]
+            for _size, _axes, part in simple:
+                rows = [r + p for p in part for r in rows]
+            simple = [(len(rows), tuple(a for _s, axes, _r in simple for a in axes), rows)]
+        hit = solutions.memo["decoder.merged"] = tuple(simple)
     return hit
 
 
