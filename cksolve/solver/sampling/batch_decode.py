@@ -6,7 +6,7 @@ cumulative weights, each leaf option by an offset into the leaf's options
 flattened per row, each branch by a search in the branches' cumulative
 counts, the indices under a branch decoded together. Values are Python
 objects (object arrays), so the configs are the same tuples. Indices must fit
-int64 (totals below ``sampling.BATCH_LIMIT``); the caller decodes one at a time otherwise.
+int64 (totals below ``uniform.BATCH_LIMIT``); the caller decodes one at a time otherwise.
 """
 
 from __future__ import annotations
