@@ -14,10 +14,10 @@ from test_stream import WIDE  # a pinned whole-space file, small enough to list
 
 from cksolve import explore, query
 from cksolve.explore.sampling import solution_sets
-from cksolve.solver import conditioning, direct
-from cksolve.solver.conditioning import Branches, Part
-from cksolve.solver.relations import domain_ids, index_rows, relation
-from cksolve.solver.solutions import Component
+from cksolve.solver.engine import conditioning, direct
+from cksolve.solver.engine.conditioning import Branches, Part
+from cksolve.solver.engine.relations import domain_ids, index_rows, relation
+from cksolve.solver.engine.solutions import Component
 from cksolve.space.constraints import Check
 
 SELECTION = (["gfx942"], ["forward", "bwd_weight"], ["fp16"], ["2", "3"])
