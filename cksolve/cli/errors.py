@@ -62,7 +62,7 @@ def to_stderr(text: str) -> None:
 #: The longest run of characters without a space an error line keeps (a value, a path), and the longest line
 #: (the rule: one line of about 200 characters); a longer line keeps its head and its tail (where the
 #: did-you-mean and the way out are) around an ellipsis saying how much was cut.
-RUN_CAP, LINE_CAP = 120, 240
+RUN_CAP, LINE_CAP = 120, 400
 _TAIL = 60
 _RUN = re.compile(r"\S{%d,}" % (RUN_CAP + 1))
 

@@ -31,7 +31,7 @@ from __future__ import annotations
 import ast
 import operator
 
-from ..errors import shorten
+from ..errors import shorten, valid_list
 from ..space.axes import AXES
 from ..space.constraints import Check
 from .base import RuleSetError
@@ -107,7 +107,7 @@ def compile_where(text: str) -> tuple[tuple[str, ...], tuple]:
     for axis in scope:
         combinations *= len(AXES[axis].domain)
     if combinations > MAX_COMBINATIONS:
-        raise WhereError(1, f"reads {len(scope)} axes ({', '.join(scope)}) whose values take {combinations:,} "
+        raise WhereError(1, f"reads {len(scope)} axes ({valid_list(scope, width=60)}) whose values take {combinations:,} "
                             f"combinations together, more than {MAX_COMBINATIONS:,}; split it into expressions "
                             f"over fewer axes")
     return tuple(scope), program

@@ -396,7 +396,7 @@ def csv_header(path, line: int, row: list[str], columns: tuple[str, ...], labels
     unknown = next((i for i, h in enumerate(header, 1) if h not in columns and (not labels or looks_like_a_field(h))),
                    None)
     if unknown is not None:  # named by its place, not its text: a file's contents are never echoed (/etc/passwd)
-        raise ProblemError(f"{path}:{line}: column {unknown} of the header is not a column name this file may have; "
+        raise ProblemError(f"{path}:{line}: column {unknown} of the header is not a column name; "
                            f"valid: {columns_text(columns)}{did_you_mean(header[unknown - 1], columns)}")
     if labels and not any(h in columns for h in header):  # any text's first line would be a label column
         raise ProblemError(f"{path}:{line}: the header names no problem field ({', '.join(columns[:4])}, ...); "
