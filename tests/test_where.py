@@ -96,7 +96,7 @@ BOUND_BREACHES = {
     "big decimal": ("tile_m < 1" + "0" * 18, "integer constant longer than 18 digits"),
     "14 axes": (" + ".join(["tile_m", "tile_n", "tile_k", "wave_m", "wave_n", "wave_k", "warp_tile_m",
                             "warp_tile_n", "warp_tile_k", "vector_a", "vector_b", "vector_c", "groups_to_merge",
-                            "wave_groups"]) + " > 0", "more than 1,000,000; split it into expressions over fewer axes"),
+                            "wave_groups"]) + " > 0", "1,000,000; split it into expressions over fewer axes"),
 }
 
 
