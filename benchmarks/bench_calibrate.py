@@ -42,7 +42,7 @@ def main() -> None:
     if not args.measurements.exists():
         sys.exit(f"{args.measurements}: not found (set CKSOLVE_SHARED)")
 
-    from cksolve.ml.measurements import read_measurements
+    from cksolve.ml.training_data import read_measurements
     from cksolve.scoring.calibration import calibration_data, cross_validate
     from cksolve.workload.labels import LabelResolver
 

@@ -20,7 +20,7 @@ TARGET = 5.0
 _PROBE = r"""
 import json, sys, time
 from cksolve.features import features
-from cksolve.features.render import render
+from cksolve.features.table_writers import render
 from cksolve.rulesets import Combo, get_rule_set
 from workload_probe import problems
 problems = problems(300)

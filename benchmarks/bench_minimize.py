@@ -29,7 +29,7 @@ _PROBE = r"""
 import json, resource, sys, time
 from cksolve import query
 from cksolve.workload.problem_table import read_problems, read_table
-from cksolve.workload import grouping, plan as P
+from cksolve.workload import grouping, minimize_plan as P
 from cksolve.workload.minimize import Request, solve
 from cksolve.workload.perf import read_perf
 

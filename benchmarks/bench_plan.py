@@ -39,7 +39,7 @@ from cksolve.ml.efficiency import picks
 from cksolve.ml.fits import fit
 from cksolve.ml.folds import ck_group_key
 from cksolve.ml.lgbm import group_kfold, lightgbm
-from cksolve.ml.measurements import Measurements
+from cksolve.ml.training_data import Measurements
 from cksolve.ml.selector import TREES, fit_objective, kernel_data
 from cksolve.ml.training import lgb_params, resolved_kernels, train_data
 from cksolve.plan import make_plan

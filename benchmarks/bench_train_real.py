@@ -45,7 +45,7 @@ from cksolve.ml.efficiency import picks, summary
 from cksolve.ml.fits import fit
 from cksolve.ml.folds import ck_folds
 from cksolve.ml.lgbm import lightgbm
-from cksolve.ml.measurements import read_measurements
+from cksolve.ml.training_data import read_measurements
 from cksolve.ml.selector import PARAMS, TREES, OBJECTIVES, choose, cross_validate, kernel_data, relevance
 from cksolve.ml.training import lgb_params, resolved_kernels, train_data
 from cksolve.scoring import get_scorer

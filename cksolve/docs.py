@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 
-from .arch.constraints import gemm_constraints, wmma_k_constraint
+from .arch.arch_constraints import gemm_constraints, wmma_k_constraint
 from .arch.devices import DEFAULT_DEVICE, device
 from .arch.facts import arch_facts, archs
 from .arch.versions import active

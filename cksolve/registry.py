@@ -5,7 +5,7 @@ entries loads none of them, so a registry is complete in a fresh interpreter wha
 before), or the object itself (registered by code that already holds it: a scorer of another package,
 a test's). ``tools/import_graph.py`` reads every such string as an import edge of the module that
 writes it. The package's registries: its public names (``cksolve._HOME``), the commands
-(``cli.commands.COMMANDS``), the rule sets (``rulesets.registry.RULE_SETS``), the solver backends
+(``cli.commands.COMMANDS``), the rule sets (``rulesets.builtin.RULE_SETS``), the solver backends
 (``solver.backends.BACKENDS``) and the scorers (``scoring.protocol.SCORERS``).
 """
 

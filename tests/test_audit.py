@@ -19,7 +19,7 @@ from cksolve.arch.facts import BUNDLED_ARCHS, arch_facts
 from cksolve.audit import audit
 from cksolve.audit.containment import containment
 from cksolve.audit.findings import LOSS
-from cksolve.audit.model import Parts, count, pinned
+from cksolve.audit.parts import Parts, count, pinned
 from cksolve.audit.runs import run
 from cksolve.query import select
 from cksolve.rulesets import Combo, get_rule_set

@@ -155,7 +155,7 @@ def test_calibration_beats_first_principles_on_held_out_problems_of_the_real_fil
     an empty factors file); calibrated 95.5% / 85.6% (asserted: >= 94.5% / 83%)."""
     if not ck_available():
         pytest.skip("CK reference data absent")
-    from cksolve.ml.measurements import read_measurements
+    from cksolve.ml.training_data import read_measurements
     from cksolve.scoring.calibration import calibration_data
     from cksolve.workload.labels import LabelResolver
 

@@ -17,7 +17,7 @@ pytest.importorskip("lightgbm")
 GroupKFold = pytest.importorskip("sklearn.model_selection").GroupKFold
 
 from cksolve.ml.madeup import made_up_rows  # noqa: E402
-from cksolve.ml.measurements import CK_COLUMNS, read_measurements  # noqa: E402
+from cksolve.ml.training_data import CK_COLUMNS, read_measurements  # noqa: E402
 from cksolve.ml.training import fold_splits, train_data  # noqa: E402
 
 CK_KEY = ("N", "C", "K", "G", "Hi", "Wi", "Y", "X", "Di", "Z", "dilation_h", "dilation_w")

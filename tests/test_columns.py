@@ -40,7 +40,7 @@ from cksolve.workload import DIRECTIONS, Problem, ProblemError, rules, Workspace
 from cksolve.workload import checks
 from cksolve.workload.columns import facts_of
 from cksolve.workload.coverage import iter_coverage
-from cksolve.workload.facts import ceil_div
+from cksolve.workload.problem_facts import ceil_div
 
 ROOT_COPYLESS = Path(__file__).resolve().parents[1]
 HUGE = (2 ** 31, 2 ** 53 + 1, 10 ** 18 - 1)

@@ -14,7 +14,7 @@ from cksolve import query
 from cksolve.space.naming import parse_name
 from cksolve.workload import Workspace, applicable, parse_problem
 from cksolve.workload.checks import depthwise_tile_per_wave
-from cksolve.workload.explain import explain_on_problem, runs
+from cksolve.workload.explain_problem import explain_on_problem, runs
 
 # TilePerWave 4: 64 / ((8/2) * (8/2)).
 DW_8X8_F3 = "grouped_conv_fwd_depthwise_fp16_ngchw_2d_8x8_f3_s1x1_p1x1_nb8_sub2x2_vec2_2"

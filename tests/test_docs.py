@@ -18,7 +18,7 @@ def test_constraint_reference_is_up_to_date():
 
 
 def test_every_arch_constraint_is_documented():
-    from cksolve.arch.constraints import gemm_constraints
+    from cksolve.arch.arch_constraints import gemm_constraints
 
     text = DOC.read_text(encoding="utf-8")
     missing = [c.name for c in gemm_constraints("gfx1201") if f"`{c.name}`" not in text]

@@ -66,7 +66,7 @@ def test_a_foreign_file_is_named_not_echoed(capsys, tmp_path, argv):
 
 def _made_up(tmp_path):
     from cksolve.ml.madeup import made_up_rows
-    from cksolve.ml.measurements import CK_COLUMNS
+    from cksolve.ml.training_data import CK_COLUMNS
 
     m = tmp_path / "m.csv"
     m.write_text(",".join(CK_COLUMNS) + "\n" + "".join(",".join(map(str, r)) + "\n" for r in made_up_rows(6, 1, 12)))
@@ -154,7 +154,7 @@ def test_every_made_up_file_the_repository_writes_is_marked(tmp_path):
     from pathlib import Path
 
     from cksolve.ml import madeup
-    from cksolve.ml.measurements import read_measurements
+    from cksolve.ml.training_data import read_measurements
 
     path = tmp_path / "bench.csv"
     madeup.write_csv(path, 3, 1, 6)

@@ -67,7 +67,7 @@ def test_training_rows_come_from_the_maker(marked, tmp_path):
     pytest.importorskip("lightgbm")
     from cksolve.ml import read_measurements
     from cksolve.ml.madeup import made_up_rows
-    from cksolve.ml.measurements import CK_COLUMNS
+    from cksolve.ml.training_data import CK_COLUMNS
     from cksolve.ml.selector import kernel_data
     from cksolve.ml.training import resolved_kernels, train_data
 
@@ -93,7 +93,7 @@ class _Model:
 
 
 def _scorer():
-    from cksolve.scoring.model import ModelScorer
+    from cksolve.scoring.model_scorer import ModelScorer
 
     scorer = ModelScorer.__new__(ModelScorer)
     scorer.path, scorer.model, scorer._rows, scorer.predicted = "m", _Model(), {}, 0
@@ -148,7 +148,7 @@ def _features_imports(path: Path) -> list[tuple[str, str]]:
 
 def test_ml_and_the_model_scorer_import_only_the_features_face():
     root = Path(cksolve.__file__).parent
-    files = sorted((root / "ml").glob("*.py")) + [root / "scoring" / "model.py"]
+    files = sorted((root / "ml").glob("*.py")) + [root / "scoring" / "model_scorer.py"]
     seen = [(f.name, m, n) for f in files for m, n in _features_imports(f)]
     assert seen  # ml reads features (FEATURE_NAMES, RowMaker, ...)
     private = [s for s in seen if s[1] != "cksolve.features" or s[2] not in cksolve.features.__all__]

@@ -257,7 +257,7 @@ def test_pipeline_variant_witnesses_are_the_whole_models_first_solutions():
     the whole model (its least solution), in the first dtype/ndim model that has one."""
     from itertools import product
 
-    from cksolve.features.variants import VARIANT_AXES, WITNESS_BACKEND
+    from cksolve.features.pipeline_variants import VARIANT_AXES, WITNESS_BACKEND
     from cksolve.solver import build_model, get_backend
     from cksolve.space.buffering import BUFFERING_RULES
 
@@ -306,7 +306,7 @@ def test_the_cli_offers_what_the_features_package_defines():
     from cksolve import features
     from cksolve.cli import features as cli_features
     from cksolve.features import SEMANTICS
-    from cksolve.features.render import FORMATS
+    from cksolve.features.table_writers import FORMATS
 
     assert cli_features.SEMANTICS == tuple(SEMANTICS) and cli_features.FEATURE_FORMATS == tuple(FORMATS)
 

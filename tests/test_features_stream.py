@@ -82,7 +82,7 @@ def test_parquet_from_column_blocks_is_the_rows_parquet(tmp_path, semantics):
     """``PairRows.column_batches`` (what --format parquet writes) gives the very bytes the row tuples give:
     several combinations, repeated rows, row groups cut inside a problem's kernels."""
     pytest.importorskip("pyarrow.parquet")
-    from cksolve.features import render
+    from cksolve.features import table_writers
     from cksolve.features.table import iter_features
     from cksolve.rulesets import Combo, get_rule_set
     from cksolve.workload import read_problems
@@ -91,16 +91,16 @@ def test_parquet_from_column_blocks_is_the_rows_parquet(tmp_path, semantics):
     problems = problems + problems[:4]
     combos = [Combo("gfx950", "forward", "bf16", n) for n in (2, 3)] + [Combo("gfx942", "forward", "fp16", 2)]
     rs = get_rule_set("full")
-    old = render.PARQUET_ROWS
-    render.PARQUET_ROWS = 997  # a prime: groups end mid-problem
+    old = table_writers.PARQUET_ROWS
+    table_writers.PARQUET_ROWS = 997  # a prime: groups end mid-problem
     try:
         got = {}
         for how in ("blocks", "rows"):
             columns, rows, unread = iter_features(rs, combos, problems, semantics)
-            n = render.write_parquet(columns, rows if how == "blocks" else iter(rows), str(tmp_path / how))
+            n = table_writers.write_parquet(columns, rows if how == "blocks" else iter(rows), str(tmp_path / how))
             got[how] = (n, (tmp_path / how).read_bytes(), unread())
     finally:
-        render.PARQUET_ROWS = old
+        table_writers.PARQUET_ROWS = old
     assert got["blocks"][0] == got["rows"][0] > 997 * 3, (got["blocks"][0], got["rows"][0])
     assert got["blocks"][2] == got["rows"][2]
     assert got["blocks"][1] == got["rows"][1], "parquet from column blocks differs from the rows' parquet"

@@ -255,7 +255,7 @@ def test_a_file_extended_many_times_is_read_once(capsys, tmp_path, monkeypatch):
     many paths reach it (a file repeated at each of 30 levels took 2**30 loads)."""
     from cksolve.rulesets import file as file_mod
     from cksolve.rulesets import get_rule_set
-    from cksolve.rulesets.base import Combo
+    from cksolve.rulesets.rule_set import Combo
 
     top = _extends_graph(tmp_path, 12)
     reads = []

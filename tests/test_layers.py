@@ -58,7 +58,7 @@ def test_the_registries_entries_are_in_the_graph_and_the_allowed_upward_ones_are
     g = _tool()
     edges = g.module_imports(g.modules())
     assert {"cksolve.solver.cpsat", "cksolve.solver.direct_backend"} <= edges["cksolve.solver.backends"]
-    assert "cksolve.scoring.model" in edges["cksolve.scoring.protocol"]
+    assert "cksolve.scoring.model_scorer" in edges["cksolve.scoring.protocol"]
     assert "cksolve.cli.listing" in edges["cksolve.cli.commands"] and "cksolve.space.naming" in edges["cksolve"]
     assert g.allowed(edges) == sorted(g.ALLOWED)  # no stale entry in the allow-list
 
@@ -145,3 +145,26 @@ def test_no_module_over_450_lines():
     long = {f.relative_to(package).as_posix(): n for f in sorted(package.rglob("*.py"))
             if (n := len(f.read_text(encoding="utf-8").splitlines())) > 450}
     assert not long, long
+
+
+def test_a_module_basename_is_said_once_except_a_command_over_the_one_library_module_it_fronts():
+    """A module's name says what it holds, so one name means one module: two ``report.py`` would make a reader (and a
+    traceback) guess. The one exception is the thin CLI: ``cli/NAME.py`` may share its name with the ONE library module
+    it fronts, that is the module it imports (or whose package it imports)."""
+    g = _tool()
+    everything = g.modules()
+    edges = g.module_imports(everything)
+    mods = {m: p for m, p in everything.items() if p.name != "__init__.py"}
+    by_name: dict[str, list[str]] = {}
+    for m in sorted(mods):
+        by_name.setdefault(m.rsplit(".", 1)[1], []).append(m)
+    repeats = {}
+    for name, owners in by_name.items():
+        library = [m for m in owners if not m.startswith("cksolve.cli.")]
+        command = [m for m in owners if m.startswith("cksolve.cli.")]
+        package = library[0].rsplit(".", 1)[0] if len(library) == 1 else ""
+        fronts = {library[0], package} - {"cksolve"} if package else set()  # the top level is no package to front
+        fronted = len(library) == 1 and all(fronts & edges[c] for c in command)
+        if len(owners) > 1 and not fronted:
+            repeats[name] = owners
+    assert not repeats, repeats

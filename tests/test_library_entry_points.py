@@ -14,7 +14,7 @@ from cksolve import explore, query
 from cksolve.errors import CksolveError
 from cksolve.rulesets import get_rule_set
 from cksolve.workload import Problem, as_problem, parse_problem
-from cksolve.workload.facts import output_sizes
+from cksolve.workload.problem_facts import output_sizes
 from cksolve.workload.tasks import applicable_records
 
 PACKAGE = Path(__file__).resolve().parents[1] / "cksolve"
@@ -66,7 +66,7 @@ def test_the_output_size_formula_is_written_once():
     hits = [f"{p.relative_to(PACKAGE)}:{no}" for p in sorted(PACKAGE.rglob("*.py"))
             for no, line in enumerate(p.read_text().splitlines(), 1)
             if re.search(r"\+\s*2\s*\*.*//\s*\S+\s*\+\s*1", line)]  # (in + 2 * pad - ...) // stride + 1
-    assert len(hits) == 1 and hits[0].startswith("workload/facts.py:"), hits
+    assert len(hits) == 1 and hits[0].startswith("workload/problem_facts.py:"), hits
 
 
 def test_the_analytic_batch_calls_python_per_distinct_value_not_per_pair(monkeypatch):

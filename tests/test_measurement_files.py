@@ -69,7 +69,7 @@ def model(tmp_path_factory):
     except ImportError:
         return None
     from cksolve.ml.madeup import made_up_rows
-    from cksolve.ml.measurements import CK_COLUMNS
+    from cksolve.ml.training_data import CK_COLUMNS
     from cksolve.ml.training import train
 
     d = tmp_path_factory.mktemp("model")
@@ -96,8 +96,8 @@ def test_every_command_refuses_a_bad_cell_alike(tmp_path, capsys, model, case):
 
 
 def test_the_reader_is_one_function():
-    """``ml.measurements`` and ``workload.perf`` read files with the same function and state numbers once."""
-    import cksolve.ml.measurements as ml
+    """``ml.training_data`` and ``workload.perf`` read files with the same function and state numbers once."""
+    import cksolve.ml.training_data as ml
     import cksolve.workload.perf as perf
 
     assert ml.read_measurement_file is perf.read_measurement_file

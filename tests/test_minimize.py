@@ -92,7 +92,7 @@ def test_analytic_score_golden_cases():
 @pytest.fixture(scope="module")
 def holdout_plan():
     from cksolve.workload.minimize import Request
-    from cksolve.workload.plan import plan
+    from cksolve.workload.minimize_plan import plan
 
     rs = query.load_rule_set("full")
     problems = read_problems(HOLDOUT)[:120]

@@ -23,7 +23,7 @@ from cksolve.space.combo import Combo
 from cksolve.space.naming import parse_name
 from cksolve.workload import Workspace, coverage, read_problems
 from cksolve.workload.minimize import Instance, Request, _good, solve
-from cksolve.workload.plan import plan
+from cksolve.workload.minimize_plan import plan
 from cksolve.workload.score import analytic_score, analytic_scores, score_key
 
 from conftest import CK

@@ -22,7 +22,7 @@ from cksolve.errors import CksolveError  # noqa: E402
 from cksolve.features import FEATURE_NAMES, features  # noqa: E402
 from cksolve.ml import read_measurements, read_model_dir, write_model_dir  # noqa: E402
 from cksolve.ml.madeup import made_up_rows  # noqa: E402
-from cksolve.ml.measurements import CK_COLUMNS  # noqa: E402
+from cksolve.ml.training_data import CK_COLUMNS  # noqa: E402
 from cksolve.features import RowMaker, read_kernel_name  # noqa: E402
 from cksolve.ml.training import train, train_data  # noqa: E402
 from cksolve.rulesets import Combo, get_rule_set  # noqa: E402

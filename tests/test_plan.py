@@ -257,7 +257,7 @@ def test_rule_set_candidates_are_distinct_kernels_of_the_runner():
 def test_a_measured_label_marks_its_kernel_measured(tmp_path):
     # a round measured the compv4 request 16x64x64, which the runner builds as the 16x64x128 double-buffered
     # kernel: that kernel's candidate (planned through its own label) is measured, not planned again
-    from cksolve.plan.tasks import earlier_rounds, read_workload
+    from cksolve.plan.workload_plan import earlier_rounds, read_workload
 
     (tmp_path / "w.csv").write_text(WORKLOAD)
     w = read_workload(tmp_path / "w.csv", query.load_rule_set("default"), "gfx950", "bf16")

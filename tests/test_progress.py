@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 import time
 
-from cksolve.workload.progress import Progress
+from cksolve.progress import Progress
 
 
 class Terminal(io.StringIO):

@@ -18,11 +18,11 @@ from cksolve.solver.backends import BACKENDS
 
 #: import path -> the registry there
 REGISTRIES = {"cksolve:_HOME": cksolve._HOME, "cksolve.cli.commands:COMMANDS": commands.COMMANDS,
-              "cksolve.rulesets.registry:RULE_SETS": RULE_SETS, "cksolve.solver.backends:BACKENDS": BACKENDS,
+              "cksolve.rulesets.builtin:RULE_SETS": RULE_SETS, "cksolve.solver.backends:BACKENDS": BACKENDS,
               "cksolve.scoring.protocol:SCORERS": SCORERS}
 #: a command line naming an unknown entry of each registry that the command line reaches, and its typo
 UNKNOWN_AT_CLI = {"cksolve.cli.commands:COMMANDS": (["enumerat"], "enumerat"),
-                  "cksolve.rulesets.registry:RULE_SETS": (["count", "-r", "tny"], "tny"),
+                  "cksolve.rulesets.builtin:RULE_SETS": (["count", "-r", "tny"], "tny"),
                   "cksolve.solver.backends:BACKENDS": (["count", "-r", "default", "--backend", "cpsa"], "cpsa"),
                   "cksolve.scoring.protocol:SCORERS": (["evaluate", "--scorer", "analytc", "--measurements", "m.csv"],
                                                        "analytc")}

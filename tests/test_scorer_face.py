@@ -18,7 +18,7 @@ from test_cli import run
 
 from cksolve.ml.madeup import MADE_UP, MADE_UP_COLUMNS, made_up_rows
 from cksolve.scoring import SCORERS, evaluate_scorer
-from cksolve.scoring.base import ScorerBase
+from cksolve.scoring.scorer_base import ScorerBase
 
 ROOT = Path(__file__).resolve().parents[1] / "cksolve"
 
@@ -113,7 +113,7 @@ def test_the_evaluation_asks_the_face_whether_a_scorer_reads_labels(bench, label
 
 
 def test_the_model_scorer_reads_labels_unless_its_features_are_exact():
-    from cksolve.scoring.model import ModelScorer
+    from cksolve.scoring.model_scorer import ModelScorer
 
     face = ModelScorer.__new__(ModelScorer)
     for semantics, labels in (("exact", False), ("ck", True), ("ck-names", True)):

@@ -85,7 +85,7 @@ def test_search_top_k_is_a_prefix_of_top_more_ties_by_name():
 
 def test_minimize_perf_and_the_measured_scorer_agree_on_a_valid_file(tmp_path):
     """``minimize --perf`` reads its file with ``workload.perf`` (strict numbers, kernels of the rule set only,
-    its own error lines); the ``measured`` scorer reads the same file with ``ml.measurements``. On a valid
+    its own error lines); the ``measured`` scorer reads the same file with ``ml.training_data``. On a valid
     file they give every kernel of the rule set the same score (MADE-UP numbers), unmeasured kernels 0."""
     from cksolve.workload.perf import read_perf
 

@@ -19,7 +19,7 @@ from test_cli import run
 
 from cksolve.errors import CksolveError
 from cksolve.rulesets import get_rule_set
-from cksolve.rulesets.data import load_toml
+from cksolve.rulesets.builtin_data import load_toml
 from cksolve.rulesets.schemas import DEFAULT_SCHEMA, FULL_SCHEMA
 from cksolve.scoring import SCORERS, get_scorer
 from cksolve.scoring.factorfile import FACTORS_SCHEMA, base_factors, pipeline_coverage
@@ -206,13 +206,13 @@ def test_a_rule_set_data_file_refuses_a_bad_edit_in_one_line(tmp_path, monkeypat
 
 def test_the_rule_sets_load_their_files_through_their_schemas(monkeypatch):
     """``full`` and ``default`` hand their schema to the loader (not ``Any``)."""
-    from cksolve.rulesets import data, default, full
+    from cksolve.rulesets import builtin_data, default, full
 
     seen = {}
 
     def spy(package, filename, schema=None):
         seen[filename] = schema
-        return data.load_toml(package, filename, schema)
+        return builtin_data.load_toml(package, filename, schema)
 
     monkeypatch.setattr(full, "load_toml", spy)
     monkeypatch.setattr(default, "load_toml", spy)

@@ -10,7 +10,7 @@ import pytest
 from cksolve import explore, query
 from cksolve.solver.questions.evaluate import evaluate
 from cksolve.workload import applicable_records, parse_problem, read_problems
-from cksolve.workload.explain import runs
+from cksolve.workload.explain_problem import runs
 from cksolve.workload.score import analytic_score
 
 from conftest import CK, ck_available

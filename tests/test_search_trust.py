@@ -15,7 +15,7 @@ from cksolve.cli import main
 from cksolve.explore import ranked
 from cksolve.solver.questions.evaluate import evaluate
 from cksolve.workload import parse_problem
-from cksolve.workload.explain import runs
+from cksolve.workload.explain_problem import runs
 
 STEM = "N=1,C=3,K=64,Hi=224,Wi=224,Y=7,X=7,stride_h=2,stride_w=2,pad_h=3,pad_w=3"  # ResNet-50's conv1
 ONE_BY_ONE = "N=32,C=64,K=64,Hi=56,Wi=56,Y=1,X=1"  # 64 output channels: GEMM N = 64

@@ -16,7 +16,7 @@ pytest.importorskip("lightgbm")
 
 from cksolve.features import FEATURE_NAMES, features  # noqa: E402
 from cksolve.ml import read_model_dir  # noqa: E402
-from cksolve.ml.measurements import CK_COLUMNS  # noqa: E402
+from cksolve.ml.training_data import CK_COLUMNS  # noqa: E402
 from cksolve.ml.madeup import made_up_rows  # noqa: E402
 from cksolve.features import RowMaker  # noqa: E402
 from cksolve.ml.training import train  # noqa: E402

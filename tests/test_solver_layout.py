@@ -10,10 +10,10 @@ PACKAGE = Path(__file__).resolve().parents[1] / "cksolve"
 
 #: sub-package -> its modules (without __init__)
 CONCERNS = {
-    "engine": {"direct", "conditioning", "counting", "plan", "relations", "solutions", "verdicts"},
+    "engine": {"direct", "conditioning", "counting", "solve_plan", "relations", "solutions", "verdicts"},
     "listing": {"combos", "name_texts", "spelled", "stream"},
     "sampling": {"uniform", "draws", "batch_decode"},
-    "questions": {"evaluate", "explain", "neighbors"},
+    "questions": {"evaluate", "explain", "neighborhood"},
 }
 
 

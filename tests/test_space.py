@@ -216,7 +216,7 @@ def test_a_name_with_a_layout_its_kernel_does_not_take_is_refused_by_that_rule(n
 
 def test_a_rule_set_whose_constraints_change_is_solved_again():
     """solve_combo memoises by what the model is made of, not by which rule-set object asked."""
-    from cksolve.rulesets.base import RuleSet, pin
+    from cksolve.rulesets.rule_set import RuleSet, pin
 
     full = query.load_rule_set("full")
 

@@ -219,7 +219,7 @@ def test_listed_solve_waits_for_the_base_model():
     """A listed table over a model not solved yet is solved the general way (the base could be huge)."""
     from cksolve.solver import build_model
     from cksolve.solver.engine import direct
-    from cksolve.rulesets.base import configs_table
+    from cksolve.rulesets.rule_set import configs_table
 
     combo = Combo("gfx942", "forward", "fp16", 2)
     picked = full_configs(combo)[:3]

@@ -16,7 +16,7 @@ pytest.importorskip("sklearn")
 
 from cksolve.ml import read_measurements, read_model_dir  # noqa: E402
 from cksolve.ml.madeup import made_up_rows  # noqa: E402
-from cksolve.ml.measurements import CK_COLUMNS  # noqa: E402
+from cksolve.ml.training_data import CK_COLUMNS  # noqa: E402
 from cksolve.ml.selector import OBJECTIVES, choose, kernel_data, relevance  # noqa: E402
 from cksolve.ml.training import resolved_kernels, train  # noqa: E402
 from test_cli import run  # noqa: E402

@@ -21,7 +21,7 @@ UNMEASURED = ("N=1,C=64,K=64,Hi=14,Wi=14,Y=3,X=3,pad_h=1,pad_w=1", "N=2,C=64,K=6
 @pytest.fixture(scope="module")
 def made_up(tmp_path_factory):
     from cksolve.ml.madeup import made_up_rows
-    from cksolve.ml.measurements import CK_COLUMNS
+    from cksolve.ml.training_data import CK_COLUMNS
 
     d = tmp_path_factory.mktemp("unmeasured")
     m = d / "m.csv"

@@ -12,7 +12,7 @@ from cksolve import query
 from cksolve.solver import enumerate_combo, evaluate
 from cksolve.space.naming import parse_name
 from cksolve.workload import Problem, ProblemError, applicable, applicability_constraints, coverage, parse_problem, read_problems
-from cksolve.workload.explain import runs
+from cksolve.workload.explain_problem import runs
 
 from conftest import CK
 

@@ -41,7 +41,7 @@ ROOMS = {"solver": {"model": 0, "backend_protocol": 0, "engine": 1, "listing": 2
 TARGET = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*:[A-Za-z_]\w*")
 #: the registry entries that point up a layer on purpose, each resolved only when asked for: the derived rule
 #: sets (selections the solver computes) listed with the built-in ones, so that naming a rule set loads none
-ALLOWED = ("cksolve.rulesets.registry -> cksolve.derived.subsets",)
+ALLOWED = ("cksolve.rulesets.builtin -> cksolve.derived.subsets",)
 
 
 def rank(layer: str) -> int:

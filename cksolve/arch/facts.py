@@ -1,6 +1,6 @@
 """Per-architecture facts of the active CK version (:mod:`.versions`: ``facts.toml`` and the deltas).
 
-Facts are data; the constraints in :mod:`cksolve.arch.constraints` are built
+Facts are data; the constraints in :mod:`cksolve.arch.arch_constraints` are built
 from them. Adding a gfx target is a new table in the TOML file (or in a
 version's delta). Every memo here keys on the active version.
 """

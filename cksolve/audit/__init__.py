@@ -13,7 +13,7 @@ For every selected combination the rule set's own constraints alone give the
   selection, given the others;
 * containment against other rule sets, per combination (``containment``).
 
-Everything returns data (:class:`Report`); :mod:`.report` formats it.
+Everything returns data (:class:`Report`); :mod:`.audit_report` formats it.
 """
 
 from .containment import Containment

@@ -1,4 +1,4 @@
-"""What an audit finds, as plain values (``report.py`` turns them into text or JSON)."""
+"""What an audit finds, as plain values (``audit_report.py`` turns them into text or JSON)."""
 
 from __future__ import annotations
 

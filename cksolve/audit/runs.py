@@ -1,7 +1,7 @@
 """Running audits: one rule set (with containment checks against others) or ``all`` with CK's hierarchy.
 
 What the ``audit`` command asks for, as functions returning data; the
-report's words and JSON are :mod:`.report`'s.
+report's words and JSON are :mod:`.audit_report`'s.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from ..rulesets import Combo, RuleSet, get_rule_set, takes_rule_set
 from ..selection import Selection
 from .containment import EXPECTED, Containment, containment, parse_against
 from .findings import Report, categories
-from .report import as_json, as_text, findings
-from .rows import dead_rows, idle
+from .audit_report import as_json, as_text, findings
+from .dead_rows import dead_rows, idle
 from .scan import Scan
 
 __all__ = ["audit", "ALL", "run", "AUDIT_FORMATS", "audit_selection", "audit_text"]

@@ -8,7 +8,7 @@ rejects, the minimal blocking set of an empty or lossy combination, and, for
 each row of the rule set's own tables, whether an accepted config uses it and
 otherwise which arch rules kill it. Only two questions need further solves:
 whether an own constraint is idle (a solve without it) and why a row the rule
-set never proposes is unreachable (``rows.py``).
+set never proposes is unreachable (``dead_rows.py``).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from ..space.constraints import Table, scope_values
 from ..rulesets import Combo, RuleSet
 from .blocking import masks_removal, violation_masks
 from .findings import LOSS, ComboFinding, InvalidEntry
-from .model import Parts, count
+from .parts import Parts, count
 
 __all__ = ["Scan", "MAX_PROPOSED"]
 

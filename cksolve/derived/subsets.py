@@ -53,9 +53,9 @@ from itertools import compress
 from operator import attrgetter
 from typing import Callable, Sequence
 
-from ..arch.constraints import constraints_for
+from ..arch.arch_constraints import constraints_for
 from ..rulesets import get_rule_set
-from ..rulesets.base import RuleSet, configs_table
+from ..rulesets.rule_set import RuleSet, configs_table
 from ..solver import enumerate_combo
 from ..space.combo import Combo, kind_of
 from ..space.constraints import Constraint

@@ -9,7 +9,7 @@ asks a chosen solver backend (``solver.backends.BACKENDS``: direct, cpsat, pytho
 """
 
 from ..query import count_records as count  # the one count (re-exported: explore counts the whole space)
-from .backends import BACKENDS, check_with
+from .backend_check import BACKENDS, check_with
 from .sampling import arch_shares, sample, sample_arch_lines, sample_arch_stream, sample_names, sample_stream
 from .search import RANK_POOL, SEARCH_BACKENDS, SEARCH_OBJECTIVES, TIME_LIMIT, search, tie_note, cost_notes
 

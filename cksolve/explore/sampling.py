@@ -20,7 +20,7 @@ from typing import Iterator
 from ..errors import CksolveError
 from ..progress import phase
 from ..query import Record, Selection
-from ..rulesets.base import RuleSet
+from ..rulesets.rule_set import RuleSet
 from ..solver import SolutionSet, SpaceTooLarge, sample_blocks, sample_name_blocks, solve_combo
 from ..solver.sampling.draws import randbelow_many
 from ..space.memos import MEMOS

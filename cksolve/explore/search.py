@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING
 from ..arch.facts import common_facts
 from ..errors import CksolveError, did_you_mean, shorten
 from ..progress import phase
-from ..rulesets.base import RuleSet
+from ..rulesets.rule_set import RuleSet
 from ..rulesets.where import MAX_EXPRESSIONS, WhereError, where_check
 from ..solver import build_model, decode, get_backend, pinned, prune_domains, solve
 from ..solver.engine.direct import transient

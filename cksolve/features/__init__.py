@@ -28,8 +28,8 @@ from .engine import SEMANTICS
 from .rows import MODEL_SEMANTICS, RowMaker
 from .spec import FEATURE_NAMES, KERNEL_NAMES
 from .table import FeatureTable, features
-from .tasks import FEATURE_FORMATS, check_parquet, feature_stream, selection_pipeline_variants, write_features
-from .variants import PipelineVariant, pipeline_variants
+from .feature_tasks import FEATURE_FORMATS, check_parquet, feature_stream, selection_pipeline_variants, write_features
+from .pipeline_variants import PipelineVariant, pipeline_variants
 
 __all__ = [
     "features",

@@ -15,9 +15,9 @@ Formats, semantics and sources: docs/selection.md.
 from ..features import MODEL_SEMANTICS, KernelName, RowMaker, ShortName, read_kernel_name
 from .efficiency import picks, summary
 from .lgbm import INSTALL, MissingML
-from .measurements import CK_COLUMNS, Measurements, read_measurements
+from .training_data import CK_COLUMNS, Measurements, read_measurements
 from .modeldir import MANIFEST_FILE, MODEL_FILE, SPEC_FILE, ModelDir, read_model_dir, write_model_dir
-from .tasks import evaluate, evaluate_text
+from .evaluate_model import evaluate, evaluate_text
 from .training import train  # lightgbm and scikit-learn load on call (lgbm.lightgbm)
 
 __all__ = ["read_model_dir", "write_model_dir", "read_measurements", "train", "evaluate", "evaluate_text",

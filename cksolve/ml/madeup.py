@@ -28,8 +28,8 @@ import numpy as np
 
 from ..workload.perf import MADE_UP
 from ..formats import csv_writer
-from ..workload.facts import output_sizes
-from .measurements import CK_COLUMNS
+from ..workload.problem_facts import output_sizes
+from .training_data import CK_COLUMNS
 
 __all__ = ["made_up_rows", "write_csv", "made_up_tflops", "MADE_UP_COLUMNS", "TILES", "PIPELINE", "SCHEDULER"]
 

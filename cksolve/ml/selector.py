@@ -49,7 +49,7 @@ from .efficiency import picks, summary
 from .fits import THREADS, run_fits
 from .folds import ck_folds, ck_group_key
 from .lgbm import lightgbm
-from .measurements import Measurements
+from .training_data import Measurements
 
 __all__ = ["OBJECTIVES", "PARAMS", "TREES", "RELEVANCE", "SCORES", "KernelData", "kernel_data", "cross_validate",
            "choose", "fit_objective", "lgb_params", "relevance", "ck_predictor_note"]

@@ -41,7 +41,7 @@ from .efficiency import picks, summary
 from .fits import THREADS, default_jobs, fit, run_fits
 from .folds import GROUP_KEY, ck_folds, ck_group_key
 from .lgbm import lightgbm
-from .measurements import Measurements, read_measurements
+from .training_data import Measurements, read_measurements
 from .modeldir import write_model_dir
 from .selector import (OBJECTIVES, PARAMS, SCORES, TREES, choose, ck_predictor_note, cross_validate, fit_objective,
                        kernel_data)

@@ -15,7 +15,7 @@ from .choose import Hints, Pick, Plan, make_plan, shape_vectors
 from .layout import PAIRS_COLUMNS, check_out_dir, write_plan
 from .merge import MergeResult, merge_results
 from .shards import balance, imbalance
-from .tasks import Workload, earlier_rounds, plan_workload
+from .workload_plan import Workload, earlier_rounds, plan_workload
 
 __all__ = ["Candidate", "Pick", "Plan", "Hints", "make_plan", "shape_vectors", "rule_set_candidates",
            "named_candidates", "canonical_labels", "label_key", "write_plan", "check_out_dir", "PAIRS_COLUMNS",

@@ -171,7 +171,7 @@ def explain_name(name: str, arch: str, rule_set: RuleSet | None = None, nearest:
         return explanation(config, arch, rule_set, nearest,
                            candidates=candidate_rule_sets() if rule_set is None else ())
     from ..workload import as_problem  # deferred, with the next line: see the comment above
-    from ..workload.explain import explain_on_problem  # deferred
+    from ..workload.explain_problem import explain_on_problem  # deferred
 
     return explain_on_problem(config, arch, as_problem(problem), rule_set, nearest)
 

@@ -6,7 +6,7 @@ from ..errors import CksolveError, did_you_mean, shorten
 from ..rulesets import RuleSet, takes_rule_set
 from ..selection import select
 from ..solver import build_model
-from ..solver.questions.neighbors import MAX_RADIUS, METHODS, Neighbor, neighbors as _neighbors
+from ..solver.questions.neighborhood import MAX_RADIUS, METHODS, Neighbor, neighbors as _neighbors
 from ..space.combo import Combo
 from ..space.naming import parse_name
 

@@ -1,4 +1,4 @@
-"""Named rule sets: each is a bundle of extra constraints (see :mod:`.base`).
+"""Named rule sets: each is a bundle of extra constraints (see :mod:`.rule_set`).
 
 Rule sets are imported lazily, so naming one does not load the others' data. A library entry point's
 ``rule_set`` argument is read one way (``takes_rule_set``): a RuleSet, or a name or file resolved here.
@@ -11,10 +11,10 @@ import inspect
 import os
 from pathlib import Path
 
-from .base import Combo, RuleSet, RuleSetError, kind_of
+from .rule_set import Combo, RuleSet, RuleSetError, kind_of
 from .file import FileRuleSet
 from .named import named_rule_set
-from .registry import RULE_SETS, rule_set_description
+from .builtin import RULE_SETS, rule_set_description
 
 __all__ = ["Combo", "RuleSet", "RuleSetError", "RULE_SETS", "get_rule_set", "rule_set_names", "kind_of",
            "CANDIDATE_RULE_SETS", "candidate_rule_sets", "rule_set_description", "as_rule_set", "takes_rule_set"]

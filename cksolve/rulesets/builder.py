@@ -25,12 +25,12 @@ import os
 from pathlib import Path
 from typing import Sequence
 
-from ..arch.constraints import wmma_k_constraint
+from ..arch.arch_constraints import wmma_k_constraint
 from ..arch.facts import arch_facts
 from ..space.constraints import Constraint, Table
 from ..space.kinds import DEPTHWISE
 from ..space.memos import MEMOS
-from .base import Combo, RuleSet, RuleSetError, configs_table, kind_of
+from .rule_set import Combo, RuleSet, RuleSetError, configs_table, kind_of
 from .builder_conf import Instance, builder_data
 from .builder_lines import parse_conf, unusable
 

@@ -19,14 +19,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Mapping
 
-from ..arch.constraints import vectors_ok, wmma_k_ok, wmma_shape_ok
+from ..arch.arch_constraints import vectors_ok, wmma_k_ok, wmma_shape_ok
 from ..space.axes import AXES
 from ..space.config import DepthwiseConfig, KernelConfig
 from ..space.datafile import Any
 from ..space.memos import MEMOS
 from ..space.values import value_facts
-from .base import RuleSetError
-from .data import load_toml
+from .rule_set import RuleSetError
+from .builtin_data import load_toml
 
 __all__ = ["Instance", "builder_data"]
 

@@ -20,7 +20,7 @@ from pathlib import Path
 from ..errors import CksolveError, shorten
 from ..space.axes import AXES
 from ..space.textfile import read_text
-from .base import RuleSetError
+from .rule_set import RuleSetError
 from .builder_conf import Instance, builder_data
 
 __all__ = ["ConfError", "parse_conf", "parse_instance", "unusable"]

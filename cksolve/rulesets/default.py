@@ -15,8 +15,8 @@ from typing import Sequence
 from ..space.constraints import Constraint
 from ..space.kinds import DEPTHWISE
 from ..space.memos import MEMOS
-from .base import Combo, RuleSet, kind_of, nothing, pin, pin_defaults, table
-from .data import load_toml
+from .rule_set import Combo, RuleSet, kind_of, nothing, pin, pin_defaults, table
+from .builtin_data import load_toml
 from .schemas import DEFAULT_SCHEMA
 
 __all__ = ["DefaultRuleSet"]

@@ -40,10 +40,10 @@ from ..space.constraints import Constraint, Table
 from ..space.kinds import GEMM, KINDS
 from ..space.naming import parse_names
 from ..space.textfile import numbered_lines, parse_toml, read_text
-from .base import Combo, RuleSet, RuleSetError, nothing
+from .rule_set import Combo, RuleSet, RuleSetError, nothing
 from .listed import ListedRuleSet
 from .named import named_rule_set
-from .registry import RULE_SETS
+from .builtin import RULE_SETS
 from .where import file_where
 
 __all__ = ["FileRuleSet", "KEYS", "TABLE_KEYS", "MAX_DEPTH"]

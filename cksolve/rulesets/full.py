@@ -33,20 +33,20 @@ instead of CK's emission loops:
 
 ``is_valid_for_arch`` and the arch filter are the arch layer (applied by the
 solver); ``full`` configs carry a dtype tag in CK, so the dtype-tagged WMMA K
-rule (:func:`cksolve.arch.constraints.wmma_k_constraint`) is added here.
+rule (:func:`cksolve.arch.arch_constraints.wmma_k_constraint`) is added here.
 """
 
 from __future__ import annotations
 
 from typing import Sequence
 
-from ..arch.constraints import wmma_k_for
+from ..arch.arch_constraints import wmma_k_for
 from ..arch.facts import arch_facts, common_facts
 from ..space.constraints import Check, Constraint, Table
 from ..space.kinds import DEPTHWISE
 from ..space.memos import MEMOS
-from .base import GEMM_DEFAULTS, Combo, RuleSet, kind_of, nothing, pin, pin_defaults, table
-from .data import load_toml
+from .rule_set import GEMM_DEFAULTS, Combo, RuleSet, kind_of, nothing, pin, pin_defaults, table
+from .builtin_data import load_toml
 from .schemas import FULL_SCHEMA
 
 __all__ = ["FullRuleSet"]

@@ -14,7 +14,7 @@ from typing import Iterable, Sequence
 from ..space.axes import kind_axes
 from ..space.constraints import Constraint, scope_values
 from ..space.kinds import KINDS
-from .base import Combo, RuleSet, configs_table, kind_of
+from .rule_set import Combo, RuleSet, configs_table, kind_of
 
 __all__ = ["ListedRuleSet"]
 

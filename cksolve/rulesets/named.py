@@ -7,8 +7,8 @@ Below :mod:`.file` (a rule-set file extends built-in sets by name) and the packa
 from __future__ import annotations
 
 from ..space.memos import MEMOS
-from .base import RuleSet
-from .registry import RULE_SETS, rule_set_description
+from .rule_set import RuleSet
+from .builtin import RULE_SETS, rule_set_description
 
 __all__ = ["named_rule_set", "rule_set_class"]
 

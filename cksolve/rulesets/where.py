@@ -34,7 +34,7 @@ import operator
 from ..errors import shorten, valid_list
 from ..space.axes import AXES
 from ..space.constraints import Check
-from .base import RuleSetError
+from .rule_set import RuleSetError
 
 __all__ = ["compile_where", "where_test", "where_check", "file_where", "WhereError", "MAX_TEXT", "MAX_NODES",
            "MAX_DEPTH", "MAX_INT_DIGITS", "MAX_ITEMS", "MAX_COMBINATIONS", "MAX_EXPRESSIONS"]

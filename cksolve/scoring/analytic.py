@@ -56,10 +56,10 @@ import numpy as np
 from ..arch.facts import arch_facts, common_facts
 from ..space.kinds import GEMM, kernel_kind
 from ..space.pipelines import double_buffered
-from ..workload.facts import ceil_div
+from ..workload.problem_facts import ceil_div
 from .device import Device, device
 from .factorfile import base_factors, calibration_of, factors_for
-from .base import ScorerBase
+from .scorer_base import ScorerBase
 
 __all__ = ["AnalyticScorer", "estimate", "estimate_batch", "bound_batch", "Choices", "problem_terms", "COLUMNS",
            "per_distinct"]

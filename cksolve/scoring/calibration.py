@@ -311,7 +311,7 @@ def calibrate(paths: list, arch: str, dtype: str, folds: int = DEFAULT_FOLDS, ob
     resolved by ``hygiene`` (``workload.HygieneOptions``; default: the arch's, every invalid row excluded);
     cross-validate with ``folds`` problem-grouped folds (0: none). The result: ``values`` (path -> value),
     ``text`` (the factors file), ``cv``, ``verdict`` (``workload.Hygiene``), the data's size."""
-    from ..ml.measurements import measurements_of  # deferred: the readers load for this command only
+    from ..ml.training_data import measurements_of  # deferred: the readers load for this command only
     from ..workload.hygiene import HygieneOptions, check_rows  # deferred: as above
     from ..workload.perf import read_measurement_file  # deferred: as above
 

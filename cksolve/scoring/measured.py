@@ -1,4 +1,4 @@
-"""The measured scorer: a pair's measured TFLOPS (from a measurement file, ``ml.measurements``).
+"""The measured scorer: a pair's measured TFLOPS (from a measurement file, ``ml.training_data``).
 
 The file's rows are checked first (``workload.hygiene``, for the arch the scorer is
 prepared for: invalid rows are left out unless ``keep_invalid``); the verdict is
@@ -20,11 +20,11 @@ from typing import Sequence
 
 from ..errors import CksolveError, shorten
 from ..features.ckname import dispatcher_name
-from ..ml.measurements import read_measurements
+from ..ml.training_data import read_measurements
 from ..space.kinds import GEMM, kernel_kind
 from ..workload.hygiene import HygieneOptions
 from ..workload.perf import measured_scores, read_measurement_file
-from .base import ScorerBase
+from .scorer_base import ScorerBase
 
 __all__ = ["MeasuredScorer", "unmeasured_note"]
 

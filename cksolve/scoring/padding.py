@@ -14,7 +14,7 @@ from typing import Sequence
 import numpy as np
 
 from ..workload.score import analytic_scores, cu_count
-from .base import ScorerBase
+from .scorer_base import ScorerBase
 
 __all__ = ["PaddingScorer", "PADDING_DESCRIPTION"]
 

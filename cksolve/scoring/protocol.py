@@ -55,7 +55,7 @@ SCORERS = LazyRegistry("scorer")
 for _kind, _target, _commands in (
     ("analytic", "cksolve.scoring.analytic:AnalyticScorer", ("select", "search", "evaluate")),
     ("padding", "cksolve.scoring.padding:PaddingScorer", ("minimize", "select", "search", "evaluate")),
-    ("model", "cksolve.scoring.model:ModelScorer", ("select", "search", "evaluate")),
+    ("model", "cksolve.scoring.model_scorer:ModelScorer", ("select", "search", "evaluate")),
     ("measured", "cksolve.scoring.measured:MeasuredScorer", ("minimize", "select", "search", "evaluate")),
 ):
     SCORERS.register(_kind, _target, commands=_commands)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable, Mapping
 
-from ..arch.constraints import constraints_for
+from ..arch.arch_constraints import constraints_for
 from ..space.axes import AXES, SELECTION_AXES, kind_axes
 from ..space.canonical import space_constraints
 from ..space.combo import Combo, ConstraintSource, kind_of

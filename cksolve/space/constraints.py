@@ -10,7 +10,7 @@ and a *form* that every backend can compile:
     ``AddForbiddenAssignments``, python-constraint a membership test.
 ``Check``
     a named, parameterised test (a module-level function of the module that
-    states it -- :mod:`cksolve.arch.constraints`, :mod:`cksolve.rulesets.full`,
+    states it -- :mod:`cksolve.arch.arch_constraints`, :mod:`cksolve.rulesets.full`,
     :mod:`cksolve.workload.checks` -- never a lambda) over the scope values. It is the ground truth for
     the direct evaluator; the solvers compile it into a table over the
     (finite) domains of its scope, so arithmetic such as LDS bytes never becomes

@@ -1,7 +1,7 @@
 """The tests behind the applicability rules (``applicability.toml`` names them), each written once.
 
 Each test takes the values of its rule's scope, then the problem's ``Facts``,
-the arch and the dtype, and is elementwise (``facts.py``): the same function
+the arch and the dtype, and is elementwise (``problem_facts.py``): the same function
 answers one (problem, kernel) pair -- plain values, the solver's ``Check`` and
 ``explain`` -- and a whole workload against every distinct scope value at once
 -- columns and rows, ``columns.decide_groups``. So a new rule is one entry in
@@ -17,7 +17,7 @@ from ..space.config import DepthwiseConfig
 from ..space.memos import MEMOS
 from ..space.pipelines import pipelines_with
 from ..space.values import value_facts, values_with
-from .facts import all_of, ceil_div, isin, not_
+from .problem_facts import all_of, ceil_div, isin, not_
 from .problem import DIRECTIONS
 
 #: Pipelines CK Tile marks Async (inferred from their names; applicability.md F2 [I]): pipelines.toml async_copy.

@@ -20,7 +20,7 @@ from typing import Sequence
 import numpy as np
 
 from . import checks
-from .facts import Facts, derive
+from .problem_facts import Facts, derive
 from .problem import FIELDS, Problem
 from .problem_table import FIELD_LIMIT, distinct_rows, rows_of
 from .rules import rules_for

@@ -22,7 +22,7 @@ from ..solver import bounded_configs
 from . import columns
 from .problem import DIRECTIONS, Problem
 from .problem_table import DIRECTION, DIRECTION_NAMES, ProblemTable, ndims, problem_of
-from .progress import Progress
+from ..progress import Progress
 from .rules import rule_axes
 
 __all__ = ["CoverageRecord", "CoverageStream", "NO_KERNELS", "Workspace", "applicable", "blocking", "coverage",

@@ -24,7 +24,7 @@ from ..errors import CksolveError
 from ..rulesets import RuleSet
 from .coverage import Decisions, Workspace
 from .problem_table import ProblemTable
-from .progress import phase
+from ..progress import phase
 from .minimize import Grouped, collapse
 from .perf import measured_scores
 from .problem import Problem

@@ -30,7 +30,7 @@ from typing import Sequence
 import numpy as np
 
 from ..errors import CksolveError
-from .progress import Progress
+from ..progress import Progress
 
 __all__ = ["Instance", "Grouped", "Request", "Result", "group_instance", "solve", "check"]
 

@@ -19,7 +19,7 @@ from typing import Iterable
 from ..errors import CksolveError, did_you_mean, valid_list
 from ..space.textfile import read_text
 from ..space.variants import VARIANTS
-from .facts import Facts, derive, output_sizes
+from .problem_facts import Facts, derive, output_sizes
 
 __all__ = ["Problem", "ProblemFacts", "ProblemError", "DIRECTIONS", "FIELDS", "parse_problem", "read_workload",
            "as_problem"]

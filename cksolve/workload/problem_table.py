@@ -23,7 +23,7 @@ from typing import Sequence
 
 import numpy as np
 
-from .facts import output_sizes
+from .problem_facts import output_sizes
 from .problem import (DIRECTIONS, FIELDS, MAX_DIGITS, RECORD_KEYS, Problem, ProblemError, _from_mapping,
                       check_label, csv_header, read_file, read_workload, skipped)
 

@@ -42,7 +42,7 @@ from ..arch.facts import common_facts
 from ..errors import CksolveError
 from ..space.kinds import DEPTHWISE, GEMM, KINDS
 from .columns import facts_of_matrix, matrix_of
-from .facts import Facts, ceil_div, minimum, where
+from .problem_facts import Facts, ceil_div, minimum, where
 from .problem import Problem
 
 __all__ = ["analytic_score", "analytic_scores", "cu_count", "score_terms", "score_key"]

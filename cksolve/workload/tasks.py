@@ -17,7 +17,7 @@ from .coverage import CoverageStream, Workspace, coverage
 from .hygiene import HygieneOptions, check_rows
 from .minimize import Request
 from .perf import perf_scores, read_measurement_file
-from .plan import known_kernels, plan
+from .minimize_plan import known_kernels, plan
 from .problem import Problem, as_problem
 from .problem_table import read_problems, read_table
 from . import writers

@@ -25,8 +25,8 @@ from ..formats import csv_dict_writer, csv_writer
 from .coverage import CoverageRecord, CoverageStream
 from .problem import FIELDS
 from .problem_table import DIRECTION, DIRECTION_NAMES
-from .progress import Progress, phase
-from .report import count, coverage_table, tally_lines
+from ..progress import Progress, phase
+from .coverage_report import count, coverage_table, tally_lines
 
 __all__ = ["TABLE_ROWS", "write_coverage"]
 

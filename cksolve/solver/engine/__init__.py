@@ -4,7 +4,7 @@ Re-export only; the modules are the engine's steps::
 
     direct        propagate, push down, factorise, join: solve(model) -> SolutionSet
     relations     constraints reduced by a combination's fixed axes, and the row operations on them
-    plan          push-down, components and leaves, made once per relation shape
+    solve_plan    push-down, components and leaves, made once per relation shape
     solutions     what a solve returns: components of core rows extended by leaves
     counting      counting a component too large to list (SpaceTooLarge past the bounds)
     conditioning  a component too large to join: tabulate, split, condition, join the pieces

@@ -47,7 +47,7 @@ from typing import Callable
 from ...space.constraints import Check
 from ...space.memos import MEMOS
 from .counting import SpaceTooLarge
-from .plan import connected
+from .solve_plan import connected
 from .relations import Relation, derived, domain_ids, index_rows, relation
 from .verdicts import raw_test, verdicts
 

@@ -19,7 +19,7 @@
    product of its leaves' option counts) and never materialises a config.
 
 This module runs those steps; :mod:`.relations` holds the reduced constraints
-and the row operations (canonical, with verdict memos), :mod:`.plan` decides
+and the row operations (canonical, with verdict memos), :mod:`.solve_plan` decides
 steps 2-3 once per relation shape, and :mod:`.solutions` is what a solve
 returns. Models that differ only in the fixed value of an axis no constraint
 reads share one solve. A model that is an already solved model plus a table
@@ -42,7 +42,7 @@ from ...space.memos import MEMOS
 from .conditioning import _PIECES, solve_piece
 from .counting import LIST_LIMIT, ROW_LIMIT, SpaceTooLarge, check_size
 from ..model import Model
-from .plan import make_plan
+from .solve_plan import make_plan
 from .relations import (Relation, derived, domain_ids, filter_rows, filtered_rows, index_rows, key_getter, projection,
                         relation)
 from .solutions import SAME_COMPONENTS, Component, Leaf, SolutionSet, interned

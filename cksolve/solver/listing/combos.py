@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from functools import partial
 
-from ...arch.constraints import constraints_for
+from ...arch.arch_constraints import constraints_for
 from ...space.combo import kind_of
 from ...space.kinds import kernel_kind
 from ...space.memos import MEMOS

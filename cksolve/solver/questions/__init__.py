@@ -2,9 +2,9 @@
 
 Re-export only::
 
-    evaluate   every constraint tested on one config: the ground truth the solvers are tested against
-    explain    every violated constraint and the nearest valid configs, as a record and in words
-    neighbors  valid configs near one config, found by testing candidates against the model
+    evaluate      every constraint tested on one config: the ground truth the solvers are tested against
+    explain       every violated constraint and the nearest valid configs, as a record and in words
+    neighborhood  valid configs near one config, found by testing candidates against the model
 
 Above the listing (:mod:`cksolve.solver.listing`: ``explain`` ranks a small source's configs).
 """

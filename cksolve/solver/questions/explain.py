@@ -28,7 +28,7 @@ from ..listing.combos import CONFIG_LIMIT, bounded_configs
 from ..engine.counting import SpaceTooLarge
 from ..model import build_model
 from .evaluate import Verdict, evaluate
-from .neighbors import MAX_RADIUS, Neighbor, neighbors
+from .neighborhood import MAX_RADIUS, Neighbor, neighbors
 
 __all__ = ["Explanation", "Nearest", "explain", "explanation", "nearest_valid", "NEAREST_RADIUS"]
 

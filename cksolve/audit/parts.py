@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from functools import cached_property
 
-from ..arch.constraints import constraints_for
+from ..arch.arch_constraints import constraints_for
 from ..solver import Model, build_model, solve
 from ..space.canonical import space_constraints
 from ..space.constraints import Constraint, Table

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Iterable, Iterator
 
 from ..query import CheckRecord
-from ..rulesets.base import RuleSet
+from ..rulesets.rule_set import RuleSet
 from ..solver import BACKENDS, build_model, get_backend
 from ..space.combo import Combo
 from ..space.config import config_fields

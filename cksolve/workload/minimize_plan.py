@@ -20,7 +20,7 @@ from .grouping import GroupedWorkload
 from .minimize import Grouped, Request, Result, check, solve
 from .problem import DIRECTIONS, Problem
 from .problem_table import DIRECTION, ProblemTable
-from .progress import phase
+from ..progress import phase
 
 __all__ = ["Plan", "plan"]
 

@@ -9,10 +9,10 @@ from ..formats import check_format
 from ..rulesets import RuleSet, takes_rule_set
 from ..selection import VARIANTS, Selection, gemm_variants
 from ..workload.problem_table import read_problems
-from .render import FORMATS, check_parquet, render, write_parquet, write_rows
+from .table_writers import FORMATS, check_parquet, render, write_parquet, write_rows
 from .engine import SEMANTICS
 from .table import FeatureTable, features, iter_features
-from .variants import PipelineVariant, pipeline_variants as derive
+from .pipeline_variants import PipelineVariant, pipeline_variants as derive
 
 __all__ = ["FEATURE_FORMATS", "FEATURE_SEMANTICS", "feature_table", "feature_text", "feature_stream", "write_features",
            "check_parquet", "selection_pipeline_variants"]

@@ -22,7 +22,7 @@ from ..space.constraints import Table
 from ..space.memos import MEMOS
 from .blocking import minimal_removal
 from .findings import DeadRow, Unreachable
-from .model import Parts, count, pinned
+from .parts import Parts, count, pinned
 from .scan import Scan
 
 __all__ = ["dead_rows", "idle"]

@@ -6,7 +6,7 @@ Users' rule-set files are read by :mod:`.file` (through ``space.textfile``, the 
 from __future__ import annotations
 
 from ..space.datafile import Any, load
-from .base import RuleSetError
+from .rule_set import RuleSetError
 
 __all__ = ["load_toml"]
 

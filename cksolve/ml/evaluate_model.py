@@ -6,7 +6,7 @@ import json
 
 from ..errors import CksolveError
 from ..formats import table_text
-from .measurements import read_measurements
+from .training_data import read_measurements
 from .modeldir import read_model_dir
 
 __all__ = ["evaluate", "evaluate_text", "EVALUATE_FORMATS", "SUMMARY_KEYS"]

@@ -14,7 +14,7 @@ import numpy as np
 from ..errors import CksolveError
 from ..features import RowMaker
 from ..ml.modeldir import read_model_dir
-from .base import ScorerBase
+from .scorer_base import ScorerBase
 
 __all__ = ["ModelScorer"]
 
