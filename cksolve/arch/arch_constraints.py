@@ -197,13 +197,13 @@ def gemm_constraints(arch: str) -> tuple[Constraint, ...]:
     return _gemm_constraints(arch_facts(arch), _async_archs(version))
 
 
-@MEMOS.cached("arch.constraints._async_archs")
+@MEMOS.cached("arch.arch_constraints._async_archs")
 def _async_archs(version) -> str:
     """The archs running async-copy pipelines under ``version`` (the active one), as messages name them."""
     return " and ".join(archs_with("async_copy"))
 
 
-@MEMOS.cached("arch.constraints.gemm_constraints")
+@MEMOS.cached("arch.arch_constraints.gemm_constraints")
 def _gemm_constraints(facts, async_archs: str) -> tuple[Constraint, ...]:
     ws = facts.warp_size
     splits = frozenset(facts.wave_splits)
@@ -389,7 +389,7 @@ def wmma_k_for(facts) -> Constraint:
     return _wmma_k_constraint(facts.warp_size)
 
 
-@MEMOS.cached("arch.constraints.wmma_k_constraint")
+@MEMOS.cached("arch.arch_constraints.wmma_k_constraint")
 def _wmma_k_constraint(ws: int) -> Constraint:
     return interned(Check(
         "arch.wmma_k", ("warp_tile_k",), wmma_k_ok,

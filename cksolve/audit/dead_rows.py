@@ -34,7 +34,7 @@ def _put_back_order(constraints) -> list:
     return tables + [c for c in constraints if not (isinstance(c, Table) and not c.forbid)]
 
 
-_KILLERS: dict = MEMOS.memo("audit.rows.killers")
+_KILLERS: dict = MEMOS.memo("audit.dead_rows.killers")
 
 
 def unreachable_killers(p: Parts, table: Table, row: tuple) -> tuple[str, ...]:
