@@ -158,3 +158,22 @@ def test_help_loads_no_scorer():
             "print(sorted(m for m in sys.modules if m.startswith(('numpy', 'cksolve.scoring.', 'lightgbm'))))")
     got = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert set(eval(got)) <= {"cksolve.scoring.protocol"}, got
+
+
+def test_every_scorer_answers_the_whole_face():
+    """Each registered scorer class carries every member of the ``Scorer`` face (``hygiene`` and
+    ``unmeasured_note`` included), so commands call them without ``getattr`` or asking which kind it is."""
+    from cksolve.scoring.protocol import Scorer
+
+    members = [m for m in vars(Scorer) if not m.startswith("_")] + list(Scorer.__annotations__)
+    for kind in SCORERS.names():
+        cls = SCORERS.get(kind)
+        missing = [m for m in members if not hasattr(cls, m) and m != "kind"]
+        assert not missing, (kind, missing)
+
+
+def test_the_commands_ask_a_scorer_through_its_face_alone():
+    """No command module reads a scorer's members with ``getattr`` (a member it may lack)."""
+    for name in ("select.py", "space.py", "minimize.py"):
+        text = (ROOT / "cli" / name).read_text()
+        assert "getattr(scorer" not in text and "getattr(rescorer" not in text, name

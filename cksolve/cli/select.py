@@ -232,10 +232,8 @@ def select_cmd(
     else:
         scorer = scoring.get_scorer(kind, device=device, factors=factors)
     scorer.prepare(arch, dtype)  # a device of another arch, a model of another dtype: one error before any output
-    say_hygiene(getattr(scorer, "hygiene", None))
-    note = None
-    if measured is not None:
-        note = scorer.unmeasured_note(plist, dtype, allow_unmeasured)
+    say_hygiene(scorer.hygiene)
+    note = scorer.unmeasured_note(plist, dtype, allow_unmeasured)
     say(f"ranking by {scorer.describe()}")
     if note:
         say(note)

@@ -182,7 +182,7 @@ def _ranked_search(problem, arch, dtype, rs, top, where, fmt, output, device, mo
         raise CksolveError("--allow-unmeasured goes with --measurements")
     if rescorer is not None:
         rescorer.prepare(arch, dtype)
-        say_hygiene(getattr(rescorer, "hygiene", None))
+        say_hygiene(rescorer.hygiene)
     note = None
     if measured is not None:
         from ..workload import parse_problem  # deferred (see _infeasible_reason)

@@ -26,6 +26,9 @@ class Scorer(Protocol):
     #: whether the scorer is given each measured label as CK reads its name (``features.read_kernel_name``: a
     #: model of CK's feature semantics) rather than the kernel the label resolved to (``evaluate_scorer``)
     scores_labels: bool
+    #: what the hygiene check found in the rows the scorer reads (``workload.hygiene``), once prepared; None for
+    #: a scorer that reads no measurements
+    hygiene: object | None
 
     def score(self, pairs: Sequence[tuple], arch: str, dtype: str) -> list[float]:
         ...
@@ -44,6 +47,11 @@ class Scorer(Protocol):
 
     def made_for(self) -> tuple[str | None, str | None]:
         """The arch and dtype the scorer was made for (a model's spec), each None when it does not say."""
+        ...
+
+    def unmeasured_note(self, problems: Sequence, dtype: str, allow: bool) -> str | None:
+        """The line to say when ``problems`` have no measurement the scorer can read (an error unless
+        ``allow``); None when all have one, or the scorer reads no measurements."""
         ...
 
 

@@ -15,10 +15,15 @@ class ScorerBase:
     is held at once grows with the configs, not with problems x configs)."""
 
     scores_labels = False  # scores kernels, not the names CK read (``Scorer.scores_labels``)
+    hygiene = None  # reads no measurements (``Scorer.hygiene``)
 
     def made_for(self) -> tuple[str | None, str | None]:
         """Made for no arch or dtype in particular (``Scorer.made_for``)."""
         return None, None
+
+    def unmeasured_note(self, problems: Sequence, dtype: str, allow: bool) -> str | None:
+        """Reads no measurements: nothing to say (``Scorer.unmeasured_note``)."""
+        return None
 
     def score_grid(self, problems: Sequence, configs: Sequence, arch: str, dtype: str) -> np.ndarray:
         problems, configs = list(problems), list(configs)
