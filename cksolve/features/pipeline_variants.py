@@ -23,7 +23,7 @@ from itertools import product
 from typing import Iterable, NamedTuple
 
 from ..progress import phase
-from ..solver import build_model, get_backend, prune_domains
+from ..solver import build_model, connected, get_backend, prune_domains
 from ..space.axes import AXES
 from ..space.buffering import BUFFERING_RULES
 from ..space.kinds import GEMM
@@ -122,19 +122,12 @@ class _Witnesses:
 
 def _parts(model, domains: dict) -> list[frozenset]:
     """The open axes (more than one value) grouped by the constraints that join them, in the model's order."""
-    root = {a: a for a in model.axes if len(domains[a]) > 1}
+    open_axes = tuple(a for a in model.axes if len(domains[a]) > 1)
+    joins = [_Join(free) for c in model.constraints if (free := tuple(a for a in c.scope if len(domains[a]) > 1))]
+    return [frozenset(axes) for axes, _ in connected(open_axes, joins)]
 
-    def find(a):
-        while root[a] != a:
-            root[a] = root[root[a]]
-            a = root[a]
-        return a
 
-    for c in model.constraints:
-        open_axes = [a for a in c.scope if a in root]
-        for a in open_axes[1:]:
-            root[find(a)] = find(open_axes[0])
-    groups: dict = {}
-    for a in root:
-        groups.setdefault(find(a), []).append(a)
-    return [frozenset(g) for g in groups.values()]
+class _Join(NamedTuple):
+    """A constraint as ``connected`` reads it: the open axes it joins."""
+
+    free: tuple

@@ -18,7 +18,7 @@ re-exported: its few callers import it where they need it, deferred.
 """
 
 from .backends import BACKENDS, DEFAULT_BACKEND, Backend, CannotCount, get_backend, pinned
-from .engine import SolutionSet, SpaceTooLarge, key_getter, solve
+from .engine import SolutionSet, SpaceTooLarge, connected, key_getter, solve
 from .listing import (CONFIG_LIMIT, bounded_configs, config_blocks, enumerate_combo, name_blocks, names_combo,
                       solve_combo)
 from .model import Model, build_model, prune_domains
@@ -33,5 +33,5 @@ __all__ = [
     "BACKENDS", "DEFAULT_BACKEND", "Backend", "CannotCount", "get_backend", "pinned",
     "sample_solutions", "sample_blocks", "sample_name_blocks", "decode",
     "config_blocks", "name_blocks",
-    "key_getter",
+    "key_getter", "connected",
 ]

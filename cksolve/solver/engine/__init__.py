@@ -17,5 +17,6 @@ model (:mod:`cksolve.solver.model`).
 from .counting import SpaceTooLarge
 from .direct import SolutionSet, solve
 from .relations import key_getter
+from .solve_plan import connected
 
-__all__ = ["SolutionSet", "solve", "SpaceTooLarge", "key_getter"]
+__all__ = ["SolutionSet", "solve", "SpaceTooLarge", "key_getter", "connected"]

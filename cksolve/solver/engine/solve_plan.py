@@ -45,7 +45,8 @@ def make_plan(rels: list[Relation], free_axes: tuple) -> Plan:
 
 
 def connected(axes: Sequence[str], rels: Sequence[Relation]) -> list[tuple[tuple, list[int]]]:
-    """The connected parts of ``axes`` under ``rels`` (two axes are joined when a relation reads both):
+    """The connected parts of ``axes`` under ``rels`` (two axes are joined when a relation reads both; a
+    relation is anything whose ``free`` names the axes it reads, at least one):
     (axes in the given order, positions of the relations reading them), in order of each part's first axis.
     An axis no relation reads is a part of its own; every relation's axes must be among ``axes``."""
     parent = {a: a for a in axes}
