@@ -54,9 +54,7 @@ def spelled_rows(solutions) -> tuple[list[str], list[tuple], itemgetter] | None:
         rows = [r + o for r, os in zip(rows, opts) for o in os]
     if heads is None:
         heads = _heads(kind, spell, itemgetter(*(offsets[f] for f in head_fields)), rows)
-    known = _HEADS[kind]  # (never empty here: the heads were just rendered)
-    ref_values = next(iter(known))
-    spell.reference(zip(head_fields, ref_values), known[ref_values])
+    _reference(kind, spell)
     tail_of = itemgetter(*(offsets[a] for a in spell.tail_axes))
     names = list(map(str.__add__, heads, map(spell.tails.__getitem__, map(tail_of, rows))))
     return names, rows, itemgetter(*(offsets[f] for f in spell.fields))
@@ -86,19 +84,14 @@ def spelled_names(solutions) -> list[str] | None:
     for leaf in head_leaves:
         opts = map(leaf.options.__getitem__, map(key_getter(tuple(i + n for i in leaf.key)), rows))
         rows = [r + o for r, os in zip(rows, opts) for o in os]
-    head_fields = spell.head_fields
-    heads = _heads(kind, spell, itemgetter(*(offsets[f] for f in head_fields)), rows)
-    known = _HEADS[kind]
-    ref_values = next(iter(known))
-    spell.reference(zip(head_fields, ref_values), known[ref_values])
+    heads = _heads(kind, spell, itemgetter(*(offsets[f] for f in spell.head_fields)), rows)
+    _reference(kind, spell)
     # a tail is the partial row's tail values (``prefix``) and the tail leaves' options, in this order; the
     # tail texts under a partial row depend on those values and the leaves' option lists only (which recur)
     prefix = tuple(a for a in flat if a not in spell.head)
     order = [*prefix, *(a for leaf in tail_leaves for a in leaf.axes)]
     layout = (kind, prefix, tuple(leaf.axes for leaf in tail_leaves))
-    known_tails = _TAILS.get(layout)
-    if known_tails is None or len(known_tails) > HEADS_HELD:
-        known_tails = _TAILS[layout] = {}
+    known_tails = _held(_TAILS, layout)
     to_tail = itemgetter(*map(order.index, spell.tail_axes))
     tails = spell.tails
     prefix_of = key_getter(tuple(offsets[a] for a in prefix))
@@ -126,9 +119,7 @@ def _spelled(solutions) -> tuple | None:
 
 def _heads(kind: str, spell, head_of, rows: list) -> list[str]:
     """The head text of every row, each distinct head rendered once per process."""
-    known = _HEADS.get(kind)
-    if known is None or len(known) > HEADS_HELD:
-        known = _HEADS[kind] = {}
+    known = _held(_HEADS, kind)
     heads = []
     for values in map(head_of, rows):
         text = known.get(values)
@@ -136,3 +127,19 @@ def _heads(kind: str, spell, head_of, rows: list) -> list[str]:
             text = known[values] = spell.head_of(values)
         heads.append(text)
     return heads
+
+
+def _held(memo: dict, key) -> dict:
+    """``memo[key]``, a dict started afresh when missing or past ``HEADS_HELD`` entries."""
+    known = memo.get(key)
+    if known is None or len(known) > HEADS_HELD:
+        known = memo[key] = {}
+    return known
+
+
+def _reference(kind: str, spell) -> None:
+    """Give the spelling one rendered head of ``kind`` as its reference (never empty here: heads were just
+    rendered)."""
+    known = _HEADS[kind]
+    ref_values = next(iter(known))
+    spell.reference(zip(spell.head_fields, ref_values), known[ref_values])
