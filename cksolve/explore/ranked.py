@@ -236,8 +236,12 @@ def ranked_search(problem, combo, model, domains: dict, arch: str, dtype: str, t
     def completions(t: tuple) -> list:
         """(score, combination) of ``t``'s secondary combinations the mixed constraints allow, best first."""
         v = {**fixed, **dict(zip(order, t))}
-        keep = [i for i, s in enumerate(combos)
-                if all(_holds(memo, c, tuple({**v, **dict(zip(axes, s))}[x] for x in c.scope)) for c in mixed)]
+
+        def allowed(s: tuple) -> bool:
+            w = {**v, **dict(zip(axes, s))}  # once per combination, not once per constraint
+            return all(_holds(memo, c, tuple(w[x] for x in c.scope)) for c in mixed)
+
+        keep = [i for i, s in enumerate(combos) if not mixed or allowed(s)]
         if not keep:
             return []
         idx = np.array(keep)

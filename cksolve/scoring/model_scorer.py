@@ -49,10 +49,9 @@ class ModelScorer(ScorerBase):
     def _maker(self, arch: str, dtype: str) -> RowMaker:
         m = self._rows.get((arch, dtype))
         if m is None:
-            spec = self.model.spec
-            if spec.get("dtype") not in (None, dtype):
-                raise CksolveError(f"model {self.path} is a {spec['dtype']} model; the kernels are {dtype}")
-            trained = spec.get("arch")  # a target ID (gfx942:xnack-) is its arch's
+            trained, made_dtype = self.made_for()  # a target ID (gfx942:xnack-) is its arch's
+            if made_dtype not in (None, dtype):
+                raise CksolveError(f"model {self.path} is a {made_dtype} model; the kernels are {dtype}")
             if trained is not None and trained.partition(":")[0] != arch.partition(":")[0]:
                 raise CksolveError(f"model {self.path} is a {trained} model; the kernels are {arch}")
             m = self._rows[(arch, dtype)] = RowMaker(arch, dtype, self.model.semantics)
