@@ -10,22 +10,17 @@ from ..space.memos import MEMOS
 from .rule_set import RuleSet
 from .builtin import RULE_SETS, rule_set_description
 
-__all__ = ["named_rule_set", "rule_set_class"]
-
-
-def rule_set_class(name: str) -> type:
-    """The class of registry entry ``name`` (its module is a string, imported here the first time)."""
-    return RULE_SETS.get(name)
+__all__ = ["named_rule_set"]
 
 
 @MEMOS.cached("rulesets._load")
 def _load(name: str, options: tuple) -> RuleSet:
-    rule_set = rule_set_class(name)(**dict(options))
+    rule_set = RULE_SETS.get(name)(**dict(options))  # its module imported the first time
     rule_set.description = rule_set_description(name)
     return rule_set
 
 
 def named_rule_set(name: str, **options) -> RuleSet:
     """Registry entry ``name``, given the options its class takes (``OPTIONS``; the others are ignored)."""
-    wanted = tuple(sorted((k, v) for k, v in options.items() if k in getattr(rule_set_class(name), "OPTIONS", ())))
+    wanted = tuple(sorted((k, v) for k, v in options.items() if k in getattr(RULE_SETS.get(name), "OPTIONS", ())))
     return _load(name, wanted)

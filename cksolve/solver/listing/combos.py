@@ -85,7 +85,6 @@ def enumerate_combo(rule_set, combo) -> list:
         with gc_paused():
             configs = solutions.memo["configs_in_order"] = tuple(map(make, rows if pick is None else map(pick, rows)))
         solutions.memo["name_order"] = (names, configs, None)  # the configs in place of the rows: one copy is held
-        solutions.memo.pop("named", None)
     return list(configs)
 
 
