@@ -13,6 +13,7 @@ answer per verdict class of problems, as in ``table._pair_rows``.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Iterator, Sequence
 
 import numpy as np
@@ -61,21 +62,20 @@ class PairRows:
         self._kernel_of: list[tuple] = []  # kernel id -> (KernelParts, name)
         self._key_of: list[int] = []  # kernel id -> tile key id
         self._keys: dict[tuple, int] = {}
-        found_ids: dict[int, tuple] = {}  # id(found tuple) -> (found, kernel ids, key ids)
+        found_ids: dict[int, tuple] = {}  # the engine's found tuples -> (kernel ids, key ids, ...)
+
+        def ids_of(t: int, found) -> tuple:
+            ids = [self._kernel(t, config) for c, config in found if c in wanted]
+            return _keyed(np.array(ids, dtype=np.int64), self._key_of)
+
+        id_makers = [partial(ids_of, t) for t in range(len(targets))]
         for row in range(len(self.problems)):
             for t, (arch, dtype) in enumerate(targets):
                 d = decisions[t]
                 i = int(d.inverse[row])
-                found = d.found(i, dtype)
-                got = found_ids.get(id(found))
-                if got is None:
-                    ids = [self._kernel(t, config) for c, config in found if c in wanted]
-                    got = found_ids[id(found)] = (found, *_keyed(np.array(ids, dtype=np.int64), self._key_of))
-                    if len(found_ids) > 4096:
-                        found_ids.clear()
-                        found_ids[id(found)] = got
-                if len(got[1]):
-                    yield row, t, i, got[1], got[2], got[3]
+                got = d.per_found(i, dtype, found_ids, id_makers[t])
+                if len(got[0]):
+                    yield row, t, i, *got
 
     def _kernel(self, t: int, config) -> int:
         k = self._ids.get((t, config))

@@ -9,6 +9,7 @@ not a list rebuilt from tiles or from benchmark files. The rows are made by
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Iterable, Sequence
 
 from ..errors import CksolveError
@@ -139,17 +140,17 @@ def _pair_rows(combos, problems, makers: _Makers, ws: Workspace):
     rows_of = [makers.get(arch, dtype) for arch, dtype in targets]
     # the column engine decides every problem of a target at once (repeated rows once, per verdict class)
     decisions = [Decisions.of_problems(ws, problems, arch, [dtype]) for arch, dtype in targets]
-    pools: dict[int, tuple] = {}  # id(the engine's (combo, config) list) -> (it, the maker's pool, names)
+    pools: dict[int, tuple] = {}  # the engine's (combo, config) lists -> (the maker's pool, names)
+
+    def pool_of(maker, found) -> tuple:
+        configs = [config for c, config in found if c in wanted]
+        return maker.pool(configs), [makers.name(c) for c in configs]
+
+    pool_makers = [partial(pool_of, maker) for maker in rows_of]
     step = max(1, len(problems) // 1000)  # the progress bar told every step problems: at most a thousand redraws
     for index, problem in enumerate(problems):
         if index % step == 0:
             phase("writing feature rows: problem", index + 1, len(problems))
-        for (arch, dtype), d, maker in zip(targets, decisions, rows_of):
-            found = d.found(int(d.inverse[index]), dtype)
-            got = pools.get(id(found))
-            if got is None or got[0] is not found:  # the lists repeat: one per verdict class
-                configs = [config for c, config in found if c in wanted]
-                if len(pools) >= 4096:
-                    pools.clear()
-                got = pools[id(found)] = (found, maker.pool(configs), [makers.name(c) for c in configs])
-            yield from maker.rows(problem, got[1], [(index, name) for name in got[2]])
+        for (arch, dtype), d, maker, make in zip(targets, decisions, rows_of, pool_makers):
+            pool, names = d.per_found(int(d.inverse[index]), dtype, pools, make)
+            yield from maker.rows(problem, pool, [(index, name) for name in names])

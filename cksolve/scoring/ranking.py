@@ -97,19 +97,17 @@ class _Pools:
 
     def __init__(self, table: Decisions, dtype: str):
         self.table, self.dtype = table, dtype
-        self._pools: dict = {}  # id(the engine's (combo, config) list) -> (that list, names, configs)
+        self._pools: dict = {}  # the engine's (combo, config) lists -> (names, configs)
 
     def __call__(self, record) -> tuple:
         i = int(self.table.inverse[record.row])
-        found = self.table.found(i, self.dtype)
-        got = self._pools.get(id(found))
-        if got is None or got[0] is not found:
+
+        def make(found):
             pairs = [(name, c) for name, (_, c) in zip(self.table.kernels(i, self.dtype), found)
                      if kernel_kind(c.kind) is GEMM]
-            if len(self._pools) >= _KEEP:
-                self._pools.clear()
-            got = self._pools[id(found)] = (found, tuple(n for n, _ in pairs), tuple(c for _, c in pairs))
-        return got[1:]
+            return tuple(n for n, _ in pairs), tuple(c for _, c in pairs)
+
+        return self.table.per_found(i, self.dtype, self._pools, make, _KEEP)
 
 
 def _chunk(chunk, pools: _Pools, done: dict, arch: str, dtype: str, scorer, top: int) -> Iterator[SelectRecord]:

@@ -286,6 +286,18 @@ class Decisions:
         """``Workspace.decide``'s (combo, config) pairs for distinct problem ``i`` in ``dtype``."""
         return self.parts[self.class_of[i]][dtype].found(int(self.position[i]))
 
+    def per_found(self, i: int, dtype: str, memo: dict, make: Callable, keep: int = 4096):
+        """``make(found)`` of :meth:`found`'s tuple for ``i``, memoised in ``memo`` by that tuple: the engine's
+        tuples repeat (one per verdict class), so a caller derives what it needs once per tuple (``memo``
+        holds ``keep`` at most, then starts afresh)."""
+        found = self.found(i, dtype)
+        got = memo.get(id(found))
+        if got is None or got[0] is not found:
+            if len(memo) >= keep:
+                memo.clear()
+            got = memo[id(found)] = (found, make(found))
+        return got[1]
+
 
 class _ClassAnswer:
     """Verdicts of one (direction, ndim, dtype) class of distinct problems over every variant's pool.
